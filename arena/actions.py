@@ -1,0 +1,156 @@
+"""Actions: small immutable values that are also the wire format.
+
+``{"type":"pass"}``, ``{"type":"order_up","alone":false}``, ``{"type":"call","suit":"H","alone":false}``,
+``{"type":"discard","card":"9C"}``, ``{"type":"defend_alone"}``, ``{"type":"name_trump","suit":"S"}``,
+``{"type":"play","card":"JH"}``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from arena.cards import JOKER_ID, Card, Suit
+from arena.errors import InvalidActionError
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """Pass in a bidding round, or decline to defend alone."""
+
+    type: ClassVar[str] = "pass"
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form."""
+        return {"type": "pass"}
+
+
+@dataclass(frozen=True, slots=True)
+class OrderUp:
+    """Round 1: order the upcard's suit as trump (the dealer's "accept")."""
+
+    alone: bool = False
+    type: ClassVar[str] = "order_up"
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form."""
+        return {"type": "order_up", "alone": self.alone}
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """Round 2: name a trump suit other than the turned-down one."""
+
+    suit: Suit
+    alone: bool = False
+    type: ClassVar[str] = "call"
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form."""
+        return {"type": "call", "suit": str(self.suit), "alone": self.alone}
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """The dealer's discard after taking the upcard (discarding the upcard declines it)."""
+
+    card: Card
+    type: ClassVar[str] = "discard"
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form."""
+        return {"type": "discard", "card": str(self.card)}
+
+
+@dataclass(frozen=True, slots=True)
+class DefendAlone:
+    """A defender's answer to a lone bid: play alone against it."""
+
+    type: ClassVar[str] = "defend_alone"
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form."""
+        return {"type": "defend_alone"}
+
+
+@dataclass(frozen=True, slots=True)
+class NameTrump:
+    """The dealer names trump when the Benny is turned up."""
+
+    suit: Suit
+    type: ClassVar[str] = "name_trump"
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form."""
+        return {"type": "name_trump", "suit": str(self.suit)}
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """Play a card to the trick."""
+
+    card: Card
+    type: ClassVar[str] = "play"
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form."""
+        return {"type": "play", "card": str(self.card)}
+
+
+Action = Pass | OrderUp | Call | Discard | DefendAlone | NameTrump | Play
+
+# Shared instances: legal-action lists are built from these without allocating.
+PASS = Pass()
+DEFEND_ALONE = DefendAlone()
+ORDER_UP = (OrderUp(False), OrderUp(True))
+CALL = tuple((Call(Suit(s), False), Call(Suit(s), True)) for s in range(4))
+NAME_TRUMP = tuple(NameTrump(Suit(s)) for s in range(4))
+PLAY = tuple(Play(Card(c)) for c in range(JOKER_ID + 1))
+DISCARD = tuple(Discard(Card(c)) for c in range(JOKER_ID + 1))
+
+_FIELDS: dict[str, frozenset[str]] = {
+    "pass": frozenset({"type"}),
+    "order_up": frozenset({"type", "alone"}),
+    "call": frozenset({"type", "suit", "alone"}),
+    "discard": frozenset({"type", "card"}),
+    "defend_alone": frozenset({"type"}),
+    "name_trump": frozenset({"type", "suit"}),
+    "play": frozenset({"type", "card"}),
+}
+
+
+def parse_action(data: Any) -> Action:
+    """Build an action from its JSON object, or raise InvalidActionError saying what is wrong."""
+    if not isinstance(data, dict):
+        raise InvalidActionError(f"an action is a JSON object, got {type(data).__name__}")
+    kind = data.get("type")
+    if kind not in _FIELDS:
+        raise InvalidActionError(f"unknown action type {kind!r} (known: {', '.join(_FIELDS)})")
+    extra = set(data) - _FIELDS[kind]
+    if extra:
+        raise InvalidActionError(f"action {kind!r} has unexpected field(s): {', '.join(sorted(extra))}")
+    if kind == "pass":
+        return PASS
+    if kind == "defend_alone":
+        return DEFEND_ALONE
+    if kind == "order_up":
+        return ORDER_UP[_alone(data)]
+    if kind == "call":
+        return CALL[Suit.parse(_field(data, "suit"))][_alone(data)]
+    if kind == "name_trump":
+        return NAME_TRUMP[Suit.parse(_field(data, "suit"))]
+    card = Card.parse(_field(data, "card"))
+    return PLAY[card] if kind == "play" else DISCARD[card]
+
+
+def _field(data: dict[str, Any], name: str) -> Any:
+    if name not in data:
+        raise InvalidActionError(f"action {data['type']!r} needs field {name!r}")
+    return data[name]
+
+
+def _alone(data: dict[str, Any]) -> bool:
+    alone = data.get("alone", False)
+    if not isinstance(alone, bool):
+        raise InvalidActionError(f"field 'alone' must be true or false, got {alone!r}")
+    return alone

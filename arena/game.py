@@ -1,0 +1,147 @@
+"""A game (or a rubber of games) of Euchre: the seeded cut for first dealer, hands in turn, scores, the winner."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arena.actions import Action
+from arena.cards import make_deck
+from arena.errors import IllegalActionError
+from arena.hand import Deal, HandState
+from arena.options import Rules
+from arena.scoring import RUBBER_BONUS, rubber_game_points
+
+SEED_PREFIX = "euchre-arena"
+
+
+def hand_rng(seed: int, index: int) -> random.Random:
+    """The random source of the ``index``-th deal of a game seeded ``seed`` (independent of play)."""
+    return random.Random(f"{SEED_PREFIX}/{seed}/hand/{index}")
+
+
+def cut_for_dealer(players: int, seed: int) -> int:
+    """Each player draws a card in seat order, the lowest card deals, ties draw again (RULES.md section 2)."""
+    rng = random.Random(f"{SEED_PREFIX}/{seed}/cut")
+    deck = make_deck(32 if players > 2 else 24)
+    rng.shuffle(deck)
+    drawing = list(range(players))
+    while True:
+        draws = {seat: deck.pop() for seat in drawing}
+        low = min(c.rank for c in draws.values())
+        drawing = [seat for seat, c in draws.items() if c.rank == low]
+        if len(drawing) == 1:
+            return drawing[0]
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """One finished game of a rubber: the hands it spans, its final scores per seat, winners and game points."""
+
+    first_hand: int
+    last_hand: int
+    final_scores: tuple[int, ...]
+    winners: tuple[int, ...]
+    game_points: int
+
+
+class Game:
+    """A game to ``points_to_win``, or a rubber when the option is on; OpenSpiel-style state with seeded deals."""
+
+    def __init__(self, rules: Rules, seed: int, players: Sequence[str] | None = None) -> None:
+        self.rules = rules
+        self.seed = seed
+        self.players = list(players) if players is not None else [f"seat{i}" for i in range(rules.players)]
+        if len(self.players) != rules.players:
+            raise ValueError(f"{rules.variant} needs {rules.players} players, got {len(self.players)}")
+        self.first_dealer = cut_for_dealer(rules.players, seed)
+        self.side_scores = [0] * rules.sides
+        self.hands: list[HandState] = []
+        self.scores_after: list[tuple[int, ...]] = []
+        self.games: list[GameSummary] = []
+        self.winners: tuple[int, ...] = ()
+        self.hand = self._new_hand(self.first_dealer)
+
+    # ---- queries ----
+
+    def is_over(self) -> bool:
+        """Whether the game (or rubber) is finished."""
+        return bool(self.winners)
+
+    def current_seat(self) -> int | None:
+        """The seat to act, or None when the game is over."""
+        return None if self.is_over() else self.hand.current_seat()
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        """Legal actions of the seat to act."""
+        return () if self.is_over() else self.hand.legal_actions()
+
+    def scores(self) -> tuple[int, ...]:
+        """Current game scores per seat (partners show their side's score)."""
+        return tuple(self.side_scores[self.rules.side_of(s)] for s in range(self.rules.players))
+
+    def standings(self) -> list[int]:
+        """Seats ordered best first by final score (ties by seat number)."""
+        final = self.scores_after[-1] if self.scores_after else self.scores()
+        return sorted(range(self.rules.players), key=lambda s: (-final[s], s))
+
+    # ---- progress ----
+
+    def apply(self, action: Action, seat: int | None = None) -> None:
+        """Apply the action of the seat to act; start the next hand or finish the game when a hand ends."""
+        if self.is_over():
+            raise IllegalActionError("the game is over; no action is expected")
+        hand = self.hand
+        hand.apply(action, seat)
+        if hand.is_over():
+            self._end_hand(hand)
+
+    def _new_hand(self, dealer: int) -> HandState:
+        deal = Deal.shuffled(self.rules, dealer, hand_rng(self.seed, len(self.hands)))
+        return HandState(self.rules, dealer, deal)
+
+    def _end_hand(self, hand: HandState) -> None:
+        assert hand.result is not None
+        rules = self.rules
+        for side in range(rules.sides):  # seat ``side`` is on side ``side`` in every variant
+            self.side_scores[side] += hand.result.points[side]
+        self.hands.append(hand)
+        self.scores_after.append(self.scores())
+        if self._game_won():
+            self._end_game()
+        if not self.is_over():
+            self.hand = self._new_hand((hand.dealer + 1) % rules.players)
+
+    def _game_won(self) -> bool:
+        top = max(self.side_scores)
+        return top >= self.rules.options.points_to_win and self.side_scores.count(top) == 1
+
+    def _end_game(self) -> None:
+        rules = self.rules
+        scores = self.scores()
+        top_side = self.side_scores.index(max(self.side_scores))
+        winners = tuple(s for s in range(rules.players) if rules.side_of(s) == top_side)
+        if not rules.options.rubber:
+            self.winners = winners
+            return
+        loser_score = max(v for side, v in enumerate(self.side_scores) if side != top_side)
+        first = self.games[-1].last_hand + 1 if self.games else 0
+        self.games.append(GameSummary(first, len(self.hands) - 1, scores, winners, rubber_game_points(loser_score)))
+        if sum(1 for g in self.games if g.winners == winners) == 2:
+            self.winners = winners
+        else:
+            self.side_scores = [0] * rules.sides
+
+    def rubber_game_points(self) -> tuple[int, ...]:
+        """Game points per seat summed over the rubber's games."""
+        return tuple(sum(g.game_points for g in self.games if s in g.winners) for s in range(self.rules.players))
+
+    def rubber_points(self) -> tuple[int, ...]:
+        """The rubber's score per seat: the winners get the difference of game points plus the bonus."""
+        if not self.winners or not self.rules.options.rubber:
+            return (0,) * self.rules.players
+        gp = self.rubber_game_points()
+        winner = self.winners[0]
+        loser = max(gp[s] for s in range(self.rules.players) if s not in self.winners)
+        return tuple(gp[winner] - loser + RUBBER_BONUS if s in self.winners else 0 for s in range(self.rules.players))

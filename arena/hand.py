@@ -1,0 +1,337 @@
+"""One hand of Euchre: the deal, making trump, the dealer's exchange, going and defending alone, five tricks."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from enum import StrEnum
+
+from arena.actions import (
+    CALL,
+    DEFEND_ALONE,
+    DISCARD,
+    NAME_TRUMP,
+    ORDER_UP,
+    PASS,
+    PLAY,
+    Action,
+    Call,
+    DefendAlone,
+    Discard,
+    NameTrump,
+    OrderUp,
+    Play,
+)
+from arena.cards import EFFECTIVE_SUIT, JOKER_ID, Card, Suit, make_deck, trick_winner_index
+from arena.errors import IllegalActionError
+from arena.options import Rules
+from arena.scoring import hand_points
+
+
+class Phase(StrEnum):
+    """Where a hand stands; each decision phase names the kind of action it asks for."""
+
+    BID1 = "bid1"
+    NAME_TRUMP = "name_trump"
+    DISCARD = "discard"
+    BID2 = "bid2"
+    DEFEND = "defend"
+    PLAY = "play"
+    DONE = "done"
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """The cards of one hand: five per seat (seat order), the upcard, and the rest of the kitty in deck order."""
+
+    hands: tuple[tuple[Card, ...], ...]
+    upcard: Card
+    kitty: tuple[Card, ...]
+
+    @classmethod
+    def from_deck(cls, deck: list[Card], players: int, dealer: int) -> Deal:
+        """Deal one card at a time clockwise from eldest hand, five rounds; the next card is the upcard."""
+        hands: list[list[Card]] = [[] for _ in range(players)]
+        for i in range(5 * players):
+            hands[(dealer + 1 + i) % players].append(deck[i])
+        return cls(tuple(tuple(h) for h in hands), deck[5 * players], tuple(deck[5 * players + 1 :]))
+
+    @classmethod
+    def shuffled(cls, rules: Rules, dealer: int, rng: random.Random) -> Deal:
+        """Shuffle a fresh deck with ``rng`` and deal it."""
+        deck = make_deck(rules.options.deck)
+        rng.shuffle(deck)
+        return cls.from_deck(deck, rules.players, dealer)
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    """A finished trick: who led, the cards in the order played, and who won it."""
+
+    leader: int
+    cards: tuple[tuple[int, Card], ...]
+    winner: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """The outcome of a hand; ``points`` is per seat, partners both showing their side's points."""
+
+    passed_out: bool
+    maker: int | None
+    trump: Suit | None
+    alone: bool
+    defender_alone: int | None
+    tricks: tuple[Trick, ...]
+    points: tuple[int, ...]
+
+
+class HandState:
+    """The state of one hand; asks one seat at a time for an action and enforces the rules."""
+
+    def __init__(self, rules: Rules, dealer: int, deal: Deal) -> None:
+        n = rules.players
+        if len(deal.hands) != n or any(len(h) != 5 for h in deal.hands):
+            raise ValueError(f"a {rules.variant} deal has {n} hands of five cards")
+        self.rules = rules
+        self.dealer = dealer
+        self.deal = deal
+        self.hands: list[list[Card]] = [list(h) for h in deal.hands]
+        self.eldest = (dealer + 1) % n
+        self.trump: Suit | None = None
+        self.maker: int | None = None
+        self.alone = False
+        self.defender_alone: int | None = None
+        self.out: set[int] = set()
+        self.upcard_taken: bool | None = None
+        self.discarded: Card | None = None
+        self.actions: list[tuple[int, Action]] = []
+        self.tricks: list[Trick] = []
+        self.trick: list[tuple[int, Card]] = []
+        self.leader: int | None = None
+        self.result: HandResult | None = None
+        self._passes = 0
+        self._legal: tuple[Action, ...] | None = None
+        if deal.upcard == JOKER_ID:
+            self.phase, self.turn = Phase.NAME_TRUMP, dealer
+        else:
+            self.phase, self.turn = Phase.BID1, self.eldest
+
+    # ---- queries ----
+
+    @property
+    def players(self) -> int:
+        """Number of seats at the table."""
+        return self.rules.players
+
+    def is_over(self) -> bool:
+        """Whether the hand is finished (played out or passed out)."""
+        return self.phase is Phase.DONE
+
+    def current_seat(self) -> int | None:
+        """The seat that must act now, or None when the hand is over."""
+        return None if self.phase is Phase.DONE else self.turn
+
+    def partner(self, seat: int) -> int | None:
+        """The partner of a seat in four-hand, else None."""
+        return (seat + 2) % 4 if self.rules.players == 4 else None
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        """The legal actions of the seat to act, in a fixed order (empty when the hand is over)."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal
+
+    def _compute_legal(self) -> tuple[Action, ...]:
+        phase, opts = self.phase, self.rules.options
+        alone_ok = opts.going_alone
+        if phase is Phase.PLAY:
+            hand = self.hands[self.turn]
+            if self.trick and self.trump is not None:
+                eff = EFFECTIVE_SUIT[self.trump]
+                led = eff[self.trick[0][1]]
+                follow = [c for c in hand if eff[c] == led]
+                if follow:
+                    return tuple(PLAY[c] for c in sorted(follow))
+            return tuple(PLAY[c] for c in sorted(hand))
+        if phase is Phase.BID1:
+            return (PASS, *ORDER_UP) if alone_ok else (PASS, ORDER_UP[0])
+        if phase is Phase.BID2:
+            turned_down = self.deal.upcard & 3
+            must_call = opts.stick_the_dealer and self.turn == self.dealer
+            calls = [c for s in range(4) if s != turned_down for c in (CALL[s] if alone_ok else CALL[s][:1])]
+            return tuple(calls) if must_call else (PASS, *calls)
+        if phase is Phase.DISCARD:
+            hand = self.hands[self.dealer]
+            upcard = self.deal.upcard
+            may_decline = (
+                opts.dealer_exchange == "optional" and self.maker != self.dealer and upcard != JOKER_ID
+            )
+            return tuple(DISCARD[c] for c in sorted(hand) if may_decline or c != upcard)
+        if phase is Phase.DEFEND:
+            return (PASS, DEFEND_ALONE)
+        if phase is Phase.NAME_TRUMP:
+            return NAME_TRUMP
+        return ()
+
+    # ---- the one way to change the state ----
+
+    def apply(self, action: Action, seat: int | None = None) -> None:
+        """Apply the action of the seat to act; an illegal action raises and leaves the state unchanged."""
+        if self.phase is Phase.DONE:
+            raise IllegalActionError(f"the hand is over; no action is expected (got {action.to_json()})")
+        if seat is not None and seat != self.turn:
+            raise IllegalActionError(f"it is seat {self.turn}'s turn, not seat {seat}'s")
+        if action not in self.legal_actions():
+            raise IllegalActionError(self._why_illegal(action))
+        actor = self.turn
+        self._legal = None
+        self.actions.append((actor, action))
+        if isinstance(action, Play):
+            self._play(actor, action.card)
+        elif self.phase is Phase.BID1:
+            self._bid1(actor, action)
+        elif self.phase is Phase.BID2:
+            self._bid2(actor, action)
+        elif isinstance(action, Discard):
+            self._discard(action.card)
+        elif isinstance(action, NameTrump):
+            self.trump, self.maker = action.suit, self.dealer
+            self.hands[self.dealer].append(self.deal.upcard)
+            self.phase = Phase.DISCARD
+        else:
+            self._defend(actor, action)
+
+    def _why_illegal(self, action: Action) -> str:
+        text = action.to_json()
+        kinds = {a.type for a in self.legal_actions()}
+        if action.type not in kinds:
+            return f"{text} is not allowed in phase {self.phase.value}; allowed: {', '.join(sorted(kinds))}"
+        if isinstance(action, Play | Discard) and action.card not in self.hands[self.turn]:
+            return f"seat {self.turn} does not hold {action.card}"
+        if isinstance(action, Play):
+            return f"{action.card} does not follow suit; legal: {[str(a.to_json()['card']) for a in self._legal or ()]}"
+        if isinstance(action, Discard):
+            return f"the dealer may not discard the upcard {action.card} here"
+        if isinstance(action, Call) and action.suit == self.deal.upcard & 3:
+            return f"{action.suit} was turned down and cannot be called"
+        if isinstance(action, OrderUp | Call) and action.alone:
+            return "going alone is not allowed under these rules"
+        if isinstance(action, Call | OrderUp):
+            return f"{text} is not legal now"
+        return "the dealer may not pass in round 2 (stick the dealer)"
+
+    # ---- transitions ----
+
+    def _next_seat(self, seat: int) -> int:
+        n = self.rules.players
+        seat = (seat + 1) % n
+        while seat in self.out:
+            seat = (seat + 1) % n
+        return seat
+
+    def _make(self, seat: int, suit: Suit, alone: bool) -> None:
+        self.maker, self.trump, self.alone = seat, suit, alone
+        if alone:
+            self.out.add((seat + 2) % 4)
+
+    def _bid1(self, seat: int, action: Action) -> None:
+        if isinstance(action, OrderUp):
+            self._make(seat, Suit(self.deal.upcard & 3), action.alone)
+            if self.dealer in self.out:
+                self.upcard_taken = False
+                self._after_exchange()
+            else:
+                self.hands[self.dealer].append(self.deal.upcard)
+                self.phase, self.turn = Phase.DISCARD, self.dealer
+            return
+        self._passes += 1
+        if self._passes == self.rules.players:
+            self._passes = 0
+            self.phase, self.turn = Phase.BID2, self.eldest
+        else:
+            self.turn = (seat + 1) % self.rules.players
+
+    def _bid2(self, seat: int, action: Action) -> None:
+        if isinstance(action, Call):
+            self._make(seat, action.suit, action.alone)
+            self._after_exchange()
+            return
+        self._passes += 1
+        if self._passes == self.rules.players:
+            self._finish(passed_out=True)
+        else:
+            self.turn = (seat + 1) % self.rules.players
+
+    def _discard(self, card: Card) -> None:
+        self.hands[self.dealer].remove(card)
+        self.discarded = card
+        self.upcard_taken = card != self.deal.upcard
+        self._after_exchange()
+
+    def _defenders(self) -> list[int]:
+        # Lone hands exist only in four-hand, where the defenders are the other parity of seat.
+        assert self.maker is not None
+        side = self.maker % 2
+        return [s for s in ((self.dealer + 1 + i) % 4 for i in range(4)) if s % 2 != side]
+
+    def _after_exchange(self) -> None:
+        if self.alone and self.rules.options.defend_alone:
+            self.phase, self.turn = Phase.DEFEND, self._defenders()[0]
+        else:
+            self._start_play()
+
+    def _defend(self, seat: int, action: Action) -> None:
+        if isinstance(action, DefendAlone):
+            self.defender_alone = seat
+            self.out.add((seat + 2) % 4)
+            self._start_play()
+            return
+        defenders = self._defenders()
+        if seat == defenders[-1]:
+            self._start_play()
+        else:
+            self.turn = defenders[defenders.index(seat) + 1]
+
+    def _start_play(self) -> None:
+        leader = self.eldest
+        while leader in self.out:
+            leader = (leader + 1) % self.rules.players
+        self.phase, self.turn, self.leader = Phase.PLAY, leader, leader
+
+    def _play(self, seat: int, card: Card) -> None:
+        self.hands[seat].remove(card)
+        self.trick.append((seat, card))
+        if len(self.trick) < self.rules.players - len(self.out):
+            self.turn = self._next_seat(seat)
+            return
+        assert self.trump is not None and self.leader is not None
+        winner = self.trick[trick_winner_index([c for _, c in self.trick], self.trump)][0]
+        self.tricks.append(Trick(self.leader, tuple(self.trick), winner))
+        self.trick = []
+        if len(self.tricks) == 5:
+            self._finish(passed_out=False)
+        else:
+            self.turn = self.leader = winner
+
+    def _finish(self, *, passed_out: bool) -> None:
+        self.phase = Phase.DONE
+        n = self.rules.players
+        if passed_out:
+            points = (0,) * n
+        else:
+            assert self.maker is not None
+            maker = self.maker
+            won = sum(1 for t in self.tricks if (t.winner - maker) % 2 == 0 and (n == 4 or t.winner == maker))
+            points = hand_points(
+                n, maker, won, alone=self.alone, defender_alone=self.defender_alone is not None
+            )
+        self.result = HandResult(
+            passed_out=passed_out,
+            maker=self.maker,
+            trump=self.trump,
+            alone=self.alone,
+            defender_alone=self.defender_alone,
+            tricks=tuple(self.tricks),
+            points=points,
+        )

@@ -1,0 +1,109 @@
+"""Game records (``euchre-arena/game/1``): a finished game as one JSON object, and its replay through the engine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.actions import parse_action
+from arena.errors import ArenaError, RecordError
+from arena.game import Game
+from arena.hand import Deal, HandState
+from arena.options import make_rules
+from arena.view import trick_json
+
+FORMAT = "euchre-arena/game/1"
+
+
+def deal_json(deal: Deal) -> dict[str, Any]:
+    """A deal as JSON: each seat's five cards in seat order, the upcard, the kitty in deck order."""
+    return {
+        "hands": [[str(c) for c in h] for h in deal.hands],
+        "upcard": str(deal.upcard),
+        "kitty": [str(c) for c in deal.kitty],
+    }
+
+
+def hand_json(hand: HandState, scores_after: tuple[int, ...]) -> dict[str, Any]:
+    """A finished hand as JSON: dealer, deal, actions in order (each with its seat), result."""
+    result = hand.result
+    if result is None:
+        raise RecordError("a hand is recorded only once it is over")
+    return {
+        "dealer": hand.dealer,
+        "deal": deal_json(hand.deal),
+        "actions": [{"seat": seat, **action.to_json()} for seat, action in hand.actions],
+        "result": {
+            "passed_out": result.passed_out,
+            "maker": result.maker,
+            "trump": None if result.trump is None else str(result.trump),
+            "alone": result.alone,
+            "defender_alone": result.defender_alone,
+            "tricks": [trick_json(t) for t in result.tricks],
+            "points": list(result.points),
+            "scores_after": list(scores_after),
+        },
+    }
+
+
+def game_record(game: Game) -> dict[str, Any]:
+    """The complete record of a finished game (or rubber)."""
+    if not game.is_over():
+        raise RecordError("a game is recorded only once it is over")
+    record: dict[str, Any] = {
+        "format": FORMAT,
+        "variant": game.rules.variant,
+        "options": game.rules.options.model_dump(),
+        "seed": game.seed,
+        "players": list(game.players),
+        "hands": [hand_json(h, s) for h, s in zip(game.hands, game.scores_after, strict=True)],
+        "final_scores": list(game.scores_after[-1]),
+        "winners": list(game.winners),
+    }
+    if game.rules.options.rubber:
+        record["rubber"] = {
+            "games": [
+                {
+                    "first_hand": g.first_hand,
+                    "last_hand": g.last_hand,
+                    "final_scores": list(g.final_scores),
+                    "winners": list(g.winners),
+                    "game_points": g.game_points,
+                }
+                for g in game.games
+            ],
+            "game_points": list(game.rubber_game_points()),
+            "points": list(game.rubber_points()),
+        }
+    return record
+
+
+def replay(record: dict[str, Any]) -> Game:
+    """Replay a record's actions on the deals its seed gives; raise RecordError unless it reproduces the record."""
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        raise RecordError(f"not a game record of format {FORMAT!r}")
+    try:
+        rules = make_rules(record["variant"], record["options"])
+        game = Game(rules, record["seed"], record["players"])
+        for index, hand in enumerate(record["hands"]):
+            if game.is_over():
+                raise RecordError(f"the game was over before hand {index}")
+            if deal_json(game.hand.deal) != hand["deal"] or game.hand.dealer != hand["dealer"]:
+                raise RecordError(f"hand {index}: the deal does not match seed {record['seed']}")
+            for step, entry in enumerate(hand["actions"]):
+                data = {k: v for k, v in entry.items() if k != "seat"}
+                game.apply(parse_action(data), entry["seat"])
+                if step < len(hand["actions"]) - 1 and len(game.hands) > index:
+                    raise RecordError(f"hand {index} ended before its action {step + 1}")
+    except (KeyError, TypeError) as exc:
+        raise RecordError(f"malformed game record: missing or bad field {exc}") from None
+    except RecordError:
+        raise
+    except ArenaError as exc:
+        raise RecordError(f"the record does not replay: {exc}") from None
+    if not game.is_over():
+        raise RecordError("the record ends before the game is over")
+    produced = game_record(game)
+    for key, value in produced.items():
+        if record.get(key) != value:
+            raise RecordError(f"replay differs from the record in {key!r}")
+    return game
