@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import random
+from bisect import insort
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from arena.actions import (
     CALL,
@@ -64,8 +66,7 @@ class Deal:
         return cls.from_deck(deck, rules.players, dealer)
 
 
-@dataclass(frozen=True, slots=True)
-class Trick:
+class Trick(NamedTuple):
     """A finished trick: who led, the cards in the order played, and who won it."""
 
     leader: int
@@ -96,7 +97,7 @@ class HandState:
         self.rules = rules
         self.dealer = dealer
         self.deal = deal
-        self.hands: list[list[Card]] = [list(h) for h in deal.hands]
+        self.hands: list[list[Card]] = [sorted(h) for h in deal.hands]  # kept sorted: legal lists come in order
         self.eldest = (dealer + 1) % n
         self.trump: Suit | None = None
         self.maker: int | None = None
@@ -111,6 +112,7 @@ class HandState:
         self.leader: int | None = None
         self.result: HandResult | None = None
         self._passes = 0
+        self._active = rules.players
         self._legal: tuple[Action, ...] | None = None
         if deal.upcard == JOKER_ID:
             self.phase, self.turn = Phase.NAME_TRUMP, dealer
@@ -150,10 +152,10 @@ class HandState:
             if self.trick and self.trump is not None:
                 eff = EFFECTIVE_SUIT[self.trump]
                 led = eff[self.trick[0][1]]
-                follow = [c for c in hand if eff[c] == led]
+                follow = tuple([PLAY[c] for c in hand if eff[c] == led])
                 if follow:
-                    return tuple(PLAY[c] for c in sorted(follow))
-            return tuple(PLAY[c] for c in sorted(hand))
+                    return follow
+            return tuple([PLAY[c] for c in hand])
         if phase is Phase.BID1:
             return (PASS, *ORDER_UP) if alone_ok else (PASS, ORDER_UP[0])
         if phase is Phase.BID2:
@@ -167,7 +169,7 @@ class HandState:
             may_decline = (
                 opts.dealer_exchange == "optional" and self.maker != self.dealer and upcard != JOKER_ID
             )
-            return tuple(DISCARD[c] for c in sorted(hand) if may_decline or c != upcard)
+            return tuple(DISCARD[c] for c in hand if may_decline or c != upcard)
         if phase is Phase.DEFEND:
             return (PASS, DEFEND_ALONE)
         if phase is Phase.NAME_TRUMP:
@@ -197,7 +199,7 @@ class HandState:
             self._discard(action.card)
         elif isinstance(action, NameTrump):
             self.trump, self.maker = action.suit, self.dealer
-            self.hands[self.dealer].append(self.deal.upcard)
+            self._take_upcard()
             self.phase = Phase.DISCARD
         else:
             self._defend(actor, action)
@@ -235,6 +237,9 @@ class HandState:
         if alone:
             self.out.add((seat + 2) % 4)
 
+    def _take_upcard(self) -> None:
+        insort(self.hands[self.dealer], self.deal.upcard)
+
     def _bid1(self, seat: int, action: Action) -> None:
         if isinstance(action, OrderUp):
             self._make(seat, Suit(self.deal.upcard & 3), action.alone)
@@ -242,7 +247,7 @@ class HandState:
                 self.upcard_taken = False
                 self._after_exchange()
             else:
-                self.hands[self.dealer].append(self.deal.upcard)
+                self._take_upcard()
                 self.phase, self.turn = Phase.DISCARD, self.dealer
             return
         self._passes += 1
@@ -298,15 +303,17 @@ class HandState:
         while leader in self.out:
             leader = (leader + 1) % self.rules.players
         self.phase, self.turn, self.leader = Phase.PLAY, leader, leader
+        self._active = self.rules.players - len(self.out)
 
     def _play(self, seat: int, card: Card) -> None:
         self.hands[seat].remove(card)
-        self.trick.append((seat, card))
-        if len(self.trick) < self.rules.players - len(self.out):
+        trick = self.trick
+        trick.append((seat, card))
+        if len(trick) < self._active:
             self.turn = self._next_seat(seat)
             return
         assert self.trump is not None and self.leader is not None
-        winner = self.trick[trick_winner_index([c for _, c in self.trick], self.trump)][0]
+        winner = trick[trick_winner_index([c for _, c in trick], self.trump)][0]
         self.tricks.append(Trick(self.leader, tuple(self.trick), winner))
         self.trick = []
         if len(self.tricks) == 5:
