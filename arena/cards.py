@@ -108,6 +108,7 @@ def make_deck(size: int) -> list[Card]:
 
 # ---- ranking under a trump suit: precomputed tables, indexed [trump][card] ----
 
+
 def _effective_suit(card_id: int, trump: int) -> int:
     if card_id == JOKER_ID:
         return trump

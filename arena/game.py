@@ -61,6 +61,7 @@ class Game:
         self.scores_after: list[tuple[int, ...]] = []
         self.games: list[GameSummary] = []
         self.winners: tuple[int, ...] = ()
+        self.forfeited_by: int | None = None
         self.hand = self._new_hand(self.first_dealer)
 
     # ---- queries ----
@@ -87,6 +88,19 @@ class Game:
         return sorted(range(self.rules.players), key=lambda s: (-final[s], s))
 
     # ---- progress ----
+
+    def forfeit(self, seat: int) -> None:
+        """End the game now, lost by ``seat``'s side (a referee's decision, not a rule of play)."""
+        if self.is_over():
+            raise IllegalActionError("the game is already over")
+        rules = self.rules
+        self.forfeited_by = seat
+        others = [s for s in range(rules.players) if rules.side_of(s) != rules.side_of(seat)]
+        if rules.players == 3:  # cutthroat: the best of the other two wins (both if tied)
+            scores = self.scores()
+            top = max(scores[s] for s in others)
+            others = [s for s in others if scores[s] == top]
+        self.winners = tuple(others)
 
     def apply(self, action: Action, seat: int | None = None) -> None:
         """Apply the action of the seat to act; start the next hand or finish the game when a hand ends."""

@@ -166,9 +166,7 @@ class HandState:
         if phase is Phase.DISCARD:
             hand = self.hands[self.dealer]
             upcard = self.deal.upcard
-            may_decline = (
-                opts.dealer_exchange == "optional" and self.maker != self.dealer and upcard != JOKER_ID
-            )
+            may_decline = opts.dealer_exchange == "optional" and self.maker != self.dealer and upcard != JOKER_ID
             return tuple(DISCARD[c] for c in hand if may_decline or c != upcard)
         if phase is Phase.DEFEND:
             return (PASS, DEFEND_ALONE)
@@ -330,9 +328,7 @@ class HandState:
             assert self.maker is not None
             maker = self.maker
             won = sum(1 for t in self.tricks if (t.winner - maker) % 2 == 0 and (n == 4 or t.winner == maker))
-            points = hand_points(
-                n, maker, won, alone=self.alone, defender_alone=self.defender_alone is not None
-            )
+            points = hand_points(n, maker, won, alone=self.alone, defender_alone=self.defender_alone is not None)
         self.result = HandResult(
             passed_out=passed_out,
             maker=self.maker,

@@ -56,9 +56,15 @@ def game_record(game: Game) -> dict[str, Any]:
         "seed": game.seed,
         "players": list(game.players),
         "hands": [hand_json(h, s) for h, s in zip(game.hands, game.scores_after, strict=True)],
-        "final_scores": list(game.scores_after[-1]),
+        "final_scores": list(game.scores()),
         "winners": list(game.winners),
     }
+    if game.forfeited_by is not None:
+        record["forfeit"] = {
+            "seat": game.forfeited_by,
+            "hand_number": len(game.hands),
+            "actions": [{"seat": seat, **action.to_json()} for seat, action in game.hand.actions],
+        }
     if game.rules.options.rubber:
         record["rubber"] = {
             "games": [
@@ -100,10 +106,20 @@ def replay(record: dict[str, Any]) -> Game:
         raise
     except ArenaError as exc:
         raise RecordError(f"the record does not replay: {exc}") from None
+    forfeit = record.get("forfeit")
+    if isinstance(forfeit, dict) and not game.is_over():
+        try:
+            for entry in forfeit["actions"]:
+                game.apply(parse_action({k: v for k, v in entry.items() if k != "seat"}), entry["seat"])
+            game.forfeit(forfeit["seat"])
+        except (KeyError, TypeError, ArenaError) as exc:
+            raise RecordError(f"the record's forfeit does not replay: {exc}") from None
     if not game.is_over():
         raise RecordError("the record ends before the game is over")
     produced = game_record(game)
     for key, value in produced.items():
+        if key == "forfeit":
+            value = {**record["forfeit"], **value}  # the referee adds why (kind, detail) beside what
         if record.get(key) != value:
             raise RecordError(f"replay differs from the record in {key!r}")
     return game
