@@ -1,0 +1,65 @@
+"""Plays games in-process, with bots as plain message handlers: the same messages as the referee, no processes."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from arena.game import Game
+from arena.options import make_rules
+from arena.protocol import ActionReply, MessageError, parse_bot_message, to_engine_action
+from arena.runner import Answer, Message, Violation, play
+
+Handler = Callable[[Message], Message | None]
+
+
+class LocalSeats:
+    """Seats whose bots are callables taking one referee message and returning the reply (or None)."""
+
+    def __init__(self, handlers: Sequence[Handler]) -> None:
+        self.handlers = list(handlers)
+        self.strikes = [0] * len(handlers)
+
+    def tell(self, seat: int, message: Message) -> None:
+        """Hand the message to the seat's handler."""
+        self.handlers[seat](message)
+
+    def ask(self, seat: int, message: Message, allowed: float) -> Answer:
+        """Call the handler and validate its reply as the referee would."""
+        start = time.perf_counter()
+        reply = self.handlers[seat](message)
+        elapsed = time.perf_counter() - start
+        try:
+            parsed = parse_bot_message(json.dumps(reply).encode())
+        except MessageError as exc:
+            return Answer(None, Violation(exc.kind, exc.detail, repr(reply)[:200]), elapsed)
+        if not isinstance(parsed, ActionReply) or parsed.request_id != message["request_id"]:
+            return Answer(None, Violation("out_of_turn", "not an answer to this request", repr(reply)[:200]), elapsed)
+        return Answer(to_engine_action(parsed.action), None, elapsed)
+
+    def penalize(self, seat: int, violation: Violation, *, game: int) -> bool:
+        """Count a strike; in-process bots are never disqualified."""
+        self.strikes[seat] += 1
+        return False
+
+    def disqualified(self, seat: int) -> bool:
+        """In-process bots are never disqualified."""
+        return False
+
+    def interrupts(self) -> list[tuple[int, Violation]]:
+        """In-process bots speak only when asked."""
+        return []
+
+
+def play_game(
+    handlers: Sequence[Handler],
+    variant: str,
+    options: dict[str, Any] | None = None,
+    seed: int = 0,
+    players: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """Play one game with the handlers by seat and return its record (with violations and timing)."""
+    game = Game(make_rules(variant, options), seed, players)
+    return play(game, LocalSeats(handlers), game_index=0, time_control=None, policy="forfeit").record

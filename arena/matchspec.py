@@ -1,0 +1,43 @@
+"""The executor interface: a match spec goes in, game results come out (one referee process per match)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class BotEntry(BaseModel):
+    """A contestant process of the match: the name it is rated under and the command that starts it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    argv: list[str]
+
+
+class GameSpec(BaseModel):
+    """One game of a match: the deal seed and which bot (index into ``bots``) sits in each seat."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    seed: int
+    seating: list[int]
+
+
+class MatchSpec(BaseModel):
+    """Everything a referee needs to run a match; serializable so any executor can carry it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    match_id: str
+    variant: str
+    options: dict[str, Any] = Field(default_factory=dict)
+    bots: list[BotEntry]
+    games: list[GameSpec]
+    time: str = "5+0.1"
+    max_decision: float = 10.0
+    handshake_timeout: float = 10.0
+    policy: Literal["forfeit", "substitute"] = "forfeit"
+    max_strikes: int = Field(default=3, ge=1)
+    log_dir: str = "logs"

@@ -1,0 +1,114 @@
+"""Engine state to wire messages: the one place where the engine's types become what a seat is told.
+
+The referee and the in-process driver both build every message with these functions, so a seat is told the same
+thing however it is played. Only public facts and the seat's own cards go in (RULES.md section 8).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.actions import Action, Discard
+from arena.game import Game
+from arena.hand import HandState, Phase
+from arena.view import seat_view, trick_json
+
+Message = dict[str, Any]
+
+
+def game_start(game: Game, game_index: int, seat: int, time: dict[str, int]) -> Message:
+    """The game_start message for ``seat``."""
+    return {
+        "type": "game_start",
+        "game": game_index,
+        "seat": seat,
+        "players": list(game.players),
+        "variant": game.rules.variant,
+        "options": game.rules.options.model_dump(),
+        "time": time,
+    }
+
+
+def hand_start_events(game: Game) -> list[Message]:
+    """One hand_start event per seat: its own cards (none for a dealer who must name trump on the Benny)."""
+    hand, scores = game.hand, list(game.scores())
+    events = []
+    for seat in range(game.rules.players):
+        blind = hand.phase is Phase.NAME_TRUMP and seat == hand.dealer
+        events.append(
+            {
+                "type": "hand_start",
+                "hand_number": len(game.hands),
+                "dealer": hand.dealer,
+                "hand": [] if blind else [str(c) for c in sorted(hand.hands[seat])],
+                "upcard": str(hand.deal.upcard),
+                "scores": scores,
+            }
+        )
+    return events
+
+
+def action_events(
+    game: Game, hand: HandState, hand_number: int, seat: int, action: Action, tricks_before: int
+) -> list[list[Message]]:
+    """Per seat, the events that follow ``seat`` taking ``action`` in ``hand`` (already applied to ``game``)."""
+    n = hand.players
+    per_seat: list[list[Message]] = [[] for _ in range(n)]
+    if isinstance(action, Discard):
+        for s in range(n):
+            per_seat[s].append(
+                {
+                    "type": "exchange",
+                    "seat": seat,
+                    "took_upcard": bool(hand.upcard_taken),
+                    "discard": str(action.card) if s == seat else None,
+                }
+            )
+    else:
+        event = {"type": "action", "seat": seat, "action": action.to_json()}
+        for s in range(n):
+            per_seat[s].append(event)
+        if action.type == "name_trump":
+            per_seat[seat].append({"type": "cards", "hand": [str(c) for c in sorted(hand.hands[seat])]})
+    if len(hand.tricks) > tricks_before:
+        event = {"type": "trick", **trick_json(hand.tricks[-1])}
+        for s in range(n):
+            per_seat[s].append(event)
+    if hand.is_over():
+        event = hand_end_event(hand, hand_number, game.scores_after[hand_number])
+        for s in range(n):
+            per_seat[s].append(event)
+    return per_seat
+
+
+def hand_end_event(hand: HandState, hand_number: int, scores: tuple[int, ...]) -> Message:
+    """The public result of a finished hand."""
+    result = hand.result
+    assert result is not None
+    won = [0] * hand.players
+    for t in result.tricks:
+        won[t.winner] += 1
+    return {
+        "type": "hand_end",
+        "hand_number": hand_number,
+        "passed_out": result.passed_out,
+        "maker": result.maker,
+        "trump": None if result.trump is None else str(result.trump),
+        "alone": result.alone,
+        "defender_alone": result.defender_alone,
+        "tricks_won": won,
+        "points": list(result.points),
+        "scores": list(scores),
+    }
+
+
+def act_request(game: Game, seat: int, request_id: int, events: list[Message], time_left_ms: int) -> Message:
+    """The decision request for the seat to act: its pending events, its view, its legal actions, its clock."""
+    return {
+        "type": "act",
+        "request_id": request_id,
+        "events": events,
+        "view": seat_view(game, seat).to_json(),
+        "legal": [a.to_json() for a in game.legal_actions()],
+        "time_left_ms": time_left_ms,
+    }

@@ -1,0 +1,373 @@
+"""The wire protocol's messages as pydantic models: one discriminated union per direction, and the JSON Schema.
+
+Messages are single-frame UTF-8 JSON objects with a ``type``. Outgoing messages are built as plain dicts by the
+referee (the hot path) and are checked against these models by the tests; incoming messages are never trusted: they
+are size-capped and validated here before anything else reads them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from arena.actions import Action, parse_action
+from arena.errors import ArenaError
+
+PROTOCOL_VERSION = 1
+MAX_MESSAGE_BYTES = 64 * 1024
+
+CardText = Annotated[str, Field(pattern=r"^([789TJQKA][CDHS]|JK)$", description="rank then suit, or JK")]
+SuitText = Literal["C", "D", "H", "S"]
+Seat = Annotated[int, Field(ge=0, le=3)]
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+# ---- actions (the engine's action objects, unchanged) ----
+
+
+class PassAction(_Message):
+    """Pass in a bidding round, or decline to defend alone."""
+
+    type: Literal["pass"]
+
+
+class OrderUpAction(_Message):
+    """Round 1: order up the upcard's suit (the dealer's accept)."""
+
+    type: Literal["order_up"]
+    alone: bool = False
+
+
+class CallAction(_Message):
+    """Round 2: name trump."""
+
+    type: Literal["call"]
+    suit: SuitText
+    alone: bool = False
+
+
+class DiscardAction(_Message):
+    """The dealer's discard (the upcard itself declines it, where that is allowed)."""
+
+    type: Literal["discard"]
+    card: CardText
+
+
+class DefendAloneAction(_Message):
+    """Defend alone against a lone bid."""
+
+    type: Literal["defend_alone"]
+
+
+class NameTrumpAction(_Message):
+    """Name trump when the Benny is turned up."""
+
+    type: Literal["name_trump"]
+    suit: SuitText
+
+
+class PlayAction(_Message):
+    """Play a card."""
+
+    type: Literal["play"]
+    card: CardText
+
+
+ActionModel = Annotated[
+    PassAction | OrderUpAction | CallAction | DiscardAction | DefendAloneAction | NameTrumpAction | PlayAction,
+    Field(discriminator="type"),
+]
+
+
+# ---- bot -> referee ----
+
+
+class Hello(_Message):
+    """The bot's first message: who it is, which protocol it speaks, and the seat's secret token."""
+
+    type: Literal["hello"]
+    name: Annotated[str, Field(min_length=1, max_length=64)]
+    protocol: int
+    token: Annotated[str, Field(max_length=128)]
+    version: Annotated[str, Field(max_length=64)] | None = None
+
+
+class ActionReply(_Message):
+    """The bot's answer to an ``act`` request."""
+
+    type: Literal["action"]
+    request_id: int
+    action: ActionModel
+
+
+BotMessage = Annotated[Hello | ActionReply, Field(discriminator="type")]
+BOT_MESSAGE: TypeAdapter[Hello | ActionReply] = TypeAdapter(BotMessage)
+
+
+# ---- referee -> bot ----
+
+
+class TrickModel(_Message):
+    """A finished trick."""
+
+    leader: Seat
+    cards: list[SeatCard]
+    winner: Seat
+
+
+class SeatCard(_Message):
+    """A card played by a seat."""
+
+    seat: Seat
+    card: CardText
+
+
+class SeatAction(_Message):
+    """A public action with the seat that took it (a bid in a view)."""
+
+    seat: Seat
+    type: str
+    alone: bool | None = None
+    suit: SuitText | None = None
+
+
+class ViewModel(_Message):
+    """Everything the seat may know about the current hand (RULES.md section 8)."""
+
+    seat: Seat
+    players: int
+    hand_number: int
+    dealer: Seat
+    phase: Literal["bid1", "name_trump", "discard", "bid2", "defend", "play", "done"]
+    turn: Seat | None
+    hand: list[CardText]
+    upcard: CardText
+    upcard_taken: bool | None
+    discarded: CardText | None
+    bids: list[SeatAction]
+    trump: SuitText | None
+    maker: Seat | None
+    alone: bool
+    defender_alone: Seat | None
+    sitting_out: list[Seat]
+    tricks: list[TrickModel]
+    trick: list[SeatCard]
+    tricks_won: list[int]
+    scores: list[int]
+
+
+class HandStartEvent(_Message):
+    """A new hand: the seat's own five cards, the upcard, the dealer, the scores before it."""
+
+    type: Literal["hand_start"]
+    hand_number: int
+    dealer: Seat
+    hand: list[CardText]
+    upcard: CardText
+    scores: list[int]
+
+
+class ActionEvent(_Message):
+    """A public action: a bid, a defend-alone answer, trump named on the Benny, or a card played."""
+
+    type: Literal["action"]
+    seat: Seat
+    action: ActionModel
+
+
+class CardsEvent(_Message):
+    """The dealer's cards, once he has named trump on the Benny (he names it before seeing them)."""
+
+    type: Literal["cards"]
+    hand: list[CardText]
+
+
+class ExchangeEvent(_Message):
+    """The dealer's exchange: whether he took the upcard; the discard is shown to the dealer alone."""
+
+    type: Literal["exchange"]
+    seat: Seat
+    took_upcard: bool
+    discard: CardText | None
+
+
+class TrickEvent(_Message):
+    """A trick was completed."""
+
+    type: Literal["trick"]
+    leader: Seat
+    cards: list[SeatCard]
+    winner: Seat
+
+
+class HandEndEvent(_Message):
+    """A hand ended: who made what, tricks won and points per seat, the scores after it."""
+
+    type: Literal["hand_end"]
+    hand_number: int
+    passed_out: bool
+    maker: Seat | None
+    trump: SuitText | None
+    alone: bool
+    defender_alone: Seat | None
+    tricks_won: list[int]
+    points: list[int]
+    scores: list[int]
+
+
+Event = Annotated[
+    HandStartEvent | ActionEvent | CardsEvent | ExchangeEvent | TrickEvent | HandEndEvent,
+    Field(discriminator="type"),
+]
+
+
+class Welcome(_Message):
+    """The referee accepts the hello."""
+
+    type: Literal["welcome"]
+    protocol: int
+    match_id: str
+    name: str
+
+
+class TimeControl(_Message):
+    """The time control: a bank per game, an increment per decision, a hard cap per decision (milliseconds)."""
+
+    bank_ms: int
+    increment_ms: int
+    max_decision_ms: int
+
+
+class RulesModel(_Message):
+    """All rule options, resolved."""
+
+    deck: Literal[24, 32, 25]
+    dealer_exchange: Literal["optional", "mandatory"]
+    stick_the_dealer: bool
+    going_alone: bool
+    defend_alone: bool
+    points_to_win: int
+    rubber: bool
+
+
+class GameStart(_Message):
+    """A new game of the match: the seat this bot plays, the players by seat, the rules and the clock."""
+
+    type: Literal["game_start"]
+    game: int
+    seat: Seat
+    players: list[str]
+    variant: str
+    options: RulesModel
+    time: TimeControl
+
+
+class Events(_Message):
+    """Events the seat has not been told yet, in order."""
+
+    type: Literal["events"]
+    events: list[Event]
+
+
+class Act(_Message):
+    """A decision request: pending events first, then the seat's view, its legal actions and its clock."""
+
+    type: Literal["act"]
+    request_id: int
+    events: list[Event]
+    view: ViewModel
+    legal: list[ActionModel]
+    time_left_ms: int
+
+
+class Forfeit(_Message):
+    """Why a game was lost without being played out."""
+
+    seat: Seat
+    kind: str
+    detail: str
+
+
+class GameEnd(_Message):
+    """A game ended: final scores per seat, the winning seats, a forfeit if there was one."""
+
+    type: Literal["game_end"]
+    game: int
+    final_scores: list[int]
+    winners: list[Seat]
+    forfeit: Forfeit | None
+    rubber_points: list[int] | None = None
+
+
+class ViolationNotice(_Message):
+    """The bot broke a rule of the protocol; it is told what and how many strikes it has."""
+
+    type: Literal["violation"]
+    kind: str
+    detail: str
+    strikes: int
+    max_strikes: int
+
+
+class MatchEnd(_Message):
+    """The match is over; the bot should exit."""
+
+    type: Literal["match_end"]
+    reason: str
+
+
+RefereeMessage = Annotated[
+    Welcome | GameStart | Events | Act | GameEnd | ViolationNotice | MatchEnd, Field(discriminator="type")
+]
+REFEREE_MESSAGE: TypeAdapter[Welcome | GameStart | Events | Act | GameEnd | ViolationNotice | MatchEnd] = TypeAdapter(
+    RefereeMessage
+)
+
+
+class MessageError(ArenaError):
+    """An incoming message is not acceptable; ``kind`` is the violation it counts as."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+
+
+def parse_bot_message(raw: bytes) -> Hello | ActionReply:
+    """Parse one frame from a bot: size-capped, UTF-8 JSON, schema-valid; raise MessageError otherwise."""
+    if len(raw) > MAX_MESSAGE_BYTES:
+        raise MessageError("oversized", f"message of {len(raw)} bytes exceeds the limit of {MAX_MESSAGE_BYTES}")
+    try:
+        data = json.loads(raw)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise MessageError("malformed", f"not UTF-8 JSON: {exc}") from None
+    try:
+        return BOT_MESSAGE.validate_python(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "message"
+        raise MessageError("schema", f"invalid message at {where}: {first['msg']}") from None
+
+
+def to_engine_action(model: Any) -> Action:
+    """Convert a validated action model into the engine's action (the one place where the two meet)."""
+    return parse_action(model.model_dump(exclude_none=True))
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of every message in both directions, generated from the models."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "Euchre Arena wire protocol",
+        "description": f"Protocol version {PROTOCOL_VERSION}. See protocol.md.",
+        "bot_to_referee": BOT_MESSAGE.json_schema(mode="serialization"),
+        "referee_to_bot": REFEREE_MESSAGE.json_schema(mode="serialization"),
+    }
+
+
+TrickModel.model_rebuild()

@@ -1,0 +1,312 @@
+"""The referee: runs one match between bot processes, the only place where hidden cards live.
+
+Bots are subprocesses in their own sessions, each with a private ZeroMQ endpoint and token (arena.transport). The
+referee keeps the same processes for the whole match, restarts a bot that died or hung, enforces the clocks,
+validates every frame, and records every violation. A bot cannot crash it: everything a bot sends is data.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from arena.botproc import BotCommand, BotProcess
+from arena.clock import TimeControl
+from arena.errors import ArenaError
+from arena.game import Game
+from arena.matchspec import MatchSpec
+from arena.options import make_rules
+from arena.protocol import (
+    PROTOCOL_VERSION,
+    ActionReply,
+    Hello,
+    MessageError,
+    parse_bot_message,
+    to_engine_action,
+)
+from arena.runner import Answer, Message, Violation, play
+from arena.transport import Endpoint, Hub
+
+# Kinds after which the bot's process is replaced before its next game (it may be dead or stuck).
+RESTART_AFTER = frozenset({"crash", "timeout", "handshake"})
+
+
+class Referee:
+    """Runs a match: implements the runner's ``Seats`` over real processes and sockets."""
+
+    def __init__(self, spec: MatchSpec) -> None:
+        self.spec = spec
+        self.rules = make_rules(spec.variant, spec.options)
+        self.time_control = TimeControl.parse(spec.time, max_decision=spec.max_decision)
+        for game in spec.games:
+            if sorted(game.seating) != list(range(len(spec.bots))) or len(game.seating) != self.rules.players:
+                raise ArenaError(f"a {spec.variant} game seats each of {self.rules.players} bots exactly once")
+        self.hub = Hub()
+        self.endpoints: list[Endpoint] = []
+        self.processes: list[BotProcess | None] = []
+        self.hello: list[Hello | None] = []
+        self.strikes = [0] * len(spec.bots)
+        self.out = [False] * len(spec.bots)
+        self.needs_restart = [False] * len(spec.bots)
+        self.seating: list[int] = []
+        self._interrupts: list[tuple[int, Violation]] = []
+        self._game_start: list[Message | None] = [None] * len(spec.bots)
+        self.log_dir = Path(spec.log_dir)
+
+    # ---- lifecycle ----
+
+    def __enter__(self) -> Referee:
+        return self
+
+    def __exit__(self, *exc: object | TracebackType) -> None:
+        self.close()
+
+    def start(self) -> list[tuple[int, Violation]]:
+        """Start every bot and shake hands; returns the bots that failed the handshake."""
+        for _ in self.spec.bots:
+            self.endpoints.append(self.hub.open())
+            self.processes.append(None)
+            self.hello.append(None)
+        return self._launch(list(range(len(self.spec.bots))))
+
+    def _launch(self, indexes: list[int]) -> list[tuple[int, Violation]]:
+        for b in indexes:
+            old = self.processes[b]
+            if old is not None:
+                old.kill()
+            entry = self.spec.bots[b]
+            self.endpoints[b].forget_peer()
+            log = self.log_dir / f"{self.spec.match_id}-bot{b}-{entry.name}.log"
+            self.processes[b] = BotProcess(BotCommand(entry.name, tuple(entry.argv)), self.endpoints[b].address, log)
+            self.needs_restart[b] = False
+        return self._handshake(indexes)
+
+    def _handshake(self, indexes: list[int]) -> list[tuple[int, Violation]]:
+        waiting = set(indexes)
+        failed: list[tuple[int, Violation]] = []
+        deadline = time.monotonic() + self.spec.handshake_timeout
+        while waiting:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            for endpoint in self.hub.wait(min(remaining, 0.05)):
+                b = endpoint.index
+                while (frame := endpoint.receive()) is not None:
+                    if b not in waiting:
+                        continue
+                    problem = self._check_hello(b, *frame)
+                    if problem is None:
+                        waiting.discard(b)
+                    elif problem.kind != "foreign":
+                        failed.append((b, problem))
+                        waiting.discard(b)
+            for b in list(waiting):
+                process = self.processes[b]
+                if process is not None and not process.alive():
+                    failed.append((b, Violation("handshake", f"bot {process.exit_description()} before hello")))
+                    waiting.discard(b)
+        failed.extend((b, Violation("handshake", "no hello within the handshake timeout")) for b in waiting)
+        for b, _ in failed:
+            self.needs_restart[b] = True
+        return failed
+
+    def _check_hello(self, b: int, ident: bytes, raw: bytes) -> Violation | None:
+        process = self.processes[b]
+        assert process is not None
+        try:
+            message = parse_bot_message(raw)
+        except MessageError as exc:
+            return Violation("handshake", f"first message: {exc.detail}", _excerpt(raw))
+        if not isinstance(message, Hello):
+            return Violation("handshake", "the first message must be hello", _excerpt(raw))
+        if message.token != process.token:
+            self.endpoints[b].foreign_frames += 1
+            return Violation("foreign", "hello with a wrong token")
+        if message.protocol != PROTOCOL_VERSION:
+            return Violation("handshake", f"protocol {message.protocol} not spoken (this referee speaks 1)")
+        self.endpoints[b].peer = ident
+        self.hello[b] = message
+        self._send(
+            b,
+            {
+                "type": "welcome",
+                "protocol": PROTOCOL_VERSION,
+                "match_id": self.spec.match_id,
+                "name": self.spec.bots[b].name,
+            },
+        )
+        return None
+
+    def close(self) -> None:
+        """Tell every bot the match is over, give it a moment to exit, then kill what is left."""
+        for b in range(len(self.processes)):
+            self._send(b, {"type": "match_end", "reason": "match over"})
+        deadline = time.monotonic() + 1.0
+        for process in self.processes:
+            while process is not None and process.alive() and time.monotonic() < deadline:
+                time.sleep(0.01)
+        for process in self.processes:
+            if process is not None:
+                process.kill()
+        self.hub.close()
+
+    # ---- the runner's Seats interface ----
+
+    def begin_game(self, seating: list[int]) -> list[tuple[int, Violation]]:
+        """Seat the bots for the next game, replacing processes that died or hung; returns handshake failures."""
+        self.seating = list(seating)
+        dead = [
+            b
+            for b, p in enumerate(self.processes)
+            if not self.out[b] and (self.needs_restart[b] or p is None or not p.alive())
+        ]
+        return self._launch(dead) if dead else []
+
+    def tell(self, seat: int, message: Message) -> None:
+        """Send a message to the bot in ``seat``."""
+        b = self.seating[seat]
+        if message["type"] == "game_start":
+            self._game_start[b] = message
+        self._send(b, message)
+
+    def _send(self, b: int, message: Message) -> None:
+        if not self.out[b]:
+            self.endpoints[b].send(json.dumps(message, separators=(",", ":")).encode())
+
+    def ask(self, seat: int, message: Message, allowed: float) -> Answer:
+        """Send a decision request and wait for its answer, a violation, or the deadline."""
+        b = self.seating[seat]
+        endpoint, process = self.endpoints[b], self.processes[b]
+        assert process is not None
+        if self.needs_restart[b] or endpoint.peer is None or not process.alive():
+            if self.spec.policy == "substitute" and not self._relaunch_midgame(b):
+                return Answer(None, Violation("crash", f"bot {process.exit_description()}"), 0.0)
+            if self.spec.policy == "forfeit" or endpoint.peer is None:
+                why = "no accepted connection" if process.alive() else process.exit_description()
+                return Answer(None, Violation("crash", f"bot {why}"), 0.0)
+        self._send(b, message)
+        start = time.perf_counter()
+        deadline = start + allowed
+        request_id = message["request_id"]
+        while True:
+            now = time.perf_counter()
+            if now >= deadline:
+                self.needs_restart[b] = True
+                return Answer(None, Violation("timeout", f"no answer within {allowed:.3f} s"), now - start)
+            for ready in self.hub.wait(min(deadline - now, 0.1)):
+                answer = self._drain(ready, b, request_id)
+                if answer is not None:
+                    return Answer(answer.action, answer.violation, time.perf_counter() - start)
+            if not process.alive():
+                self.needs_restart[b] = True
+                return Answer(None, Violation("crash", f"bot {process.exit_description()}"), now - start)
+
+    def _drain(self, endpoint: Endpoint, asked: int, request_id: int) -> Answer | None:
+        """Read every waiting frame of an endpoint; the answer to the open request if it came."""
+        b = endpoint.index
+        while (frame := endpoint.receive()) is not None:
+            ident, raw = frame
+            if ident != endpoint.peer:
+                endpoint.foreign_frames += 1
+                continue
+            if b != asked:
+                self.report(b, Violation("unsolicited", "message while not asked to act", _excerpt(raw)))
+                continue
+            try:
+                reply = parse_bot_message(raw)
+            except MessageError as exc:
+                return Answer(None, Violation(exc.kind, exc.detail, _excerpt(raw)), 0.0)
+            if not isinstance(reply, ActionReply):
+                return Answer(None, Violation("out_of_turn", "hello again in the middle of a match", _excerpt(raw)), 0)
+            if reply.request_id < request_id:
+                continue  # a late answer to a request that already timed out
+            if reply.request_id != request_id:
+                return Answer(None, Violation("out_of_turn", f"answer to unknown request {reply.request_id}"), 0.0)
+            return Answer(to_engine_action(reply.action), None, 0.0)
+        return None
+
+    def report(self, b: int, violation: Violation) -> None:
+        """Queue a violation of bot ``b`` found outside a decision (handshake, unsolicited message)."""
+        if not self.out[b] and b in self.seating:
+            self._interrupts.append((self.seating.index(b), violation))
+
+    def _relaunch_midgame(self, b: int) -> bool:
+        """Under the substitute policy a dead bot is replaced at once and rejoins the game from its next view."""
+        if self.out[b] or self._launch([b]):
+            return False
+        start = self._game_start[b]
+        if start is not None:
+            self._send(b, start)
+        return True
+
+    def interrupts(self) -> list[tuple[int, Violation]]:
+        """Violations of bots that spoke without being asked, since the last call."""
+        found, self._interrupts = self._interrupts, []
+        return found
+
+    def penalize(self, seat: int, violation: Violation, *, game: int) -> bool:
+        """Count a strike against the bot in ``seat``, tell it, and disqualify it at ``max_strikes``."""
+        b = self.seating[seat]
+        self.strikes[b] += 1
+        if violation.kind in RESTART_AFTER:
+            self.needs_restart[b] = True
+        self._send(
+            b,
+            {
+                "type": "violation",
+                "kind": violation.kind,
+                "detail": violation.detail,
+                "strikes": self.strikes[b],
+                "max_strikes": self.spec.max_strikes,
+            },
+        )
+        if self.strikes[b] >= self.spec.max_strikes and not self.out[b]:
+            self.out[b] = True
+            self._send(b, {"type": "match_end", "reason": "out of strikes"})
+            process = self.processes[b]
+            if process is not None:
+                process.kill()
+        return self.out[b]
+
+    def disqualified(self, seat: int) -> bool:
+        """Whether the bot in ``seat`` has forfeited the rest of the match."""
+        return self.out[self.seating[seat]]
+
+
+def _excerpt(raw: bytes) -> str:
+    return raw[:200].decode("utf-8", errors="replace")
+
+
+def run_match(spec: MatchSpec, on_game: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """Run every game of the match; each finished game's record is passed to ``on_game`` as soon as it ends."""
+    records: list[dict[str, Any]] = []
+    with Referee(spec) as referee:
+        failures = referee.start()
+        for index, game_spec in enumerate(spec.games):
+            failures += referee.begin_game(game_spec.seating)
+            names = [spec.bots[b].name for b in game_spec.seating]
+            game = Game(referee.rules, game_spec.seed, names)
+            for b, violation in failures:
+                referee.report(b, violation)
+            failures = []
+            outcome = play(game, referee, game_index=index, time_control=referee.time_control, policy=spec.policy)
+            record = outcome.record
+            record["match_id"] = spec.match_id
+            record["game_index"] = index
+            record["bots"] = [
+                {
+                    "seat": seat,
+                    "name": spec.bots[b].name,
+                    "hello": None if referee.hello[b] is None else referee.hello[b].name,  # type: ignore[union-attr]
+                    "strikes": referee.strikes[b],
+                }
+                for seat, b in enumerate(game_spec.seating)
+            ]
+            records.append(record)
+            if on_game is not None:
+                on_game(record)
+    return records

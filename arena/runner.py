@@ -1,0 +1,176 @@
+"""Plays one game between seats through an interface, whatever is behind it (processes or in-process handlers).
+
+The runner owns the order of messages (what each seat is told and when), the clocks, the legality check of every
+answer, and what a violation costs under the match's policy. The referee puts real processes behind ``Seats``; the
+local driver puts plain callables there.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from arena import messages
+from arena.actions import Action
+from arena.clock import Clock, TimeControl
+from arena.game import Game
+from arena.record import game_record
+
+Policy = Literal["forfeit", "substitute"]
+Message = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """A broken rule of the protocol: its kind, a description, and an excerpt of what the bot sent."""
+
+    kind: str
+    detail: str
+    excerpt: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What came back from a decision request: an action or a violation, and the seconds it took."""
+
+    action: Action | None
+    violation: Violation | None
+    elapsed: float
+
+
+class Seats(Protocol):
+    """The contestants of one game, by seat."""
+
+    def tell(self, seat: int, message: Message) -> None:
+        """Send a message that needs no answer."""
+
+    def ask(self, seat: int, message: Message, allowed: float) -> Answer:
+        """Send a decision request and wait at most ``allowed`` seconds for a valid action reply."""
+
+    def penalize(self, seat: int, violation: Violation, *, game: int) -> bool:
+        """Record a violation of ``seat``; True when its bot has run out of strikes for the match."""
+
+    def disqualified(self, seat: int) -> bool:
+        """Whether the bot in ``seat`` has forfeited the rest of the match."""
+
+    def interrupts(self) -> list[tuple[int, Violation]]:
+        """Violations of seats that were not asked (e.g. unsolicited messages), collected since the last call."""
+
+
+@dataclass
+class GameOutcome:
+    """A finished game: its record (with violations and timing) and what decided it."""
+
+    record: dict[str, Any]
+    violations: list[dict[str, Any]] = field(default_factory=list)
+
+
+def play(
+    game: Game,
+    seats: Seats,
+    *,
+    game_index: int,
+    time_control: TimeControl | None,
+    policy: Policy = "forfeit",
+) -> GameOutcome:
+    """Play ``game`` to its end through ``seats`` and return its record."""
+    n = game.rules.players
+    started = time.monotonic()
+    clocks = [Clock(time_control) if time_control else None for _ in range(n)]
+    time_json = (time_control or TimeControl(0, 0, 0)).to_json()
+    pending: list[list[Message]] = [[] for _ in range(n)]
+    violations: list[dict[str, Any]] = []
+    thinking = [0.0] * n
+    decisions = [0] * n
+    forfeit: dict[str, Any] | None = None
+    for seat in range(n):
+        seats.tell(seat, messages.game_start(game, game_index, seat, time_json))
+    hand_seen = -1
+    request_id = 0
+    while not game.is_over():
+        if hand_seen != len(game.hands):
+            hand_seen = len(game.hands)
+            for seat, event in enumerate(messages.hand_start_events(game)):
+                pending[seat].append(event)
+        current = game.current_seat()
+        assert current is not None
+        seat = current
+        offences = seats.interrupts()
+        action = None
+        if not offences and seats.disqualified(seat):
+            offences = [(seat, Violation("disqualified", "out of strikes earlier in the match"))]
+        if not offences:
+            clock = clocks[seat]
+            allowed = clock.allowed() if clock else 3600.0
+            request_id += 1
+            request = messages.act_request(game, seat, request_id, pending[seat], round(allowed * 1000))
+            pending[seat] = []
+            answer = seats.ask(seat, request, allowed)
+            thinking[seat] += answer.elapsed
+            decisions[seat] += 1
+            if clock:
+                clock.spend(answer.elapsed)
+            action = answer.action
+            if answer.violation is None and action not in game.legal_actions():
+                assert action is not None
+                offences.append(
+                    (
+                        seat,
+                        Violation("illegal", f"{action.to_json()} is not legal now", str(action.to_json())),
+                    )
+                )
+            elif answer.violation is not None:
+                offences.append((seat, answer.violation))
+            offences.extend(seats.interrupts())
+        for offender, offence in offences:
+            out_of_strikes = offence.kind != "disqualified" and seats.penalize(offender, offence, game=game_index)
+            violations.append(_violation_json(offence, offender, len(game.hands), time.monotonic() - started))
+            if forfeit is None and (policy == "forfeit" or out_of_strikes or offence.kind == "disqualified"):
+                forfeit = {"seat": offender, "kind": offence.kind, "detail": offence.detail}
+        if forfeit is not None:
+            game.forfeit(forfeit["seat"])
+            break
+        if action is None or action not in game.legal_actions():
+            if offences and offences[0][0] != seat:
+                continue  # someone else misbehaved; the seat to act is asked again
+            action = game.legal_actions()[0]  # policy "substitute": the referee plays the first legal action
+        assert action is not None
+        hand, hand_number, tricks_before = game.hand, len(game.hands), len(game.hand.tricks)
+        game.apply(action, seat)
+        for s, events in enumerate(messages.action_events(game, hand, hand_number, seat, action, tricks_before)):
+            pending[s].extend(events)
+    record = game_record(game)
+    if forfeit is not None:
+        record["forfeit"] = {**record["forfeit"], **forfeit}
+    record["violations"] = violations
+    record["timing"] = {
+        "seconds": round(time.monotonic() - started, 4),
+        "thinking": [round(t, 4) for t in thinking],
+        "decisions": decisions,
+    }
+    end = {
+        "type": "game_end",
+        "game": game_index,
+        "final_scores": record["final_scores"],
+        "winners": record["winners"],
+        "forfeit": None if forfeit is None else forfeit,
+        "rubber_points": record["rubber"]["points"] if "rubber" in record else None,
+    }
+    for seat in range(n):
+        if pending[seat]:
+            seats.tell(seat, {"type": "events", "events": pending[seat]})
+        seats.tell(seat, end)
+    return GameOutcome(record, violations)
+
+
+def _violation_json(violation: Violation, seat: int, hand_number: int, at: float) -> dict[str, Any]:
+    return {
+        "seat": seat,
+        "kind": violation.kind,
+        "detail": violation.detail,
+        "excerpt": violation.excerpt[:200],
+        "hand_number": hand_number,
+        "at_seconds": round(at, 4),
+        "wall_time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }

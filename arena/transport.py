@@ -1,0 +1,91 @@
+"""ZeroMQ transport: one private ROUTER endpoint per bot process. The only module that imports zmq.
+
+Each bot process gets its own ipc endpoint inside a private directory (mode 0700) and its own secret token. The
+first peer whose hello carries the token becomes the endpoint's one accepted peer; frames from any other peer on
+that endpoint are dropped and counted, never attributed to the seat.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+
+import zmq
+
+# Frames above this size make ZeroMQ drop the connection before the referee ever reads them; frames between
+# protocol.MAX_MESSAGE_BYTES and this are read and recorded as an ``oversized`` violation.
+HARD_FRAME_LIMIT = 32 * 1024 * 1024
+
+
+@dataclass
+class Endpoint:
+    """The referee's end of one bot process's connection."""
+
+    index: int
+    address: str
+    socket: zmq.Socket  # type: ignore[type-arg]
+    peer: bytes | None = None
+    foreign_frames: int = 0
+
+    def send(self, data: bytes) -> bool:
+        """Send one frame to the accepted peer; False when there is none or it cannot take more."""
+        if self.peer is None:
+            return False
+        try:
+            self.socket.send_multipart([self.peer, data], flags=zmq.NOBLOCK)
+        except zmq.ZMQError:
+            return False
+        return True
+
+    def receive(self) -> tuple[bytes, bytes] | None:
+        """One waiting (peer id, frame) pair without blocking, or None. Multi-frame messages keep their first frame."""
+        try:
+            parts = self.socket.recv_multipart(flags=zmq.NOBLOCK)
+        except zmq.Again:
+            return None
+        if len(parts) < 2:
+            return None
+        return parts[0], parts[1] if len(parts) == 2 else b"\x00multipart"
+
+    def forget_peer(self) -> None:
+        """Forget the accepted peer (its process is gone; a restarted process says hello again)."""
+        self.peer = None
+
+
+class Hub:
+    """All endpoints of one match, and waiting on them together."""
+
+    def __init__(self) -> None:
+        self.context = zmq.Context()
+        self.directory = tempfile.mkdtemp(prefix="arena-")
+        os.chmod(self.directory, 0o700)
+        self.endpoints: list[Endpoint] = []
+        self.poller = zmq.Poller()
+
+    def open(self) -> Endpoint:
+        """Bind a new private endpoint."""
+        index = len(self.endpoints)
+        socket = self.context.socket(zmq.ROUTER)
+        socket.setsockopt(zmq.LINGER, 0)
+        socket.setsockopt(zmq.MAXMSGSIZE, HARD_FRAME_LIMIT)
+        socket.setsockopt(zmq.RCVHWM, 1000)
+        address = f"ipc://{self.directory}/bot{index}.sock"
+        socket.bind(address)
+        endpoint = Endpoint(index, address, socket)
+        self.endpoints.append(endpoint)
+        self.poller.register(socket, zmq.POLLIN)
+        return endpoint
+
+    def wait(self, timeout: float) -> list[Endpoint]:
+        """Endpoints with frames waiting, after at most ``timeout`` seconds."""
+        ready = dict(self.poller.poll(max(0, int(timeout * 1000))))
+        return [e for e in self.endpoints if e.socket in ready]
+
+    def close(self) -> None:
+        """Close every socket and remove the private directory."""
+        for endpoint in self.endpoints:
+            endpoint.socket.close(linger=0)
+        self.context.term()
+        shutil.rmtree(self.directory, ignore_errors=True)
