@@ -170,3 +170,16 @@ def game_line(record: dict[str, Any]) -> str:
         f"game {record['game_index'] + 1:3}  seed {record['seed']}  {seats}  winner {winners}"
         f"  hands {len(record['hands'])}{extra}"
     )
+
+
+@main.group()
+def protocol() -> None:
+    """The wire protocol (see protocol.md)."""
+
+
+@protocol.command("schema")
+def protocol_schema() -> None:
+    """Print the JSON Schema of every message, generated from the pydantic models."""
+    from arena.protocol import json_schema
+
+    click.echo(json.dumps(json_schema(), indent=2, sort_keys=True))
