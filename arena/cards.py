@@ -85,6 +85,7 @@ _CARDS: list[Card] = [int.__new__(Card, i) for i in range(JOKER_ID + 1)]
 _TEXT = [RANK_LETTERS[i >> 2] + SUIT_LETTERS[i & 3] for i in range(JOKER_ID)] + ["JK"]
 _BY_TEXT = {text: _CARDS[i] for i, text in enumerate(_TEXT)}
 JOKER = _CARDS[JOKER_ID]
+CARD_TEXT: tuple[str, ...] = tuple(_TEXT)  # text of a card by id, for hot paths
 
 
 def card(text: str) -> Card:

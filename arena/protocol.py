@@ -7,7 +7,6 @@ are size-capped and validated here before anything else reads them.
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -343,20 +342,18 @@ def parse_bot_message(raw: bytes) -> Hello | ActionReply:
     if len(raw) > MAX_MESSAGE_BYTES:
         raise MessageError("oversized", f"message of {len(raw)} bytes exceeds the limit of {MAX_MESSAGE_BYTES}")
     try:
-        data = json.loads(raw)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise MessageError("malformed", f"not UTF-8 JSON: {exc}") from None
-    try:
-        return BOT_MESSAGE.validate_python(data)
+        return BOT_MESSAGE.validate_json(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
+        if first["type"] == "json_invalid":
+            raise MessageError("malformed", f"not UTF-8 JSON: {first['msg']}") from None
         where = ".".join(str(p) for p in first["loc"]) or "message"
         raise MessageError("schema", f"invalid message at {where}: {first['msg']}") from None
 
 
 def to_engine_action(model: Any) -> Action:
     """Convert a validated action model into the engine's action (the one place where the two meet)."""
-    return parse_action(model.model_dump(exclude_none=True))
+    return parse_action(model.__dict__)
 
 
 def json_schema() -> dict[str, Any]:

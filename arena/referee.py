@@ -7,12 +7,13 @@ validates every frame, and records every violation. A bot cannot crash it: every
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
+
+import orjson
 
 from arena.botproc import BotCommand, BotProcess
 from arena.clock import TimeControl
@@ -175,7 +176,7 @@ class Referee:
 
     def _send(self, b: int, message: Message) -> None:
         if not self.out[b]:
-            self.endpoints[b].send(json.dumps(message, separators=(",", ":")).encode())
+            self.endpoints[b].send(orjson.dumps(message))
 
     def ask(self, seat: int, message: Message, allowed: float) -> Answer:
         """Send a decision request and wait for its answer, a violation, or the deadline."""
@@ -197,10 +198,13 @@ class Referee:
             if now >= deadline:
                 self.needs_restart[b] = True
                 return Answer(None, Violation("timeout", f"no answer within {allowed:.3f} s"), now - start)
-            for ready in self.hub.wait(min(deadline - now, 0.1)):
-                answer = self._drain(ready, b, request_id)
+            if endpoint.wait(min(deadline - now, 0.1)):
+                answer = self._drain(endpoint, b, request_id)
                 if answer is not None:
+                    self._drain_others(b)
                     return Answer(answer.action, answer.violation, time.perf_counter() - start)
+                continue
+            self._drain_others(b)
             if not process.alive():
                 self.needs_restart[b] = True
                 return Answer(None, Violation("crash", f"bot {process.exit_description()}"), now - start)
@@ -228,6 +232,12 @@ class Referee:
                 return Answer(None, Violation("out_of_turn", f"answer to unknown request {reply.request_id}"), 0.0)
             return Answer(to_engine_action(reply.action), None, 0.0)
         return None
+
+    def _drain_others(self, asked: int) -> None:
+        """Read what the bots not asked have sent meanwhile (each frame is an ``unsolicited`` violation)."""
+        for endpoint in self.endpoints:
+            if endpoint.index != asked and endpoint.has_input():
+                self._drain(endpoint, asked, -1)
 
     def report(self, b: int, violation: Violation) -> None:
         """Queue a violation of bot ``b`` found outside a decision (handshake, unsolicited message)."""

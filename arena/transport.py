@@ -49,6 +49,14 @@ class Endpoint:
             return None
         return parts[0], parts[1] if len(parts) == 2 else b"\x00multipart"
 
+    def wait(self, timeout: float) -> bool:
+        """Whether a frame is waiting, after at most ``timeout`` seconds."""
+        return bool(self.socket.poll(max(0, int(timeout * 1000)), zmq.POLLIN))
+
+    def has_input(self) -> bool:
+        """Whether a frame is waiting, without waiting."""
+        return bool(self.socket.getsockopt(zmq.EVENTS) & zmq.POLLIN)
+
     def forget_peer(self) -> None:
         """Forget the accepted peer (its process is gone; a restarted process says hello again)."""
         self.peer = None

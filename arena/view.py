@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from arena.actions import Action, Discard
-from arena.cards import Card, Suit
+from arena.cards import CARD_TEXT, Card, Suit
 from arena.game import Game
 from arena.hand import HandState, Phase, Trick
 
 
-@dataclass(frozen=True, slots=True)
-class SeatView:
+class SeatView(NamedTuple):
     """Everything ``seat`` may know about the current hand and game, and nothing more."""
 
     seat: int
@@ -45,8 +43,8 @@ class SeatView:
             "dealer": self.dealer,
             "phase": self.phase.value,
             "turn": self.turn,
-            "hand": [str(c) for c in self.hand],
-            "upcard": str(self.upcard),
+            "hand": [CARD_TEXT[c] for c in self.hand],
+            "upcard": CARD_TEXT[self.upcard],
             "upcard_taken": self.upcard_taken,
             "discarded": None if self.discarded is None else str(self.discarded),
             "bids": [{"seat": s, **a.to_json()} for s, a in self.bids],
@@ -56,7 +54,7 @@ class SeatView:
             "defender_alone": self.defender_alone,
             "sitting_out": list(self.sitting_out),
             "tricks": [trick_json(t) for t in self.tricks],
-            "trick": [{"seat": s, "card": str(c)} for s, c in self.trick],
+            "trick": [{"seat": s, "card": CARD_TEXT[c]} for s, c in self.trick],
             "tricks_won": list(self.tricks_won),
             "scores": list(self.scores),
         }
@@ -66,7 +64,7 @@ def trick_json(trick: Trick) -> dict[str, Any]:
     """A finished trick as JSON: leader, cards in play order, winner."""
     return {
         "leader": trick.leader,
-        "cards": [{"seat": s, "card": str(c)} for s, c in trick.cards],
+        "cards": [{"seat": s, "card": CARD_TEXT[c]} for s, c in trick.cards],
         "winner": trick.winner,
     }
 

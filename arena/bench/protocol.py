@@ -1,0 +1,128 @@
+"""Decisions per second through referee and bot processes, beside raw pyzmq ping-pong of same-size messages."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import zmq
+
+from arena.botproc import resolve_bot
+from arena.local import play_game
+from arena.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.referee import run_match
+
+# The peer of the ping-pong: answers every frame with a reply of a given size, until told "stop".
+_ECHO = """
+import sys, zmq
+ctx = zmq.Context(); s = ctx.socket(zmq.DEALER); s.connect(sys.argv[1]); reply = b"x" * int(sys.argv[2])
+s.send(b"ready")
+while (m := s.recv()) != b"stop":
+    s.send(reply)
+"""
+
+
+def message_sizes(variant: str, seed: int = 0) -> tuple[int, int]:
+    """Mean size in bytes of a decision request and of its reply in a random game."""
+    rng = random.Random(seed)
+    requests: list[int] = []
+    replies: list[int] = []
+
+    def handler(message: dict[str, Any]) -> dict[str, Any] | None:
+        if message["type"] != "act":
+            return None
+        reply = {"type": "action", "request_id": message["request_id"], "action": rng.choice(message["legal"])}
+        requests.append(len(json.dumps(message, separators=(",", ":"))))
+        replies.append(len(json.dumps(reply, separators=(",", ":"))))
+        return reply
+
+    for game in range(3):
+        play_game([handler] * 4 if variant.startswith("four") else [handler] * 2, variant, {}, seed + game)
+    return round(sum(requests) / len(requests)), round(sum(replies) / len(replies))
+
+
+def ping_pong(request_size: int, reply_size: int, seconds: float) -> float:
+    """Round trips per second between this process (ROUTER) and a child process (DEALER) over ipc."""
+    context = zmq.Context()
+    directory = tempfile.mkdtemp(prefix="arena-bench-")
+    address = f"ipc://{directory}/echo.sock"
+    socket = context.socket(zmq.ROUTER)
+    socket.bind(address)
+    child = subprocess.Popen([sys.executable, "-c", _ECHO, address, str(reply_size)])
+    try:
+        peer, _ = socket.recv_multipart()
+        request = b"y" * request_size
+        count, start = 0, time.perf_counter()
+        while True:
+            for _ in range(200):
+                socket.send_multipart([peer, request])
+                socket.recv_multipart()
+            count += 200
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds:
+                break
+        socket.send_multipart([peer, b"stop"])
+        return count / elapsed
+    finally:
+        child.wait(timeout=10)
+        socket.close(linger=0)
+        context.term()
+        Path(directory, "echo.sock").unlink(missing_ok=True)
+
+
+def referee_rate(variant: str, games: int, bot: str) -> dict[str, float]:
+    """Decisions per second inside games, and the per-game and per-match overheads, for a match of ``bot``."""
+    command = resolve_bot(bot)
+    players = 4 if variant.startswith("four") else 2
+    with tempfile.TemporaryDirectory(prefix="arena-bench-logs-") as logs:
+        spec = MatchSpec(
+            match_id="bench",
+            variant=variant,
+            bots=[BotEntry(name=f"{bot}{i}", argv=list(command.argv)) for i in range(players)],
+            games=[GameSpec(seed=g, seating=list(range(players))) for g in range(games)],
+            time="60+1",
+            log_dir=logs,
+        )
+        start = time.perf_counter()
+        records = run_match(spec)
+        total = time.perf_counter() - start
+    decisions = sum(sum(r["timing"]["decisions"]) for r in records)
+    in_games = sum(r["timing"]["seconds"] for r in records)
+    thinking = sum(sum(r["timing"]["thinking"]) for r in records)
+    return {
+        "decisions": decisions,
+        "decisions_per_second": decisions / in_games,
+        "seconds_per_game": in_games / games,
+        "referee_seconds_per_game": (in_games - thinking) / games,
+        "match_setup_seconds": total - in_games,
+    }
+
+
+def run(seconds: float, games: int = 20, variant: str = "four-hand", bot: str = "random") -> dict[str, Any]:
+    """Both measurements in one run, interleaved, and their ratio."""
+    request_size, reply_size = message_sizes(variant)
+    arena_rates, zmq_rates = [], []
+    details: dict[str, float] = {}
+    for _ in range(2):
+        details = referee_rate(variant, max(1, games // 2), bot)
+        arena_rates.append(details["decisions_per_second"])
+        zmq_rates.append(ping_pong(request_size, reply_size, seconds / 2))
+    arena = sum(arena_rates) / len(arena_rates)
+    raw = sum(zmq_rates) / len(zmq_rates)
+    return {
+        "variant": variant,
+        "bot": bot,
+        "request_bytes": request_size,
+        "reply_bytes": reply_size,
+        "arena_decisions_per_second": arena,
+        "pyzmq_round_trips_per_second": raw,
+        "ratio": arena / raw,
+        "seconds_per_game": details["seconds_per_game"],
+        "match_setup_seconds": details["match_setup_seconds"],
+    }
