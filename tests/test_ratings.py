@@ -1,0 +1,369 @@
+"""Pins the ratings maths: Bradley-Terry Elo, cluster bootstrap, LOS, three-hand standings and live Elo."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.errors import ArenaError
+from arena.ratings import (
+    ELO_PER_NAT,
+    Comparison,
+    LiveElo,
+    RatingsError,
+    expected_score,
+    fit_elo,
+    los,
+    rank_table,
+    standing_comparisons,
+)
+
+ELO_OF_75_PERCENT = 400.0 * math.log10(3.0)  # 190.85
+
+
+def head_to_head(first: str, second: str, wins: int, losses: int, draws: int = 0, *, tag: str = "") -> list[Comparison]:
+    """``first``'s record against ``second``, every game its own cluster."""
+    return (
+        [Comparison((first,), (second,), cluster=f"{tag}w{i}") for i in range(wins)]
+        + [Comparison((second,), (first,), cluster=f"{tag}l{i}") for i in range(losses)]
+        + [Comparison((first,), (second,), draw=True, cluster=f"{tag}d{i}") for i in range(draws)]
+    )
+
+
+def partnerships_where_a_wins(wins: int, losses: int) -> list[Comparison]:
+    """A partners each of B, C, D in turn against the other two; A's side wins ``wins`` of every set."""
+    result = []
+    for partner, *opponents in (("B", "C", "D"), ("C", "B", "D"), ("D", "B", "C")):
+        team, other = ("A", partner), tuple(opponents)
+        result += [Comparison(team, other, cluster=f"{partner}w{i}") for i in range(wins)]
+        result += [Comparison(other, team, cluster=f"{partner}l{i}") for i in range(losses)]
+    return result
+
+
+def simulated_partnerships(truth: dict[str, float], games: int, seed: int) -> list[Comparison]:
+    """Random 2 v 2 games, outcomes drawn from the sum-of-Elo team model, two games per cluster."""
+    rng = random.Random(seed)
+    names = sorted(truth)
+    result = []
+    for g in range(games):
+        a, b, c, d = rng.sample(names, 4)
+        p = expected_score(truth[a] + truth[b], truth[c] + truth[d])
+        won = rng.random() < p
+        result.append(Comparison((a, b) if won else (c, d), (c, d) if won else (a, b), cluster=f"m{g // 2}"))
+    return result
+
+
+def log_likelihood(ratings: dict[str, float], comparisons: list[Comparison]) -> float:
+    """Team Bradley-Terry log-likelihood on the Elo scale, written out game by game."""
+    total = 0.0
+    for c in comparisons:
+        p = 1.0 / (1.0 + 10.0 ** (-(sum(ratings[n] for n in c.winners) - sum(ratings[n] for n in c.losers)) / 400))
+        total += 0.5 * (math.log(p) + math.log(1.0 - p)) if c.draw else math.log(p)
+    return total
+
+
+# --- the point fit ---------------------------------------------------------------------------------------
+
+
+def test_players_with_identical_records_get_identical_ratings() -> None:
+    data = head_to_head("A", "C", 7, 3, tag="a") + head_to_head("B", "C", 7, 3, tag="b")
+    data += head_to_head("A", "B", 2, 2, 1, tag="ab")
+    ratings = fit_elo(data)
+    assert ratings["A"] == pytest.approx(ratings["B"], abs=1e-9)
+    assert ratings["A"] > ratings["C"] + 100
+
+
+def test_a_75_percent_score_is_about_191_elo_and_the_mean_is_zero() -> None:
+    ratings = fit_elo(head_to_head("A", "B", 300, 100))
+    assert ratings["A"] - ratings["B"] == pytest.approx(ELO_OF_75_PERCENT, abs=1.0)
+    assert ratings["A"] + ratings["B"] == pytest.approx(0.0, abs=1e-9)
+    # the prior pulls only slightly, and less as it weakens
+    assert ratings["A"] - ratings["B"] < ELO_OF_75_PERCENT
+    nearly_mle = fit_elo(head_to_head("A", "B", 300, 100), prior_games=1e-6)
+    assert nearly_mle["A"] - nearly_mle["B"] == pytest.approx(ELO_OF_75_PERCENT, abs=0.01)
+
+
+def test_a_draw_counts_half_a_win_to_each_side() -> None:
+    ratings = fit_elo(head_to_head("A", "B", 100, 0, 100))  # 150 of 200: a 75 % score
+    assert ratings["A"] - ratings["B"] == pytest.approx(ELO_OF_75_PERCENT, abs=1.0)
+
+
+def test_fit_is_a_maximum_of_the_game_by_game_team_likelihood() -> None:
+    truth = {"A": 150.0, "B": 50.0, "C": 0.0, "D": -60.0, "E": -140.0}
+    data = simulated_partnerships(truth, 400, seed=7)
+    data += [Comparison(("A", "E"), ("B", "C"), draw=True, cluster="draws")] * 5
+    ratings = fit_elo(data, prior_games=1e-9)
+    step = 0.01
+    for name in ratings:
+        up = log_likelihood({**ratings, name: ratings[name] + step}, data)
+        down = log_likelihood({**ratings, name: ratings[name] - step}, data)
+        here = log_likelihood(ratings, data)
+        assert (up - down) / (2 * step) == pytest.approx(0.0, abs=1e-5)
+        assert here > up and here > down
+
+
+def test_mixed_partnerships_rate_the_strong_individual_highest() -> None:
+    ratings = fit_elo(partnerships_where_a_wins(30, 10))
+    assert max(ratings, key=ratings.__getitem__) == "A"
+    assert ratings["B"] == pytest.approx(ratings["C"], abs=1e-9)
+    assert ratings["C"] == pytest.approx(ratings["D"], abs=1e-9)
+    # a 75 % team score with A the only difference: A's Elo exceeds each other's by about 191
+    assert ratings["A"] - ratings["B"] == pytest.approx(ELO_OF_75_PERCENT, abs=3.0)
+
+
+def test_mixed_partnerships_recover_simulated_individual_ratings() -> None:
+    truth = {"A": 200.0, "B": 100.0, "C": 0.0, "D": 0.0, "E": -100.0, "F": -200.0}
+    ratings = fit_elo(simulated_partnerships(truth, 3000, seed=1))
+    for name, value in truth.items():
+        assert ratings[name] == pytest.approx(value, abs=40.0), name
+
+
+def test_a_perfect_record_gives_a_finite_rating_that_grows_with_more_wins() -> None:
+    ten = fit_elo(head_to_head("A", "B", 10, 0))
+    forty = fit_elo(head_to_head("A", "B", 40, 0))
+    assert all(math.isfinite(v) for v in ten.values())
+    assert 400 < ten["A"] - ten["B"] < forty["A"] - forty["B"] < 1200
+
+
+def test_perfect_records_in_a_chain_converge_even_with_a_very_weak_prior() -> None:
+    data = head_to_head("A", "B", 1000, 0, tag="ab") + head_to_head("B", "C", 1000, 0, tag="bc")
+    ratings = fit_elo(data, prior_games=1e-4)  # plain Newton overshoots here; the damped step does not
+    assert all(math.isfinite(v) for v in ratings.values())
+    assert ratings["A"] > ratings["B"] + 1000 > ratings["C"] + 2000
+    assert ratings["A"] == pytest.approx(-ratings["C"], abs=1e-6)
+
+
+def test_anchor_pins_a_named_player_and_keeps_the_gaps() -> None:
+    data = head_to_head("A", "B", 30, 10) + head_to_head("B", "C", 20, 20, tag="bc")
+    free = fit_elo(data)
+    anchored = fit_elo(data, anchor=("B", 1500.0))
+    assert anchored["B"] == pytest.approx(1500.0)
+    assert anchored["A"] - anchored["C"] == pytest.approx(free["A"] - free["C"], abs=1e-9)
+    with pytest.raises(RatingsError):
+        fit_elo(data, anchor=("Z", 0.0))
+
+
+def test_no_comparisons_give_an_empty_table() -> None:
+    assert fit_elo([]) == {}
+    assert rank_table([]) == []
+
+
+def test_a_comparison_needs_two_disjoint_nonempty_sides() -> None:
+    with pytest.raises(RatingsError):
+        Comparison(("A", "B"), ("B", "C"))
+    with pytest.raises(RatingsError):
+        Comparison((), ("B",))
+    assert issubclass(RatingsError, ArenaError)
+
+
+SIDES = [
+    (("A",), ("B",)),
+    (("B",), ("C",)),
+    (("C",), ("A",)),
+    (("A", "B"), ("C", "D")),
+    (("D", "B"), ("C", "A")),
+    (("A", "C"), ("B", "D")),
+]
+comparison_lists = st.lists(
+    st.builds(
+        lambda sides, draw, cluster: Comparison(sides[0], sides[1], draw=draw, cluster=cluster),
+        st.sampled_from(SIDES),
+        st.booleans(),
+        st.sampled_from(["x", "y", "z", "w"]),
+    ),
+    min_size=1,
+    max_size=30,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), comparisons=comparison_lists)
+def test_game_order_does_not_change_the_table(data: st.DataObject, comparisons: list[Comparison]) -> None:
+    shuffled = [
+        Comparison(
+            tuple(data.draw(st.permutations(c.winners))),
+            tuple(data.draw(st.permutations(c.losers))),
+            draw=c.draw,
+            cluster=c.cluster,
+        )
+        for c in data.draw(st.permutations(comparisons))
+    ]
+    assert fit_elo(shuffled) == fit_elo(comparisons)
+    assert rank_table(shuffled, bootstrap=10, seed=5) == rank_table(comparisons, bootstrap=10, seed=5)
+
+
+# --- the table: bootstrap intervals, records and LOS ------------------------------------------------------
+
+
+def three_players(scale: int, *, tag: str = "") -> list[Comparison]:
+    return (
+        head_to_head("A", "B", 6 * scale, 4 * scale, tag=tag + "ab")
+        + head_to_head("B", "C", 6 * scale, 4 * scale, tag=tag + "bc")
+        + head_to_head("A", "C", 7 * scale, 3 * scale, tag=tag + "ac")
+    )
+
+
+def test_bootstrap_is_deterministic_for_a_seed_and_varies_with_it() -> None:
+    data = three_players(5)
+    first = rank_table(data, bootstrap=200, seed=11)
+    assert first == rank_table(data, bootstrap=200, seed=11)
+    assert first != rank_table(data, bootstrap=200, seed=12)
+
+
+def test_interval_contains_the_estimate_and_narrows_with_more_games() -> None:
+    few = {row.name: row for row in rank_table(three_players(5), bootstrap=300)}
+    many = {row.name: row for row in rank_table(three_players(20), bootstrap=300)}
+    for name in "ABC":
+        widths = []
+        for row in (few[name], many[name]):
+            assert row.low is not None and row.high is not None and row.plus_minus is not None
+            assert row.low < row.elo < row.high
+            widths.append(row.plus_minus)
+        assert many[name].elo == pytest.approx(few[name].elo, abs=3.0)
+        assert 0.35 < widths[1] / widths[0] < 0.7  # four times the games: about half the width
+
+
+def test_interval_matches_the_binomial_standard_error() -> None:
+    # 240-160: the gap's standard error is 1 / sqrt(n p (1 - p)) nats; each rating (mean 0) carries half of it
+    half_width = 1.959964 * ELO_PER_NAT / math.sqrt(400 * 0.6 * 0.4) / 2  # 17.4 Elo
+    top = rank_table(head_to_head("A", "B", 240, 160), bootstrap=1000)[0]
+    assert top.low is not None and top.high is not None
+    assert top.high - top.elo == pytest.approx(half_width, rel=0.12)
+    assert top.elo - top.low == pytest.approx(half_width, rel=0.12)
+
+
+def test_bootstrap_resamples_clusters_not_comparisons() -> None:
+    independent = head_to_head("A", "B", 240, 160)
+    # the same 400 results, but as 100 clusters of 4 identical results (e.g. a deal replayed 4 times)
+    clustered = [c for c in head_to_head("A", "B", 60, 40) for _ in range(4)]
+    wide = rank_table(clustered, bootstrap=300)[0]
+    narrow = rank_table(independent, bootstrap=300)[0]
+    assert wide.elo == pytest.approx(narrow.elo)
+    assert wide.plus_minus is not None and narrow.plus_minus is not None
+    assert 1.6 < wide.plus_minus / narrow.plus_minus < 2.5  # sqrt(4) = 2
+
+
+def test_table_is_sorted_and_counts_each_players_record() -> None:
+    data = head_to_head("A", "B", 6, 3, 1) + head_to_head("C", "A", 2, 2, tag="ca")
+    rows = rank_table(data, bootstrap=0)
+    assert [row.elo for row in rows] == sorted((row.elo for row in rows), reverse=True)
+    a = next(row for row in rows if row.name == "A")
+    assert (a.games, a.wins, a.losses, a.draws) == (14, 8, 5, 1)
+    assert a.score == pytest.approx(8.5 / 14)
+    assert a.low is None and a.high is None and a.plus_minus is None
+    assert rows[-1].los_next is None
+
+
+def test_anchored_table_pins_the_anchor_and_its_interval() -> None:
+    rows = {row.name: row for row in rank_table(three_players(5), bootstrap=100, anchor=("C", 1000.0))}
+    assert rows["C"].elo == pytest.approx(1000.0)
+    assert rows["C"].low == pytest.approx(1000.0) and rows["C"].high == pytest.approx(1000.0)
+    assert rows["A"].low is not None and rows["A"].low > 1000.0
+
+
+def test_los_is_one_half_for_identical_records() -> None:
+    data = head_to_head("A", "C", 7, 3, tag="a") + head_to_head("B", "C", 7, 3, tag="b")
+    data += head_to_head("A", "B", 2, 2, tag="ab")
+    assert los(data, "A", "B") == pytest.approx(0.5, abs=1e-9)
+    top = rank_table(data, bootstrap=200)[0]
+    assert top.name in ("A", "B") and top.los_next == pytest.approx(0.5, abs=1e-9)
+
+
+def test_los_is_near_one_for_a_dominant_player_and_complements() -> None:
+    data = head_to_head("A", "B", 45, 5)
+    assert los(data, "A", "B") > 0.999
+    assert los(data, "B", "A") == pytest.approx(1.0 - los(data, "A", "B"))
+    top = rank_table(data, bootstrap=200)[0]
+    assert top.name == "A" and top.los_next is not None and top.los_next > 0.999
+
+
+def test_los_of_a_close_match_agrees_with_the_classic_win_loss_formula() -> None:
+    classic = 0.5 * (1.0 + math.erf((55 - 45) / math.sqrt(2.0 * (55 + 45))))  # 0.841
+    assert los(head_to_head("A", "B", 55, 45), "A", "B") == pytest.approx(classic, abs=0.005)
+
+
+# --- three-hand standings ---------------------------------------------------------------------------------
+
+
+def test_a_standing_becomes_pairwise_results_with_ties_as_draws() -> None:
+    assert standing_comparisons({"C": 7, "A": 10, "B": 7}, cluster="g1") == [
+        Comparison(("A",), ("B",), cluster="g1"),
+        Comparison(("A",), ("C",), cluster="g1"),
+        Comparison(("B",), ("C",), draw=True, cluster="g1"),
+    ]
+    assert standing_comparisons({"X": 3.0, "Y": 3.0}) == [Comparison(("X",), ("Y",), draw=True)]
+    assert standing_comparisons({"X": 3.0}) == []
+
+
+def test_three_hand_standings_rank_the_players_in_order() -> None:
+    data = []
+    for g in range(30):
+        data += standing_comparisons({"A": 10, "B": 6 + g % 3, "C": 5 - g % 2}, cluster=f"g{g}")
+    data += standing_comparisons({"A": 4, "B": 10, "C": 8}, cluster="upset")
+    rows = rank_table(data, bootstrap=100)
+    assert [row.name for row in rows] == ["A", "B", "C"]
+    assert all(math.isfinite(row.elo) for row in rows)
+    assert rows[0].games == 62  # two pairwise results per game
+
+
+# --- live Elo ---------------------------------------------------------------------------------------------
+
+
+def test_live_elo_moves_the_winner_up_by_k_times_one_minus_expected() -> None:
+    live = LiveElo(k=16.0)
+    assert live.update(["A"], ["B"]) == pytest.approx(8.0)  # E = 0.5 between new players
+    assert live.ratings() == {"A": 8.0, "B": -8.0}
+    expected = 1.0 / (1.0 + 10.0 ** ((8.0 - -8.0) / 400.0))  # B's expected score, rated 16 below A
+    delta = live.update(["B"], ["A"])
+    assert delta == pytest.approx(16.0 * (1.0 - expected))
+    assert live.rating("B") == pytest.approx(-8.0 + delta)
+    assert live.rating("A") == pytest.approx(8.0 - delta)
+    assert delta > 8.0  # the underdog gains more
+
+
+def test_live_elo_rates_a_team_by_its_mean_and_is_zero_sum_for_equal_teams() -> None:
+    live = LiveElo(k=20.0)
+    live.update(["A", "B"], ["C", "D"])
+    live.update(["A", "C"], ["B", "D"])
+    mean_ab = (live.rating("A") + live.rating("B")) / 2
+    mean_cd = (live.rating("C") + live.rating("D")) / 2
+    delta = live.update(["C", "D"], ["A", "B"])
+    assert delta == pytest.approx(20.0 * (1.0 - expected_score(mean_cd, mean_ab)))
+    rng = random.Random(3)
+    for _ in range(200):
+        a, b, c, d = rng.sample("ABCDEF", 4)
+        live.update([a, b], [c, d], draw=rng.random() < 0.2)
+    assert sum(live.ratings().values()) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_live_elo_draws_move_only_unequal_players_and_leader_is_the_top() -> None:
+    live = LiveElo(k=16.0)
+    assert live.leader() is None
+    assert live.update(["A"], ["B"], draw=True) == 0.0
+    live.update(["A"], ["C"])
+    assert live.leader() == "A"
+    gain = live.update(["C"], ["A"], draw=True)
+    assert gain > 0.0  # the lower-rated side gains from a draw
+    replay = LiveElo(k=16.0)
+    for c in (Comparison(("A",), ("B",), draw=True), Comparison(("A",), ("C",))):
+        replay.record(c)
+    assert replay.record(Comparison(("C",), ("A",), draw=True, cluster="m1")) == pytest.approx(gain)
+    assert replay.ratings() == pytest.approx(live.ratings())
+
+
+def test_live_elo_rejects_empty_or_overlapping_sides() -> None:
+    live = LiveElo()
+    with pytest.raises(RatingsError):
+        live.update([], ["A"])
+    with pytest.raises(RatingsError):
+        live.update(["A", "B"], ["B", "C"])
+
+
+def test_expected_score_is_the_400_log10_logistic() -> None:
+    assert expected_score(ELO_OF_75_PERCENT, 0.0) == pytest.approx(0.75)
+    assert expected_score(0.0, 0.0) == 0.5
+    assert math.isclose(ELO_PER_NAT, 400.0 / math.log(10.0))
