@@ -20,6 +20,9 @@ lint: $(STAMP)
 pytest: $(STAMP)
 	$(BIN)/pytest -q
 
+tournament: $(STAMP)
+	$(BIN)/arena tournament run tournaments/demo.toml
+
 test: lint pytest
 
 clean:

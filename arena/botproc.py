@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import secrets
 import signal
@@ -11,7 +12,7 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from arena.errors import ArenaError
 
@@ -48,6 +49,31 @@ def resolve_bot(spec: str) -> BotCommand:
     return BotCommand(name, (str(path.resolve()),))
 
 
+def die_with_parent() -> None:
+    """In a child between fork and exec: ask Linux to SIGKILL it when its parent dies (no-op elsewhere)."""
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _load_prctl() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _load_prctl()
+
+
+def file_digest(path: str) -> str:
+    """Short sha256 of a file's content: a bot's version."""
+    import hashlib
+
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
+
+
 class BotProcess:
     """One running bot: its own session (process group), output to a size-capped log, a fresh secret token."""
 
@@ -73,6 +99,7 @@ class BotProcess:
             env=env,
             start_new_session=True,
             close_fds=True,
+            preexec_fn=die_with_parent,
         )
         assert self.process.stdout is not None
         self._log = threading.Thread(target=_copy_capped, args=(self.process.stdout, log_path, log_limit), daemon=True)

@@ -54,6 +54,45 @@ def bench_engine(seconds: float, as_json: bool) -> None:
         click.echo(f"ratio four-hand / pyspiel = {result['ratio']:.2f}")
 
 
+@bench.command("protocol")
+@click.option("--seconds", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Ping-pong time per round.")
+@click.option("--games", type=click.IntRange(min=2), default=20, show_default=True, help="Games of random bots.")
+@click.option("--variant", default="four-hand", show_default=True, help="Variant of the match.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_protocol(seconds: float, games: int, variant: str, as_json: bool) -> None:
+    """Decisions/s through referee and random bots, beside raw pyzmq ping-pong of same-size messages."""
+    from arena.bench.protocol import run
+
+    result = run(seconds, games=games, variant=variant)
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    click.echo(f"message sizes: request {result['request_bytes']} B, reply {result['reply_bytes']} B")
+    click.echo(f"arena   {result['arena_decisions_per_second']:10.0f} decisions/s ({variant}, random bots)")
+    click.echo(f"pyzmq   {result['pyzmq_round_trips_per_second']:10.0f} round trips/s (ping-pong, same sizes)")
+    click.echo(f"ratio   {result['ratio']:.2f}")
+    click.echo(
+        f"per game {result['seconds_per_game'] * 1000:.1f} ms, match setup (spawn + handshake) "
+        f"{result['match_setup_seconds'] * 1000:.0f} ms"
+    )
+
+
+@bench.command("tournament")
+@click.option("--games", type=click.IntRange(min=8), default=48, show_default=True, help="Games per run.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_tournament(games: int, as_json: bool) -> None:
+    """The same small tournament with jobs 1 and jobs 2 in one run: games/s and the ratio."""
+    from arena.bench.tournament import run
+
+    result = run(games)
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    click.echo(f"jobs 1  {result['jobs1_games_per_second']:8.2f} games/s")
+    click.echo(f"jobs 2  {result['jobs2_games_per_second']:8.2f} games/s")
+    click.echo(f"ratio   {result['ratio']:.2f}  ({result['games']} games per run)")
+
+
 def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
     """``KEY=VALUE`` flags into typed rule option overrides."""
     from arena.options import parse_option_value
@@ -183,3 +222,236 @@ def protocol_schema() -> None:
     from arena.protocol import json_schema
 
     click.echo(json.dumps(json_schema(), indent=2, sort_keys=True))
+
+
+# ---- tournaments and results ----
+
+FORMAT_OPTION = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json", "markdown"]),
+    default="table",
+    show_default=True,
+    help="Output format.",
+)
+DB_OPTION = click.option(
+    "--db", "db_path", type=click.Path(dir_okay=False), help="Results database (default: beside the config)."
+)
+
+
+def _open_results(source: str | None, db_path: str | None) -> tuple[Any, Any]:
+    """The store and (when a config is given) the config behind a CONFIG-or-DB argument."""
+    from pathlib import Path
+
+    from arena.config import load_config
+    from arena.store import Store
+    from arena.tournament import default_db
+
+    config = None
+    if db_path is None:
+        if source is None:
+            raise click.UsageError("give a tournament CONFIG or a results DB (or --db)")
+        path = Path(source)
+        if path.suffix == ".toml":
+            config = load_config(path)
+            db_path = str(default_db(path))
+        else:
+            db_path = source
+    elif source is not None and source.endswith(".toml"):
+        config = load_config(source)
+    if not Path(db_path).exists():
+        raise ArenaError(f"no results database at {db_path} (run the tournament first)")
+    return Store.open(db_path, create=False), config
+
+
+@main.group()
+def tournament() -> None:
+    """Run round-robin tournaments from TOML configs in tournaments/."""
+
+
+@tournament.command("run")
+@click.argument("config_path", type=click.Path(dir_okay=False))
+@DB_OPTION
+@click.option("--jobs", type=click.IntRange(min=1), help="Matches in parallel (default: config, else cores).")
+@click.option("--quiet", is_flag=True, help="No progress display.")
+@FORMAT_OPTION
+def tournament_run(config_path: str, db_path: str | None, jobs: int | None, quiet: bool, fmt: str) -> None:
+    """Run (or resume) the tournament in CONFIG_PATH and print its ranking table."""
+    from pathlib import Path
+
+    from arena.config import load_config
+    from arena.progress import ProgressPrinter
+    from arena.ranking import format_ranking, ranking
+    from arena.registry import Registry
+    from arena.store import Store
+    from arena.tournament import default_db, resolve_entrants, run_tournament
+
+    path = Path(config_path)
+    config = load_config(path)
+    db = Path(db_path) if db_path else default_db(path)
+    commands = resolve_entrants(config.entrants, Registry.default().lookup)
+    log_dir = str(db.with_suffix("")) + "-logs"
+    printer = None if quiet else ProgressPrinter()
+    with Store.open(db) as store:
+        report = run_tournament(
+            config,
+            store,
+            commands,
+            jobs=jobs or config.job_count(),
+            log_dir=log_dir,
+            on_progress=printer.update if printer else None,
+        )
+        if printer:
+            printer.close()
+        for error in report.errors:
+            click.echo(f"warning: {error}", err=True)
+        if report.interrupted:
+            click.echo(
+                f"Interrupted: {report.done}/{report.total} games stored in {db}. Run the same command to resume.",
+                err=True,
+            )
+            raise SystemExit(130)
+        rows = ranking(
+            ((key, record) for _, key, record in store.records()),
+            bootstrap=config.rating.bootstrap,
+            seed=config.seed,
+            confidence=config.rating.confidence,
+        )
+    click.echo(f"{config.name}: {report.done}/{report.total} games ({report.played} played now), results in {db}")
+    click.echo(format_ranking(rows, fmt))
+
+
+@main.command("ranking")
+@click.argument("source", required=False)
+@DB_OPTION
+@FORMAT_OPTION
+@click.option("--bootstrap", type=click.IntRange(min=0), help="Bootstrap resamples (default: config, else 1000).")
+def ranking_command(source: str | None, db_path: str | None, fmt: str, bootstrap: int | None) -> None:
+    """Ranking table of a tournament: Bradley-Terry Elo with 95 % bootstrap interval and LOS."""
+    from arena.ranking import format_ranking, ranking
+
+    store, config = _open_results(source, db_path)
+    with store:
+        records = [(key, record) for _, key, record in store.records()]
+    settings = config.rating if config else None
+    rows = ranking(
+        records,
+        bootstrap=bootstrap if bootstrap is not None else settings.bootstrap if settings else 1000,
+        seed=config.seed if config else 0,
+        confidence=settings.confidence if settings else 0.95,
+    )
+    click.echo(format_ranking(rows, fmt))
+
+
+@main.command("crosstable")
+@click.argument("source", required=False)
+@DB_OPTION
+@FORMAT_OPTION
+def crosstable_command(source: str | None, db_path: str | None, fmt: str) -> None:
+    """Score of each bot against each other bot (pairwise results / games)."""
+    from arena.ranking import crosstable
+
+    store, _ = _open_results(source, db_path)
+    with store:
+        click.echo(crosstable(((key, record) for _, key, record in store.records()), fmt))
+
+
+@main.command("games")
+@click.argument("source", required=False)
+@DB_OPTION
+@click.option("--bot", help="Only games this bot played.")
+@click.option("--forfeits", is_flag=True, help="Only games lost by forfeit.")
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True)
+@click.option("--offset", type=click.IntRange(min=0), default=0)
+@FORMAT_OPTION
+def games_command(
+    source: str | None, db_path: str | None, bot: str | None, forfeits: bool, limit: int, offset: int, fmt: str
+) -> None:
+    """List stored games (id, key, players, scores, winners, forfeits)."""
+    from tabulate import tabulate
+
+    store, _ = _open_results(source, db_path)
+    with store:
+        rows = store.list_games(bot=bot, forfeits=forfeits, limit=limit, offset=offset)
+    table = [
+        {
+            "id": r.id,
+            "game": r.game_key,
+            "players": " ".join(r.players),
+            "scores": " ".join(str(s) for s in r.final_scores),
+            "winners": ",".join(sorted({r.players[w] for w in r.winners})),
+            "hands": r.hands,
+            "forfeit": r.forfeit_kind or "",
+            "violations": r.violations,
+        }
+        for r in rows
+    ]
+    if fmt == "json":
+        click.echo(json.dumps(table, indent=2))
+    elif fmt == "csv":
+        import csv
+        import sys
+
+        writer = csv.DictWriter(sys.stdout, fieldnames=list(table[0]) if table else ["id"])
+        writer.writeheader()
+        writer.writerows(table)
+    else:
+        click.echo(tabulate(table, headers="keys", tablefmt="github" if fmt == "markdown" else "simple"))
+
+
+@main.command("replay")
+@click.argument("game")
+@click.argument("source", required=False)
+@DB_OPTION
+@click.option("--json", "as_json", is_flag=True, help="Print the game record instead of the account.")
+def replay_command(game: str, source: str | None, db_path: str | None, as_json: bool) -> None:
+    """A person-readable account of GAME (an id or key from `arena games`, or a JSONL record file)."""
+    from pathlib import Path
+
+    from arena.replay import describe
+
+    record: dict[str, Any]
+    if source is None and db_path is None and Path(game).is_file():
+        lines = [line for line in Path(game).read_text().splitlines() if line.strip()]
+        if not lines:
+            raise ArenaError(f"{game} holds no game record")
+        record = json.loads(lines[0])
+    else:
+        store, _ = _open_results(source, db_path)
+        with store:
+            _, _, record = store.game(int(game) if game.isdigit() else game)
+    click.echo(json.dumps(record, indent=2) if as_json else describe(record))
+
+
+@main.command("submit")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--name", help="Name to register the bot under (default: the file's name).")
+@click.option("--time", "time_control", default="5+0.1", show_default=True, help="Time control of the smoke game.")
+def submit_command(path: str, name: str | None, time_control: str) -> None:
+    """Validate a bot script (handshake, a seeded smoke game against random) and register it with a version."""
+    from arena.registry import Registry
+
+    row, added, validation = Registry.default().submit(path, name=name, time=time_control)
+    if row is None:
+        click.echo(f"Rejected {path}: it failed validation; nothing was registered.", err=True)
+        for problem in validation.problems:
+            click.echo(f"  - {problem}", err=True)
+        raise SystemExit(1)
+    state = "registered" if added else "already registered"
+    click.echo(f"{row.name} version {row.version} {state} ({validation.games} smoke games clean)")
+
+
+@main.command("bots")
+def bots_command() -> None:
+    """List the bundled bots and the registered bots with their versions."""
+    from tabulate import tabulate
+
+    from arena.botproc import BUNDLED, BUNDLED_DIR
+    from arena.registry import Registry
+
+    rows = [
+        [b, "bundled", "", str(BUNDLED_DIR / f"{b}_bot.py")] for b in BUNDLED if (BUNDLED_DIR / f"{b}_bot.py").is_file()
+    ]
+    for bot in Registry.default().bots():
+        rows.append([bot.name, bot.version + (" (latest)" if bot.latest else ""), bot.registered_at, bot.path])
+    click.echo(tabulate(rows, headers=["bot", "version", "registered", "path"]))

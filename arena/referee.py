@@ -320,3 +320,20 @@ def run_match(spec: MatchSpec, on_game: Callable[[dict[str, Any]], None] | None 
             if on_game is not None:
                 on_game(record)
     return records
+
+
+def main() -> None:
+    """Entry point of a referee process: a match spec (JSON) on stdin, one JSON line per finished game on stdout."""
+    import sys
+
+    spec = MatchSpec.model_validate_json(sys.stdin.buffer.read())
+
+    def emit(record: dict[str, Any]) -> None:
+        sys.stdout.buffer.write(orjson.dumps({"type": "game", "record": record}) + b"\n")
+        sys.stdout.buffer.flush()
+
+    run_match(spec, emit)
+
+
+if __name__ == "__main__":
+    main()

@@ -55,7 +55,8 @@ class Endpoint:
 
     def has_input(self) -> bool:
         """Whether a frame is waiting, without waiting."""
-        return bool(self.socket.getsockopt(zmq.EVENTS) & zmq.POLLIN)
+        events: int = self.socket.getsockopt(zmq.EVENTS)  # type: ignore[assignment]
+        return bool(events & zmq.POLLIN)
 
     def forget_peer(self) -> None:
         """Forget the accepted peer (its process is gone; a restarted process says hello again)."""

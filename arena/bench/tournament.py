@@ -1,0 +1,52 @@
+"""The same small tournament with jobs 1 and jobs 2, side by side in one run: games per second and the ratio."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from arena.config import TournamentConfig
+from arena.store import Store
+from arena.tournament import resolve_entrants, run_tournament
+
+
+def bench_config(games: int) -> TournamentConfig:
+    """A two-hand tournament of the bundled bots, cut into matches of four games so that jobs have work to share."""
+    return TournamentConfig(
+        name="bench",
+        variant="two-hand",
+        entrants=["heuristic", "random"],
+        games_per_pairing=max(1, games // 2),
+        games_per_match=4,
+        time="10+1",
+        seed=11,
+    )
+
+
+def games_per_second(config: TournamentConfig, jobs: int) -> float:
+    """Run the whole tournament on a fresh database with ``jobs`` parallel matches."""
+    commands = resolve_entrants(config.entrants)
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+        with Store.open(Path(tmp) / "bench.db") as store:
+            start = time.perf_counter()
+            report = run_tournament(config, store, commands, jobs=jobs, log_dir=str(Path(tmp) / "logs"))
+            elapsed = time.perf_counter() - start
+    return report.played / elapsed
+
+
+def run(games: int = 48, rounds: int = 2) -> dict[str, Any]:
+    """Alternate jobs=1 and jobs=2 runs (so machine noise hits both) and report the mean rates and their ratio."""
+    config = bench_config(games)
+    one, two = [], []
+    for _ in range(rounds):
+        one.append(games_per_second(config, 1))
+        two.append(games_per_second(config, 2))
+    serial, parallel = sum(one) / rounds, sum(two) / rounds
+    return {
+        "games": config.games_per_pairing * 2,
+        "jobs1_games_per_second": serial,
+        "jobs2_games_per_second": parallel,
+        "ratio": parallel / serial,
+    }

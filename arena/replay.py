@@ -1,0 +1,289 @@
+"""A person-readable account of a game record (``euchre-arena/game/1``), for ``arena replay``.
+
+Hands are numbered from 0, as in the record and the protocol (``hand_number``). Cards keep their record text (``TD``
+is the ten of diamonds, ``JK`` the Benny); each seat's cards are grouped by suit, trump first once it is known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from arena.cards import Card, Suit, card_power, effective_suit, trick_winner_index
+from arena.errors import ArenaError
+from arena.game import cut_for_dealer, hand_rng
+from arena.hand import Deal
+from arena.options import make_rules
+from arena.record import deal_json
+
+SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+
+Record = dict[str, Any]
+_SUIT_ORDER = (-1, Suit.S, Suit.H, Suit.C, Suit.D)  # the Benny, then alternating colours
+
+
+class _Table:
+    """Names and sides of the seats of one record, and how to write them."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = list(names)
+        self.n = len(names)
+        self.unique = len(set(names)) == self.n
+
+    def who(self, seat: int) -> str:
+        """``seat 1 (bob)``: for sentences."""
+        return f"seat {seat} ({self.names[seat]})"
+
+    def tag(self, seat: int) -> str:
+        """The name alone, or ``bob(1)`` when two seats share a name: for tricks and tallies."""
+        return self.names[seat] if self.unique else f"{self.names[seat]}({seat})"
+
+    def side(self, seat: int) -> str:
+        """The scoring side of a seat: ``alice & carol`` in four-hand, else the player."""
+        if self.n != 4:
+            return self.tag(seat)
+        return f"{self.tag(seat % 2)} & {self.tag(seat % 2 + 2)}"
+
+    def sides(self, seats: Sequence[int]) -> list[str]:
+        """Side labels of ``seats``, each side once, in seat order."""
+        return list(dict.fromkeys(self.side(s) for s in seats))
+
+    def scores(self, scores: Sequence[int]) -> str:
+        """Per-seat scores written once per side."""
+        seats = range(2) if self.n == 4 else range(self.n)
+        return ", ".join(f"{self.side(s)} {scores[s]}" for s in seats)
+
+
+def describe(record: Record) -> str:
+    """The whole game in words: header, every hand (deal, bidding, tricks, result), and how it ended."""
+    if record.get("type") == "game" and isinstance(record.get("record"), dict):
+        record = record["record"]  # a line of the referee's output
+    table = _Table(record["players"])
+    lines = _header(record, table)
+    rubber_games = (record.get("rubber") or {}).get("games", [])
+    ends = {g["last_hand"]: (i, g) for i, g in enumerate(rubber_games)}
+    for index, hand in enumerate(record["hands"]):
+        lines += ["", *_hand(table, index, hand["dealer"], hand["deal"], hand["actions"], hand["result"])]
+        if index in ends:
+            number, g = ends[index]
+            lines.append(
+                f"  -- end of game {number + 1} of the rubber, won by {' and '.join(table.sides(g['winners']))}"
+            )
+    forfeit = record.get("forfeit")
+    if isinstance(forfeit, dict):
+        lines += ["", *_unfinished(record, table, forfeit)]
+    lines += ["", *_ending(record, table)]
+    return "\n".join(lines) + "\n"
+
+
+def _header(record: Record, table: _Table) -> list[str]:
+    variant, options = record["variant"], record["options"]
+    try:
+        defaults = make_rules(variant).options.model_dump()
+    except ArenaError:
+        defaults = {}
+    changed = [f"{k}={v}" for k, v in options.items() if defaults.get(k, object()) != v]
+    lines = [
+        f"Euchre, {variant}, seed {record['seed']}; "
+        + (f"options: {', '.join(changed)}" if changed else "default rules"),
+        "Players: " + ", ".join(f"seat {s} {name}" for s, name in enumerate(table.names)),
+    ]
+    if table.n == 4:
+        lines.append(f"Partners: {table.side(0)} (seats 0+2) vs {table.side(1)} (seats 1+3)")
+    first = record["hands"][0]["dealer"] if record["hands"] else cut_for_dealer(table.n, record["seed"])
+    lines.append(f"First dealer: {table.who(first)}")
+    if "match_id" in record:
+        lines.append(f"Match {record['match_id']}, game {record.get('game_index', '?')}")
+    return lines
+
+
+def sort_cards(cards: Sequence[str], trump: str | None = None) -> str:
+    """Cards grouped by suit (trump first with its bowers and the Benny, when known), high to low, groups apart."""
+    t = None if trump is None else Suit.parse(trump)
+    groups: dict[int, list[Card]] = {}
+    for c in map(Card.parse, cards):
+        group = effective_suit(c, t) if t is not None else (-1 if c.suit is None else int(c.suit))
+        groups.setdefault(group, []).append(c)
+    order = sorted(groups, key=lambda g: (g != t and g != -1, _SUIT_ORDER.index(g)))
+    parts = []
+    for g in order:
+        ranked = sorted(groups[g], key=lambda c: -(card_power(c, t, g) if t is not None else c.rank))
+        parts.append(" ".join(str(c) for c in ranked))
+    return "  ".join(parts)
+
+
+def _suit(letter: str, alone: bool = False) -> str:
+    return SUIT_NAMES[letter] + (" alone" if alone else "")
+
+
+def _trump_and_out(actions: Sequence[Record], upcard: str) -> tuple[str | None, set[int]]:
+    """The trump suit made by the bidding (if any) and the seats sitting out, from the actions alone."""
+    trump, out = None, set()
+    for a in actions:
+        if a["type"] in ("order_up", "call", "name_trump"):
+            trump = upcard[1] if a["type"] == "order_up" else a["suit"]
+            if a.get("alone"):
+                out.add((a["seat"] + 2) % 4)
+        elif a["type"] == "defend_alone":
+            out.add((a["seat"] + 2) % 4)
+    return trump, out
+
+
+def _bidding(table: _Table, dealer: int, upcard: str, actions: Sequence[Record]) -> list[str]:
+    """Every action before play, in order, as a sentence."""
+    lines, passes, made = [], 0, False
+    for a in actions:
+        seat, kind = a["seat"], a["type"]
+        who = ("dealer " if seat == dealer else "") + table.who(seat)
+        if kind == "pass" and made:
+            lines.append(f"{who} declines to defend alone")
+        elif kind == "pass":
+            passes += 1
+            lines.append(f"{who} passes")
+            if passes == table.n:
+                lines.append(f"{upcard} is turned down")
+        elif kind == "order_up":
+            lines.append(f"{who} orders up {_suit(upcard[1], a['alone'])}")
+        elif kind == "call":
+            lines.append(f"{who} calls {_suit(a['suit'], a['alone'])}")
+        elif kind == "name_trump":
+            lines.append(f"{who} names {_suit(a['suit'])} (Benny turned up)")
+        elif kind == "discard" and a["card"] == upcard and upcard != "JK":
+            lines.append(f"{who} declines the upcard (discards it)")
+        elif kind == "discard":
+            taken = "the Benny" if upcard == "JK" else "the upcard"
+            lines.append(f"{who} takes {taken} and discards {a['card']}")
+        elif kind == "defend_alone":
+            lines.append(f"{who} defends alone")
+        made = made or kind in ("order_up", "call", "name_trump")
+    return lines
+
+
+def _trick(table: _Table, number: int, plays: Sequence[Record], winner: int | None) -> str:
+    cards = ", ".join(f"{table.tag(p['seat'])}{' leads' if i == 0 else ''} {p['card']}" for i, p in enumerate(plays))
+    end = "" if winner is None else f" -> {table.tag(winner)} wins"
+    return f"  trick {number}: {cards}{end}"
+
+
+def _hand(
+    table: _Table,
+    index: int,
+    dealer: int,
+    deal: Record,
+    actions: Sequence[Record],
+    result: Record | None,
+) -> list[str]:
+    upcard = deal["upcard"]
+    trump, out = _trump_and_out(actions, upcard)
+    lines = [f"Hand {index}, dealer {table.who(dealer)}" + ("" if result else " (not finished)")]
+    for seat, cards in enumerate(deal["hands"]):
+        notes = ", ".join(([] if seat != dealer else ["dealer"]) + ([] if seat not in out else ["sits out"]))
+        notes = f" ({notes})" if notes else ""
+        lines.append(f"  seat {seat} {table.names[seat]}{notes}: {sort_cards(cards, trump)}")
+    lines.append(f"  upcard {upcard}; kitty {' '.join(deal['kitty']) or '-'}")
+    lines += [f"  {s}" for s in _bidding(table, dealer, upcard, actions)]
+    if out:
+        no_exchange = " (no exchange)" if dealer in out and any(a["type"] == "order_up" for a in actions) else ""
+        lines.append(f"  sitting out: {', '.join(table.who(s) for s in sorted(out))}{no_exchange}")
+    if result is not None:
+        for number, t in enumerate(result["tricks"], 1):
+            lines.append(_trick(table, number, t["cards"], t["winner"]))
+        return lines + _result(table, result)
+    plays = [a for a in actions if a["type"] == "play"]
+    size = table.n - len(out)
+    for number, start in enumerate(range(0, len(plays), size), 1):
+        chunk = plays[start : start + size]
+        winner = None
+        if len(chunk) == size and trump is not None:
+            winner = chunk[trick_winner_index([Card.parse(p["card"]) for p in chunk], Suit.parse(trump))]["seat"]
+        lines.append(_trick(table, number, chunk, winner))
+    return lines
+
+
+def _result(table: _Table, result: Record) -> list[str]:
+    scores = f"  scores: {table.scores(result['scores_after'])}"
+    if result["passed_out"]:
+        return ["  passed out: everyone passed twice, no score", scores]
+    maker = result["maker"]
+    makers = {maker, (maker + 2) % 4} if table.n == 4 else {maker}
+    won = sum(1 for t in result["tricks"] if t["winner"] in makers)
+    outcome = "march" if won == 5 else "made" if won >= 3 else "euchred"
+    how = " alone" if result["alone"] else ""
+    if result["defender_alone"] is not None:
+        how += f" against {table.who(result['defender_alone'])} defending alone"
+    points = result["points"]
+    gainers = [s for s in range(table.n) if points[s] > 0]
+    gained = ", ".join(f"{table.side(s)} +{points[s]}" for s in _one_per_side(table, gainers))
+    return [
+        f"  result: maker {table.who(maker)}, {SUIT_NAMES[result['trump']]}{how}: makers took {won}"
+        f" trick{_s(won)}, {outcome}; {gained}",
+        scores,
+    ]
+
+
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"
+
+
+def _one_per_side(table: _Table, seats: Sequence[int]) -> list[int]:
+    firsts: dict[str, int] = {}
+    for s in seats:
+        firsts.setdefault(table.side(s), s)
+    return list(firsts.values())
+
+
+def _unfinished(record: Record, table: _Table, forfeit: Record) -> list[str]:
+    index = forfeit.get("hand_number", len(record["hands"]))
+    hands = record["hands"]
+    dealer = (hands[-1]["dealer"] + 1) % table.n if hands else cut_for_dealer(table.n, record["seed"])
+    try:
+        rules = make_rules(record["variant"], record["options"])
+        deal = deal_json(Deal.shuffled(rules, dealer, hand_rng(record["seed"], index)))
+    except (ArenaError, KeyError, TypeError, ValueError):
+        return [f"Hand {index} (not finished; its deal cannot be rebuilt): {forfeit.get('actions', [])}"]
+    lines = _hand(table, index, dealer, deal, forfeit.get("actions", []), None)
+    return [*lines, f"  the game stops here: {table.who(forfeit['seat'])} forfeits"]
+
+
+def _ending(record: Record, table: _Table) -> list[str]:
+    lines = [f"Final scores: {table.scores(record['final_scores'])}"]
+    lines.append(f"Winners: {' and '.join(table.sides(record['winners'])) or 'none'}")
+    rubber = record.get("rubber")
+    if rubber:
+        for i, g in enumerate(rubber["games"], 1):
+            first, last, points = g["first_hand"], g["last_hand"], g["game_points"]
+            span = f"hand {first}" if first == last else f"hands {first}-{last}"
+            lines.append(
+                f"Rubber game {i} ({span}): won by {' and '.join(table.sides(g['winners']))}"
+                f" ({table.scores(g['final_scores'])}) for {points} game point{_s(points)}"
+            )
+        lines.append(
+            f"Rubber: game points {table.scores(rubber['game_points'])}; points {table.scores(rubber['points'])}"
+        )
+    forfeit = record.get("forfeit")
+    if isinstance(forfeit, dict):
+        why = ": ".join(str(forfeit[k]) for k in ("kind", "detail") if forfeit.get(k))
+        lines.append(
+            f"Forfeit: {table.who(forfeit['seat'])} forfeited the game during hand {forfeit.get('hand_number', '?')}"
+            + (f" ({why})" if why else "")
+        )
+    violations = record.get("violations") or []
+    if violations:
+        lines.append(f"Violations ({len(violations)}):")
+        for v in violations:
+            excerpt = f" [sent: {v['excerpt']}]" if v.get("excerpt") else ""
+            lines.append(
+                f"  hand {v.get('hand_number', '?')}, {table.who(v['seat'])}, at {v.get('at_seconds', '?')} s:"
+                f" {v['kind']}: {v['detail']}{excerpt}"
+            )
+    timing = record.get("timing")
+    if timing:
+        each = ", ".join(
+            f"{table.tag(s)} {t:.3f} s / {d} decision{_s(d)}"
+            for s, (t, d) in enumerate(zip(timing["thinking"], timing["decisions"], strict=True))
+        )
+        lines.append(f"Time: {timing['seconds']:.3f} s in all; thinking: {each}")
+    strikes = [f"{table.who(b['seat'])} {b['strikes']}" for b in record.get("bots", []) if b.get("strikes")]
+    if strikes:
+        lines.append(f"Strikes in the match so far: {', '.join(strikes)}")
+    return lines

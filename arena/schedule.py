@@ -1,0 +1,113 @@
+"""Round-robin schedules: which entrants meet, in which seats, over which deals, grouped into matches.
+
+Every pairing plays the same deal sequence (seeds derived from the tournament seed). With ``duplicate`` on, each
+deal is played once per rotation of the seats, so every entrant (or team) holds every seat's cards once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from dataclasses import dataclass
+
+from arena.botproc import BotCommand
+from arena.config import TournamentConfig
+from arena.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.options import make_rules
+
+
+@dataclass(frozen=True, slots=True)
+class Pairing:
+    """One meeting of entrants: a key, the processes it needs (by slot) and the seatings (slot per seat) it uses."""
+
+    key: str
+    slots: tuple[str, ...]
+    rotations: tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedGame:
+    """One game of the tournament, identified by a key that stays the same across resumed runs."""
+
+    key: str
+    pairing: str
+    deal: int
+    seed: int
+    seating: tuple[int, ...]
+
+
+def deal_seed(tournament_seed: int, deal: int) -> int:
+    """The seed of the ``deal``-th deal sequence, shared by every pairing of the tournament."""
+    digest = hashlib.sha256(f"euchre-arena/tournament/{tournament_seed}/deal/{deal}".encode()).digest()
+    return int.from_bytes(digest[:6], "big")
+
+
+def pairings_for(names: list[str], players: int, partnership: str) -> list[Pairing]:
+    """Pairings of ``names`` for a table of ``players`` seats."""
+    if players == 2:
+        return [Pairing(f"{a}|{b}", (a, b), ((0, 1), (1, 0))) for a, b in itertools.combinations(names, 2)]
+    if players == 3:
+        return [
+            Pairing(f"{a}|{b}|{c}", (a, b, c), ((0, 1, 2), (2, 0, 1), (1, 2, 0)))
+            for a, b, c in itertools.combinations(names, 3)
+        ]
+    swap = (3, 0, 1, 2)  # everyone one seat to the left: the teams change sides
+    if partnership == "self":
+        return [Pairing(f"{a}|{b}", (a, b, a, b), ((0, 1, 2, 3), swap)) for a, b in itertools.combinations(names, 2)]
+    result = []
+    for four in itertools.combinations(names, 4):
+        a, b, c, d = four
+        for (p, q), (r, s) in (((a, b), (c, d)), ((a, c), (b, d)), ((a, d), (b, c))):
+            result.append(Pairing(f"{p}+{q}|{r}+{s}", (p, r, q, s), ((0, 1, 2, 3), swap)))
+    return result
+
+
+def plan_games(config: TournamentConfig, pairing: Pairing) -> list[PlannedGame]:
+    """The games of one pairing: every deal in every rotation (duplicate), or one rotation per deal in turn."""
+    games = []
+    for deal in range(config.games_per_pairing):
+        seed = deal_seed(config.seed, deal)
+        rotations = (
+            enumerate(pairing.rotations)
+            if config.duplicate
+            else [(deal % len(pairing.rotations), pairing.rotations[deal % len(pairing.rotations)])]
+        )
+        for r, seating in rotations:
+            games.append(PlannedGame(f"{pairing.key}/{deal}/{r}", pairing.key, deal, seed, seating))
+    return games
+
+
+def plan_matches(
+    config: TournamentConfig,
+    commands: dict[str, BotCommand],
+    *,
+    done: set[str],
+    log_dir: str,
+) -> list[tuple[MatchSpec, list[str]]]:
+    """Matches still to play (skipping games in ``done``), each with the keys of its games in order.
+
+    A match holds the games of one pairing, at most ``games_per_match`` of them, never splitting a deal's rotations.
+    """
+    names = list(commands)
+    players = make_rules(config.variant, config.options).players
+    matches: list[tuple[MatchSpec, list[str]]] = []
+    for pairing in pairings_for(names, players, config.partnership):
+        todo = [g for g in plan_games(config, pairing) if g.key not in done]
+        per_deal = len(pairing.rotations) if config.duplicate else 1
+        size = max(per_deal, config.games_per_match // per_deal * per_deal)
+        for start in range(0, len(todo), size):
+            chunk = todo[start : start + size]
+            spec = MatchSpec(
+                match_id=f"{pairing.key}/{chunk[0].deal}-{chunk[-1].deal}".replace("|", "-").replace("/", "_"),
+                variant=config.variant,
+                options=config.options,
+                bots=[BotEntry(name=name, argv=list(commands[name].argv)) for name in pairing.slots],
+                games=[GameSpec(seed=g.seed, seating=list(g.seating)) for g in chunk],
+                time=config.time,
+                max_decision=config.max_decision,
+                policy=config.policy,
+                max_strikes=config.max_strikes,
+                log_dir=log_dir,
+            )
+            matches.append((spec, [g.key for g in chunk]))
+    return matches

@@ -1,0 +1,184 @@
+"""Runs a tournament: plans what is left to play, runs matches in parallel, stores every game as it ends.
+
+Resuming is the same command: games already in the store are skipped, and the games left are played with the same
+seeds and seats, so the final table is the one an unbroken run gives.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.botproc import BotCommand, file_digest, resolve_bot
+from arena.config import TournamentConfig
+from arena.errors import ArenaError
+from arena.executor import Executor, LocalExecutor
+from arena.options import make_rules
+from arena.ranking import cluster_of, comparisons
+from arena.ratings import LiveElo
+from arena.schedule import pairings_for, plan_games, plan_matches
+from arena.store import Store
+
+
+@dataclass
+class Progress:
+    """What a progress display is told after every stored game."""
+
+    done: int
+    total: int
+    started: float
+    leader: str | None = None
+    leader_elo: float = 0.0
+    errors: list[str] = field(default_factory=list)
+
+    def eta(self, played_now: int) -> float | None:
+        """Seconds left at the pace of this run, or None before the first game of the run."""
+        if played_now <= 0:
+            return None
+        pace = (time.monotonic() - self.started) / played_now
+        return pace * (self.total - self.done)
+
+
+@dataclass
+class RunReport:
+    """How a run ended."""
+
+    played: int
+    done: int
+    total: int
+    interrupted: bool
+    errors: list[str]
+
+
+def resolve_entrants(
+    entrants: list[str], lookup: Callable[[str], BotCommand | None] | None = None
+) -> dict[str, BotCommand]:
+    """Entrant names to commands: registered bots first (via ``lookup``), then bundled names and script paths."""
+    commands: dict[str, BotCommand] = {}
+    for entrant in entrants:
+        command = (lookup(entrant) if lookup else None) or resolve_bot(entrant)
+        name = command.name
+        if name in commands:
+            raise ArenaError(f"two entrants are both called {name!r}; register one under another name")
+        commands[name] = command
+    return commands
+
+
+def entrant_fingerprint(commands: dict[str, BotCommand]) -> str:
+    """Names and script digests of the entrants, so that a changed bot is not silently mixed into old results."""
+    return ";".join(f"{name}={file_digest(c.argv[-1])}" for name, c in sorted(commands.items()))
+
+
+def total_games(config: TournamentConfig, names: list[str]) -> int:
+    """How many games the whole tournament has."""
+    players = make_rules(config.variant, config.options).players
+    return sum(len(plan_games(config, p)) for p in pairings_for(names, players, config.partnership))
+
+
+def run_tournament(
+    config: TournamentConfig,
+    store: Store,
+    commands: dict[str, BotCommand],
+    *,
+    jobs: int,
+    log_dir: str,
+    executor: Executor | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> RunReport:
+    """Play every game not yet in ``store``; stop cleanly on KeyboardInterrupt (the run can be resumed)."""
+    store.bind_config(config.name, config.fingerprint())
+    entrants = entrant_fingerprint(commands)
+    known = store.get_meta("entrants")
+    if known is None:
+        store.set_meta("entrants", entrants)
+    elif known != entrants:
+        raise ArenaError(
+            f"the entrants changed since this tournament started ({known} -> {entrants}); use another --db"
+        )
+    done = store.game_keys()
+    matches = plan_matches(config, commands, done=done, log_dir=log_dir)
+    progress = Progress(done=len(done), total=total_games(config, list(commands)), started=time.monotonic())
+    live = LiveElo(k=config.rating.k)
+    for _, key, record in store.records():
+        for c in comparisons(record, cluster_of(key)):
+            live.record(c)
+    executor = executor or LocalExecutor()
+    work: queue.Queue[tuple[Any, list[str]]] = queue.Queue()
+    for item in matches:
+        work.put(item)
+    results: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
+
+    def worker() -> None:
+        while True:
+            try:
+                spec, keys = work.get_nowait()
+            except queue.Empty:
+                return
+            error = executor.run(spec, _forward(results, spec, keys))
+            results.put(("match", spec.match_id, error))
+
+    threads = [threading.Thread(target=worker, daemon=True) for _ in range(min(jobs, len(matches)))]
+    for thread in threads:
+        thread.start()
+    finished = played = 0
+    interrupted = False
+    try:
+        while finished < len(matches):
+            try:
+                kind, key, payload = results.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if kind == "match":
+                finished += 1
+                if payload:
+                    progress.errors.append(f"match {key}: {payload}")
+                continue
+            spec, record = payload
+            store.add_game(key, spec.match_id, record)
+            played += 1
+            progress.done += 1
+            for c in comparisons(record, cluster_of(key)):
+                live.record(c)
+            progress.leader = live.leader()
+            progress.leader_elo = live.rating(progress.leader) if progress.leader else 0.0
+            if on_progress:
+                on_progress(progress)
+    except KeyboardInterrupt:
+        interrupted = True
+        executor.cancel()
+        # games that finished before the cancel are still stored
+        while True:
+            try:
+                kind, key, payload = results.get(timeout=0.5)
+            except queue.Empty:
+                if not any(t.is_alive() for t in threads):
+                    break
+                continue
+            if kind == "game" and key not in store.game_keys():
+                store.add_game(key, payload[0].match_id, payload[1])
+                played += 1
+                progress.done += 1
+    for thread in threads:
+        thread.join(timeout=10)
+    return RunReport(played, progress.done, progress.total, interrupted, progress.errors)
+
+
+def _forward(
+    results: queue.Queue[tuple[str, Any, Any]], spec: Any, keys: list[str]
+) -> Callable[[dict[str, Any]], None]:
+    """The on_game callback of one match: queue each game for the main thread under its tournament key."""
+
+    def on_game(record: dict[str, Any]) -> None:
+        results.put(("game", keys[record["game_index"]], (spec, record)))
+
+    return on_game
+
+
+def default_db(config_path: Path) -> Path:
+    """The results database beside the config: ``tournaments/demo.toml`` -> ``tournaments/demo.db``."""
+    return config_path.with_suffix(".db")

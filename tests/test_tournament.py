@@ -1,0 +1,98 @@
+"""Tournaments end to end: real referee processes, real bots, a real SQLite file; resume after SIGKILL."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from arena.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+ARENA = [sys.executable, "-m", "arena"]
+
+CONFIG = """
+name = "resume-test"
+variant = "two-hand"
+entrants = ["heuristic", "random", "{raw}"]
+games_per_pairing = 6
+games_per_match = 4
+time = "5+0.1"
+seed = 7
+jobs = 2
+
+[rating]
+bootstrap = 200
+"""
+
+
+def write_config(tmp_path: Path) -> Path:
+    path = tmp_path / "resume.toml"
+    path.write_text(CONFIG.format(raw=ROOT / "tests" / "bots" / "raw_random.py"))
+    return path
+
+
+def run(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ARENA, *args], capture_output=True, text=True, cwd=ROOT, timeout=300, **kwargs)  # type: ignore[call-overload, no-any-return]
+
+
+def ranking_json(db: Path, config: Path) -> list[dict[str, object]]:
+    result = run(["ranking", str(config), "--db", str(db), "--format", "json"])
+    assert result.returncode == 0, result.stderr
+    rows: list[dict[str, object]] = json.loads(result.stdout)
+    return rows
+
+
+def test_a_tournament_stores_every_game_and_prints_the_table(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    db = tmp_path / "full.db"
+    result = run(["tournament", "run", str(config), "--db", str(db), "--quiet"])
+    assert result.returncode == 0, result.stderr
+    assert "36/36 games" in result.stdout
+    assert "heuristic" in result.stdout and "Elo" in result.stdout
+    with Store.open(db, create=False) as store:
+        assert store.game_count() == 36
+        keys = store.game_keys()
+    assert len(keys) == 36
+    again = run(["tournament", "run", str(config), "--db", str(db), "--quiet"])
+    assert again.returncode == 0 and "(0 played now)" in again.stdout
+
+
+def test_resume_after_sigkill_loses_no_game_plays_none_twice_and_gives_the_same_table(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    unbroken_db = tmp_path / "unbroken.db"
+    assert run(["tournament", "run", str(config), "--db", str(unbroken_db), "--quiet"]).returncode == 0
+
+    broken_db = tmp_path / "broken.db"
+    process = subprocess.Popen(
+        [*ARENA, "tournament", "run", str(config), "--db", str(broken_db), "--quiet"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    stored = 0
+    while time.monotonic() < deadline and process.poll() is None:
+        if broken_db.exists():
+            with Store.open(broken_db, create=False) as store:
+                stored = store.game_count()
+            if stored >= 8:
+                break
+        time.sleep(0.05)
+    assert process.poll() is None, "the run finished before it could be killed; make the tournament longer"
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    with Store.open(broken_db, create=False) as store:
+        kept = store.game_count()
+    assert 8 <= kept < 36
+
+    resumed = run(["tournament", "run", str(config), "--db", str(broken_db), "--quiet"])
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"({36 - kept} played now)" in resumed.stdout
+    with Store.open(broken_db, create=False) as store:
+        assert store.game_count() == 36
+    assert ranking_json(broken_db, config) == ranking_json(unbroken_db, config)
