@@ -124,7 +124,7 @@ def parse_action(data: Any) -> Action:
     if not isinstance(data, dict):
         raise InvalidActionError(f"an action is a JSON object, got {type(data).__name__}")
     kind = data.get("type")
-    if kind not in _FIELDS:
+    if not isinstance(kind, str) or kind not in _FIELDS:
         raise InvalidActionError(f"unknown action type {kind!r} (known: {', '.join(_FIELDS)})")
     extra = set(data) - _FIELDS[kind]
     if extra:

@@ -12,6 +12,8 @@ from arena.options import make_rules
 from arena.view import trick_json
 
 FORMAT = "euchre-arena/game/1"
+# What the referee adds beside the engine's record (see arena.runner and arena.referee).
+REFEREE_FIELDS = frozenset({"violations", "timing", "match_id", "game_index", "bots"})
 
 
 def deal_json(deal: Deal) -> dict[str, Any]:
@@ -87,15 +89,22 @@ def replay(record: dict[str, Any]) -> Game:
     """Replay a record's actions on the deals its seed gives; raise RecordError unless it reproduces the record."""
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise RecordError(f"not a game record of format {FORMAT!r}")
+    seed, players = record.get("seed"), record.get("players")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise RecordError(f"the record's seed must be an integer, got {seed!r}")
     try:
         rules = make_rules(record["variant"], record["options"])
-        game = Game(rules, record["seed"], record["players"])
+        if not isinstance(players, list) or len(players) != rules.players:
+            raise RecordError(f"a {rules.variant} record names {rules.players} players, got {players!r}")
+        game = Game(rules, seed, players)
         for index, hand in enumerate(record["hands"]):
             if game.is_over():
                 raise RecordError(f"the game was over before hand {index}")
             if deal_json(game.hand.deal) != hand["deal"] or game.hand.dealer != hand["dealer"]:
                 raise RecordError(f"hand {index}: the deal does not match seed {record['seed']}")
             for step, entry in enumerate(hand["actions"]):
+                if not isinstance(entry, dict):
+                    raise RecordError(f"hand {index}: action {step} is not an object")
                 data = {k: v for k, v in entry.items() if k != "seat"}
                 game.apply(parse_action(data), entry["seat"])
                 if step < len(hand["actions"]) - 1 and len(game.hands) > index:
@@ -117,6 +126,9 @@ def replay(record: dict[str, Any]) -> Game:
     if not game.is_over():
         raise RecordError("the record ends before the game is over")
     produced = game_record(game)
+    unknown = set(record) - set(produced) - REFEREE_FIELDS
+    if unknown:
+        raise RecordError(f"the record has field(s) the engine does not produce: {', '.join(sorted(unknown))}")
     for key, value in produced.items():
         if key == "forfeit":
             value = {**record["forfeit"], **value}  # the referee adds why (kind, detail) beside what

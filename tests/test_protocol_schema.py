@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_committed_schema_matches_the_models() -> None:
     committed = json.loads((ROOT / "protocol.schema.json").read_text())
-    assert committed == json_schema(), "protocol.schema.json drifted: run `arena protocol schema > protocol.schema.json`"
+    assert committed == json_schema(), (
+        "protocol.schema.json drifted: run `arena protocol schema > protocol.schema.json`"
+    )
 
 
 def test_schema_command_prints_the_generated_schema() -> None:

@@ -1,0 +1,276 @@
+"""Shared helpers for the engine tests: deals from text, scripted actions, and an independent model of the rules.
+
+The rule model here (effective suit, trick winner, scoring table) is written from RULES.md on card *text*, on
+purpose without the engine's tables, so that tests compare the engine with a second reading of the book.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from arena.actions import (
+    DEFEND_ALONE,
+    PASS,
+    Action,
+    Call,
+    Discard,
+    NameTrump,
+    OrderUp,
+    Play,
+)
+from arena.cards import Card, Suit, make_deck
+from arena.game import Game
+from arena.hand import Deal, HandState
+from arena.options import Rules, make_rules
+
+# ---- building deals and hands ----
+
+
+def parse_cards(text: str) -> list[Card]:
+    """Cards from space-separated text such as ``"9C TD JH QS KC"``."""
+    return [Card.parse(t) for t in text.split()]
+
+
+def make_deal(rules: Rules, hands: Iterable[str], upcard: str, kitty: str | None = None) -> Deal:
+    """A Deal from card text, one string of five cards per seat; the kitty defaults to the rest in deck order."""
+    hand_cards = tuple(tuple(parse_cards(h)) for h in hands)
+    up = Card.parse(upcard)
+    deck = make_deck(rules.options.deck)
+    used = [c for h in hand_cards for c in h] + [up]
+    rest = tuple(c for c in deck if c not in used) if kitty is None else tuple(parse_cards(kitty))
+    everything = used + list(rest)
+    assert sorted(everything) == sorted(deck), "a test deal must use every card of the deck exactly once"
+    return Deal(hands=hand_cards, upcard=up, kitty=rest)
+
+
+def make_hand(
+    variant: str,
+    hands: Iterable[str],
+    upcard: str,
+    *,
+    dealer: int = 0,
+    **options: Any,
+) -> HandState:
+    """A HandState of ``variant`` (with option overrides) on a deal written as text."""
+    rules = make_rules(variant, options)
+    return HandState(rules, dealer, make_deal(rules, hands, upcard))
+
+
+def action(text: str) -> Action:
+    """One action from short text: ``pass``, ``order``, ``order alone``, ``call H``, ``call H alone``,
+    ``discard 9C``, ``defend``, ``name S``, ``play JH`` or just ``JH``."""
+    words = text.split()
+    verb, args = words[0], words[1:]
+    alone = "alone" in args
+    if verb == "pass":
+        return PASS
+    if verb == "defend":
+        return DEFEND_ALONE
+    if verb == "order":
+        return OrderUp(alone)
+    if verb == "call":
+        return Call(Suit.parse(args[0]), alone)
+    if verb == "name":
+        return NameTrump(Suit.parse(args[0]))
+    if verb == "discard":
+        return Discard(Card.parse(args[0]))
+    if verb == "play":
+        return Play(Card.parse(args[0]))
+    return Play(Card.parse(verb))
+
+
+def act(state: HandState | Game, script: str) -> None:
+    """Apply a comma-separated script of ``SEAT ACTION`` steps, e.g. ``"1 pass, 2 order, 0 discard 9C"``.
+
+    Each step names the seat that must be on turn, so a script also pins the order of play.
+    """
+    for step in script.split(","):
+        seat_text, _, rest = step.strip().partition(" ")
+        state.apply(action(rest), int(seat_text))
+
+
+def legal_texts(state: HandState | Game) -> list[str]:
+    """The legal actions as compact text (for readable assertions)."""
+    out = []
+    for a in state.legal_actions():
+        data = a.to_json()
+        out.append(" ".join(str(v) for k, v in data.items() if k != "alone" or v))
+    return out
+
+
+def legal_cards(state: HandState | Game) -> set[str]:
+    """The cards of the legal play or discard actions."""
+    return {str(a.card) for a in state.legal_actions() if isinstance(a, Play | Discard)}
+
+
+def snapshot(obj: Any) -> dict[str, Any]:
+    """A deep copy of an object's state (without memo caches), to compare before and after a refused action."""
+    names = list(getattr(obj, "__dict__", {}))
+    for cls in type(obj).__mro__:
+        names.extend(getattr(cls, "__slots__", ()))
+    return {name: _frozen(getattr(obj, name)) for name in names if name != "_legal" and hasattr(obj, name)}
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, HandState):
+        return snapshot(value)
+    if type(value) in (list, tuple):
+        return type(value)(_frozen(v) for v in value)
+    return copy.deepcopy(value)
+
+
+# ---- an independent model of the rules, on card text ----
+
+SAME_COLOUR = {"C": "S", "S": "C", "D": "H", "H": "D"}
+PLAIN_ORDER = "789TJQKA"
+TRUMP_ORDER = ["7", "8", "9", "T", "Q", "K", "A", "left", "right", "benny"]
+
+
+def suit_of(card: str | Card, trump: str | Suit) -> str:
+    """The suit a card belongs to for following and leading once trump is known (RULES.md section 1)."""
+    text, t = str(card), str(trump)
+    if text == "JK":
+        return t
+    if text[0] == "J" and text[1] == SAME_COLOUR[t]:
+        return t
+    return text[1]
+
+
+def trump_strength(card: str | Card, trump: str | Suit) -> int:
+    """Rank of a trump card, higher wins (Benny > right bower > left bower > A > K > Q > 10 > 9 > 8 > 7)."""
+    text, t = str(card), str(trump)
+    if text == "JK":
+        return TRUMP_ORDER.index("benny")
+    if text == "J" + t:
+        return TRUMP_ORDER.index("right")
+    if text == "J" + SAME_COLOUR[t]:
+        return TRUMP_ORDER.index("left")
+    assert text[1] == t
+    return TRUMP_ORDER.index(text[0])
+
+
+def trick_winner(played: list[tuple[int, str | Card]], trump: str | Suit) -> int:
+    """The seat that wins a trick given ``(seat, card)`` pairs in play order."""
+    trumps = [(trump_strength(c, trump), s) for s, c in played if suit_of(c, trump) == str(trump)]
+    if trumps:
+        return max(trumps)[1]
+    led = suit_of(played[0][1], trump)
+    return max((PLAIN_ORDER.index(str(c)[0]), s) for s, c in played if suit_of(c, trump) == led)[1]
+
+
+# (players, maker alone, lone defender) -> points for (3 or 4 tricks, march, euchre), per RULES.md section 6.
+SCORING_TABLE: dict[tuple[int, bool, bool], tuple[int, int, int]] = {
+    (2, False, False): (1, 2, 2),
+    (3, False, False): (1, 3, 2),
+    (4, False, False): (1, 2, 2),
+    (4, True, False): (1, 4, 2),
+    (4, True, True): (1, 4, 4),
+}
+
+
+def same_side(players: int, a: int, b: int) -> bool:
+    """Whether two seats score together in a hand (partners in four-hand; otherwise only a seat with itself)."""
+    return a == b or (players == 4 and (a - b) % 2 == 0)
+
+
+def expected_points(
+    players: int, maker: int, maker_tricks: int, *, alone: bool, lone_defender: bool
+) -> tuple[int, ...]:
+    """Points per seat from the scoring table; in four-hand both partners show their side's points."""
+    made, march, euchre = SCORING_TABLE[(players, alone, lone_defender)]
+    if maker_tricks >= 3:
+        gain = march if maker_tricks == 5 else made
+        return tuple(gain if same_side(players, s, maker) else 0 for s in range(players))
+    return tuple(0 if same_side(players, s, maker) else euchre for s in range(players))
+
+
+# ---- driving hands and games ----
+
+Policy = Callable[[HandState | Game, random.Random], Action]
+
+
+def random_policy(state: HandState | Game, rng: random.Random) -> Action:
+    """A uniformly random legal action."""
+    return rng.choice(state.legal_actions())
+
+
+def play_random(state: HandState, rng: random.Random) -> None:
+    """Finish a hand with random legal actions."""
+    while not state.is_over():
+        state.apply(rng.choice(state.legal_actions()))
+
+
+def finish_hand_where(
+    game: Game, wanted: Callable[[HandState], bool], *, attempts: int = 3000, script: str = ""
+) -> Game:
+    """A copy of ``game`` whose current hand was played (after ``script``) with random legal actions so that
+    ``wanted(hand)`` holds for the finished hand; the search is seeded, so the result is deterministic."""
+    for attempt in range(attempts):
+        trial = copy.deepcopy(game)
+        if script:
+            act(trial, script)
+        rng = random.Random(attempt)
+        hands_before = len(trial.hands)
+        while len(trial.hands) == hands_before:
+            trial.apply(rng.choice(trial.legal_actions()))
+        if wanted(trial.hands[-1]):
+            return trial
+    raise AssertionError("no random playout of this hand produced the wanted outcome")
+
+
+def maker_tricks(hand: HandState) -> int:
+    """Tricks won by the maker's side of a finished hand (recounted from the tricks)."""
+    assert hand.maker is not None
+    return sum(1 for t in hand.tricks if same_side(hand.players, t.winner, hand.maker))
+
+
+def game_where(
+    rules: Rules,
+    side_scores: list[int],
+    wanted: Callable[[HandState], bool],
+    *,
+    seeds: Iterable[int] = range(50),
+    attempts: int = 300,
+) -> Game:
+    """The first seeded game (after setting its side scores) whose current hand can be finished so that
+    ``wanted(hand)`` holds; for outcomes that need a favourable deal, such as a march."""
+    for seed in seeds:
+        game = Game(rules, seed)
+        game.side_scores = list(side_scores)
+        try:
+            return finish_hand_where(game, wanted, attempts=attempts)
+        except AssertionError:
+            continue
+    raise AssertionError("no seed gave a deal on which the wanted outcome was found")
+
+
+# ---- what a seat may not know (RULES.md section 8) ----
+
+
+def hidden_from(hand: HandState, seat: int) -> set[str]:
+    """Cards ``seat`` must not see now: other seats' unplayed cards, the kitty, and (unless he is the dealer) the
+    dealer's discard; the upcard is public, wherever it went."""
+    hidden = {str(c) for s, cards in enumerate(hand.hands) if s != seat for c in cards}
+    hidden |= {str(c) for c in hand.deal.kitty}
+    if seat != hand.dealer and hand.discarded is not None:
+        hidden.add(str(hand.discarded))
+    hidden.discard(str(hand.deal.upcard))
+    return hidden
+
+
+def cards_in_json(data: Any) -> set[str]:
+    """Every string in a JSON value that is the text of a card."""
+    if isinstance(data, dict):
+        return set().union(*(cards_in_json(v) for v in data.values())) if data else set()
+    if isinstance(data, list):
+        return set().union(*(cards_in_json(v) for v in data)) if data else set()
+    if isinstance(data, str):
+        try:
+            Card.parse(data)
+        except ValueError:
+            return set()
+        return {data}
+    return set()

@@ -1,0 +1,162 @@
+"""Rule options, variant presets and their coherence (RULES.md sections 2, 4, 7 and 9)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from arena.errors import OptionsError
+from arena.options import OPTION_NAMES, VARIANTS, RuleOptions, make_rules, parse_option_value
+
+
+def test_defaults_are_those_of_the_rule_book() -> None:
+    options = RuleOptions()
+    assert options.deck == 24
+    assert options.dealer_exchange == "optional"
+    assert options.stick_the_dealer is False
+    assert options.going_alone is True
+    assert options.defend_alone is False
+    assert options.points_to_win == 10
+    assert options.rubber is False
+
+
+@pytest.mark.parametrize(
+    ("variant", "players", "deck", "partnerships"),
+    [
+        ("two-hand", 2, 24, False),
+        ("three-hand", 3, 24, False),
+        ("four-hand", 4, 24, True),
+        ("four-hand-32", 4, 32, True),
+        ("british", 4, 25, True),
+    ],
+)
+def test_variant_presets_match_the_table_of_section_2(
+    variant: str, players: int, deck: int, partnerships: bool
+) -> None:
+    rules = make_rules(variant)
+    assert rules.variant == variant
+    assert rules.players == players
+    assert rules.options.deck == deck
+    assert rules.partnerships is partnerships
+
+
+def test_only_the_five_variants_of_the_rule_book_exist() -> None:
+    assert set(VARIANTS) == {"two-hand", "three-hand", "four-hand", "four-hand-32", "british"}
+
+
+def test_going_alone_is_on_by_default_in_four_hand_and_off_elsewhere() -> None:
+    assert make_rules("four-hand").options.going_alone
+    assert make_rules("british").options.going_alone
+    assert not make_rules("two-hand").options.going_alone
+    assert not make_rules("three-hand").options.going_alone
+
+
+def test_partners_sit_opposite_in_four_hand() -> None:
+    rules = make_rules("four-hand")
+    assert rules.sides == 2
+    assert [rules.side_of(s) for s in range(4)] == [0, 1, 0, 1]
+
+
+@pytest.mark.parametrize("variant", ["two-hand", "three-hand"])
+def test_each_player_is_his_own_side_without_partnerships(variant: str) -> None:
+    rules = make_rules(variant)
+    assert rules.sides == rules.players
+    assert [rules.side_of(s) for s in range(rules.players)] == list(range(rules.players))
+
+
+def test_overrides_change_single_options_of_a_preset() -> None:
+    rules = make_rules("four-hand", {"stick_the_dealer": True, "dealer_exchange": "mandatory", "defend_alone": True})
+    assert rules.options.stick_the_dealer and rules.options.defend_alone
+    assert rules.options.dealer_exchange == "mandatory"
+    assert rules.options.deck == 24
+
+
+def test_options_are_frozen() -> None:
+    options = make_rules("four-hand").options
+    with pytest.raises(Exception):  # noqa: B017 - pydantic raises its own ValidationError here
+        options.deck = 32  # type: ignore[misc]
+
+
+def test_unknown_variant_raises_options_error_naming_it() -> None:
+    with pytest.raises(OptionsError, match="'five-hand'"):
+        make_rules("five-hand")
+
+
+def test_unknown_option_raises_options_error_naming_it() -> None:
+    with pytest.raises(OptionsError, match="'trump_dealer'"):
+        make_rules("four-hand", {"trump_dealer": True})
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("deck", 52),
+        ("deck", "24"),
+        ("dealer_exchange", "sometimes"),
+        ("stick_the_dealer", "yes"),
+        ("going_alone", 1),
+        ("defend_alone", None),
+        ("points_to_win", "10"),
+        ("points_to_win", 0),
+        ("points_to_win", -5),
+        ("rubber", "true"),
+    ],
+)
+def test_bad_option_value_raises_options_error_naming_the_option(name: str, value: Any) -> None:
+    with pytest.raises(OptionsError, match=f"'{name}'"):
+        make_rules("four-hand", {name: value})
+
+
+@pytest.mark.parametrize("variant", ["two-hand", "three-hand"])
+def test_going_alone_in_two_or_three_hand_raises_options_error(variant: str) -> None:
+    with pytest.raises(OptionsError, match="'going_alone'"):
+        make_rules(variant, {"going_alone": True})
+
+
+def test_defend_alone_without_going_alone_raises_options_error() -> None:
+    with pytest.raises(OptionsError, match="'defend_alone'"):
+        make_rules("four-hand", {"going_alone": False, "defend_alone": True})
+    with pytest.raises(OptionsError, match="'defend_alone'"):
+        make_rules("two-hand", {"defend_alone": True})
+
+
+def test_rubber_with_three_hand_raises_options_error() -> None:
+    with pytest.raises(OptionsError, match="'rubber'"):
+        make_rules("three-hand", {"rubber": True})
+
+
+@pytest.mark.parametrize("variant", ["two-hand", "four-hand", "four-hand-32", "british"])
+def test_rubber_is_accepted_for_side_based_variants(variant: str) -> None:
+    assert make_rules(variant, {"rubber": True}).options.rubber
+
+
+def test_options_errors_are_value_errors_for_callers_that_only_know_those() -> None:
+    assert issubclass(OptionsError, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("key", "text", "value"),
+    [
+        ("deck", "32", 32),
+        ("points_to_win", " 5 ", 5),
+        ("stick_the_dealer", "true", True),
+        ("stick_the_dealer", "Yes", True),
+        ("rubber", "off", False),
+        ("going_alone", "0", False),
+        ("dealer_exchange", "Mandatory", "mandatory"),
+    ],
+)
+def test_option_values_parse_from_cli_text(key: str, text: str, value: Any) -> None:
+    assert parse_option_value(key, text) == value
+    assert make_rules("four-hand", {key: parse_option_value(key, text)}).options.model_dump()[key] == value
+
+
+@pytest.mark.parametrize(("key", "text"), [("deck", "many"), ("rubber", "maybe"), ("nonsense", "1")])
+def test_bad_cli_option_text_raises_options_error_naming_the_option(key: str, text: str) -> None:
+    with pytest.raises(OptionsError, match=f"'{key}'"):
+        parse_option_value(key, text)
+
+
+def test_every_option_of_the_model_has_a_name() -> None:
+    assert set(OPTION_NAMES) == set(RuleOptions.model_fields)
