@@ -21,6 +21,10 @@ class ArenaGroup(click.Group):
         except ArenaError as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(2)
+        except OSError as exc:  # a path the user gave that cannot be read or written
+            where = f": {exc.filename}" if exc.filename else ""
+            click.echo(f"Error: {exc.strerror or exc}{where}", err=True)
+            ctx.exit(2)
 
 
 @click.group(cls=ArenaGroup)
@@ -55,7 +59,7 @@ def bench_engine(seconds: float, as_json: bool) -> None:
 
 
 @bench.command("protocol")
-@click.option("--seconds", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Ping-pong time per round.")
+@click.option("--seconds", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Ping-pong time.")
 @click.option("--games", type=click.IntRange(min=2), default=20, show_default=True, help="Games of random bots.")
 @click.option("--variant", default="four-hand", show_default=True, help="Variant of the match.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")

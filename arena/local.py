@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
+
+import orjson
 
 from arena.game import Game
 from arena.options import make_rules
@@ -32,7 +33,7 @@ class LocalSeats:
         reply = self.handlers[seat](message)
         elapsed = time.perf_counter() - start
         try:
-            parsed = parse_bot_message(json.dumps(reply).encode())
+            parsed = parse_bot_message(orjson.dumps(reply))
         except MessageError as exc:
             return Answer(None, Violation(exc.kind, exc.detail, repr(reply)[:200]), elapsed)
         if not isinstance(parsed, ActionReply) or parsed.request_id != message["request_id"]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.actions import Action, Discard
+from arena.cards import CARD_TEXT
 from arena.game import Game
 from arena.hand import HandState, Phase
 from arena.view import seat_view, trick_json
@@ -102,13 +103,67 @@ def hand_end_event(hand: HandState, hand_number: int, scores: tuple[int, ...]) -
     }
 
 
-def act_request(game: Game, seat: int, request_id: int, events: list[Message], time_left_ms: int) -> Message:
+class ViewCache:
+    """Builds ``seat_view(game, seat).to_json()`` for the current hand incrementally (the referee's hot path).
+
+    Bids and finished tricks only ever grow within a hand, so their JSON is made once and reused; a test checks that
+    the result always equals the SeatView's own ``to_json``.
+    """
+
+    def __init__(self) -> None:
+        self._hand: HandState | None = None
+        self._seen_actions = 0
+        self._bids: list[Message] = []
+        self._tricks: list[Message] = []
+        self._won: list[int] = []
+
+    def view(self, game: Game, seat: int) -> Message:
+        """The wire form of ``seat``'s view of the game's current hand."""
+        hand = game.hand
+        if hand is not self._hand:
+            self._hand, self._seen_actions, self._bids, self._tricks = hand, 0, [], []
+            self._won = [0] * hand.players
+        for s, action in hand.actions[self._seen_actions :]:
+            if not isinstance(action, Discard) and action.type != "play":
+                self._bids.append({"seat": s, **action.to_json()})
+        self._seen_actions = len(hand.actions)
+        for trick in hand.tricks[len(self._tricks) :]:
+            self._tricks.append(trick_json(trick))
+            self._won[trick.winner] += 1
+        blind = hand.phase is Phase.NAME_TRUMP and seat == hand.dealer
+        return {
+            "seat": seat,
+            "players": hand.players,
+            "hand_number": len(game.hands),
+            "dealer": hand.dealer,
+            "phase": hand.phase.value,
+            "turn": hand.current_seat(),
+            "hand": [] if blind else [CARD_TEXT[c] for c in hand.hands[seat]],
+            "upcard": CARD_TEXT[hand.deal.upcard],
+            "upcard_taken": hand.upcard_taken,
+            "discarded": CARD_TEXT[hand.discarded] if seat == hand.dealer and hand.discarded is not None else None,
+            "bids": list(self._bids),
+            "trump": None if hand.trump is None else hand.trump.name,
+            "maker": hand.maker,
+            "alone": hand.alone,
+            "defender_alone": hand.defender_alone,
+            "sitting_out": sorted(hand.out),
+            "tricks": list(self._tricks),
+            "trick": [{"seat": s, "card": CARD_TEXT[c]} for s, c in hand.trick],
+            "tricks_won": list(self._won),
+            "scores": list(game.scores()),
+        }
+
+
+def act_request(
+    game: Game, seat: int, request_id: int, events: list[Message], time_left_ms: int, views: ViewCache | None = None
+) -> Message:
     """The decision request for the seat to act: its pending events, its view, its legal actions, its clock."""
     return {
         "type": "act",
         "request_id": request_id,
         "events": events,
-        "view": seat_view(game, seat).to_json(),
+        "view": views.view(game, seat) if views is not None else seat_view(game, seat).to_json(),
         "legal": [a.to_json() for a in game.legal_actions()],
         "time_left_ms": time_left_ms,
     }

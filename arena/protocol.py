@@ -11,7 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from arena.actions import Action, parse_action
+from arena.actions import PASS, PLAY, Action, parse_action
+from arena.cards import Card
 from arena.errors import ArenaError
 
 PROTOCOL_VERSION = 1
@@ -86,7 +87,13 @@ ActionModel = Annotated[
 # ---- bot -> referee ----
 
 
-class Hello(_Message):
+class _BotMessage(BaseModel):
+    """Messages from bots are validated strictly: no coercion of "1" to 1 or of 1 to true."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+class Hello(_BotMessage):
     """The bot's first message: who it is, which protocol it speaks, and the seat's secret token."""
 
     type: Literal["hello"]
@@ -96,7 +103,7 @@ class Hello(_Message):
     version: Annotated[str, Field(max_length=64)] | None = None
 
 
-class ActionReply(_Message):
+class ActionReply(_BotMessage):
     """The bot's answer to an ``act`` request."""
 
     type: Literal["action"]
@@ -353,6 +360,11 @@ def parse_bot_message(raw: bytes) -> Hello | ActionReply:
 
 def to_engine_action(model: Any) -> Action:
     """Convert a validated action model into the engine's action (the one place where the two meet)."""
+    kind = model.type
+    if kind == "play":
+        return PLAY[Card.parse(model.card)]
+    if kind == "pass":
+        return PASS
     return parse_action(model.__dict__)
 
 

@@ -7,6 +7,7 @@ validates every frame, and records every violation. A bot cannot crash it: every
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -53,6 +54,8 @@ class Referee:
         self.strikes = [0] * len(spec.bots)
         self.out = [False] * len(spec.bots)
         self.needs_restart = [False] * len(spec.bots)
+        self.expired: list[set[int]] = [set() for _ in spec.bots]  # requests that timed out, per bot
+        self.request_ids = itertools.count(1)  # unique across the match, so a late answer is never mistaken
         self.seating: list[int] = []
         self._interrupts: list[tuple[int, Violation]] = []
         self._game_start: list[Message | None] = [None] * len(spec.bots)
@@ -111,9 +114,23 @@ class Referee:
                     failed.append((b, Violation("handshake", f"bot {process.exit_description()} before hello")))
                     waiting.discard(b)
         failed.extend((b, Violation("handshake", "no hello within the handshake timeout")) for b in waiting)
-        for b, _ in failed:
+        for b, violation in failed:
             self.needs_restart[b] = True
+            self._notify_handshake(b, violation)
         return failed
+
+    def _notify_handshake(self, b: int, violation: Violation) -> None:
+        """Tell a bot why its hello was refused (sent even though no peer was accepted on its endpoint)."""
+        endpoint = self.endpoints[b]
+        if endpoint.last_sender is not None and endpoint.peer is None:
+            notice = {
+                "type": "violation",
+                "kind": "handshake",
+                "detail": violation.detail,
+                "strikes": self.strikes[b] + 1,
+                "max_strikes": self.spec.max_strikes,
+            }
+            endpoint.send_to(endpoint.last_sender, orjson.dumps(notice))
 
     def _check_hello(self, b: int, ident: bytes, raw: bytes) -> Violation | None:
         process = self.processes[b]
@@ -157,9 +174,11 @@ class Referee:
 
     # ---- the runner's Seats interface ----
 
-    def begin_game(self, seating: list[int]) -> list[tuple[int, Violation]]:
+    def begin_game(self, seating: list[int], *, relaunch: bool = True) -> list[tuple[int, Violation]]:
         """Seat the bots for the next game, replacing processes that died or hung; returns handshake failures."""
         self.seating = list(seating)
+        if not relaunch:
+            return []
         dead = [
             b
             for b, p in enumerate(self.processes)
@@ -184,25 +203,30 @@ class Referee:
         endpoint, process = self.endpoints[b], self.processes[b]
         assert process is not None
         if self.needs_restart[b] or endpoint.peer is None or not process.alive():
-            if self.spec.policy == "substitute" and not self._relaunch_midgame(b):
-                return Answer(None, Violation("crash", f"bot {process.exit_description()}"), 0.0)
+            if self.spec.policy == "substitute":
+                failure = self._relaunch_midgame(b)
+                if failure is not None:
+                    return Answer(None, failure, 0.0)
+                process = self.processes[b]
+                assert process is not None
             if self.spec.policy == "forfeit" or endpoint.peer is None:
                 why = "no accepted connection" if process.alive() else process.exit_description()
                 return Answer(None, Violation("crash", f"bot {why}"), 0.0)
+        request_id = message["request_id"]
         self._send(b, message)
         start = time.perf_counter()
         deadline = start + allowed
-        request_id = message["request_id"]
         while True:
             now = time.perf_counter()
             if now >= deadline:
+                self.expired[b].add(request_id)
                 self.needs_restart[b] = True
                 return Answer(None, Violation("timeout", f"no answer within {allowed:.3f} s"), now - start)
             if endpoint.wait(min(deadline - now, 0.1)):
                 answer = self._drain(endpoint, b, request_id)
                 if answer is not None:
                     self._drain_others(b)
-                    return Answer(answer.action, answer.violation, time.perf_counter() - start)
+                    return Answer(answer.action, answer.violation, time.perf_counter() - start, answer.excerpt)
                 continue
             self._drain_others(b)
             if not process.alive():
@@ -212,26 +236,48 @@ class Referee:
     def _drain(self, endpoint: Endpoint, asked: int, request_id: int) -> Answer | None:
         """Read every waiting frame of an endpoint; the answer to the open request if it came."""
         b = endpoint.index
+        unsolicited: Violation | None = None
+        answer: Answer | None = None
         while (frame := endpoint.receive()) is not None:
             ident, raw = frame
             if ident != endpoint.peer:
                 endpoint.foreign_frames += 1
                 continue
+            if answer is not None:
+                continue  # what follows the answer is read (and dropped) with it
             if b != asked:
-                self.report(b, Violation("unsolicited", "message while not asked to act", _excerpt(raw)))
+                if unsolicited is None and not self._stale(b, raw):
+                    unsolicited = Violation("unsolicited", "message while not asked to act", _excerpt(raw))
                 continue
             try:
                 reply = parse_bot_message(raw)
             except MessageError as exc:
-                return Answer(None, Violation(exc.kind, exc.detail, _excerpt(raw)), 0.0)
+                answer = Answer(None, Violation(exc.kind, exc.detail, _excerpt(raw)), 0.0)
+                continue
             if not isinstance(reply, ActionReply):
-                return Answer(None, Violation("out_of_turn", "hello again in the middle of a match", _excerpt(raw)), 0)
-            if reply.request_id < request_id:
-                continue  # a late answer to a request that already timed out
-            if reply.request_id != request_id:
-                return Answer(None, Violation("out_of_turn", f"answer to unknown request {reply.request_id}"), 0.0)
-            return Answer(to_engine_action(reply.action), None, 0.0)
-        return None
+                hello = Violation("out_of_turn", "hello again in the middle of a match", _excerpt(raw))
+                answer = Answer(None, hello, 0.0)
+            elif reply.request_id in self.expired[b]:
+                self.expired[b].discard(reply.request_id)  # a late answer to a request that timed out: ignored
+            elif reply.request_id != request_id:
+                detail = f"answer to request {reply.request_id}, which was never sent"
+                answer = Answer(None, Violation("out_of_turn", detail, _excerpt(raw)), 0.0)
+            else:
+                answer = Answer(to_engine_action(reply.action), None, 0.0, _excerpt(raw))
+        if unsolicited is not None:
+            self.report(b, unsolicited)  # one strike for a burst, however many frames it had
+        return answer
+
+    def _stale(self, b: int, raw: bytes) -> bool:
+        """Whether a frame is a late answer to a request this bot was sent earlier (not a violation)."""
+        try:
+            message = parse_bot_message(raw)
+        except MessageError:
+            return False
+        if isinstance(message, ActionReply) and message.request_id in self.expired[b]:
+            self.expired[b].discard(message.request_id)
+            return True
+        return False
 
     def _drain_others(self, asked: int) -> None:
         """Read what the bots not asked have sent meanwhile (each frame is an ``unsolicited`` violation)."""
@@ -244,14 +290,17 @@ class Referee:
         if not self.out[b] and b in self.seating:
             self._interrupts.append((self.seating.index(b), violation))
 
-    def _relaunch_midgame(self, b: int) -> bool:
+    def _relaunch_midgame(self, b: int) -> Violation | None:
         """Under the substitute policy a dead bot is replaced at once and rejoins the game from its next view."""
-        if self.out[b] or self._launch([b]):
-            return False
+        if self.out[b]:
+            return Violation("disqualified", "out of strikes earlier in the match")
+        failures = self._launch([b])
+        if failures:
+            return failures[0][1]
         start = self._game_start[b]
         if start is not None:
             self._send(b, start)
-        return True
+        return None
 
     def interrupts(self) -> list[tuple[int, Violation]]:
         """Violations of bots that spoke without being asked, since the last call."""
@@ -297,13 +346,20 @@ def run_match(spec: MatchSpec, on_game: Callable[[dict[str, Any]], None] | None 
     with Referee(spec) as referee:
         failures = referee.start()
         for index, game_spec in enumerate(spec.games):
-            failures += referee.begin_game(game_spec.seating)
+            failures += referee.begin_game(game_spec.seating, relaunch=index > 0)
             names = [spec.bots[b].name for b in game_spec.seating]
             game = Game(referee.rules, game_spec.seed, names)
             for b, violation in failures:
                 referee.report(b, violation)
             failures = []
-            outcome = play(game, referee, game_index=index, time_control=referee.time_control, policy=spec.policy)
+            outcome = play(
+                game,
+                referee,
+                game_index=index,
+                time_control=referee.time_control,
+                policy=spec.policy,
+                request_ids=referee.request_ids,
+            )
             record = outcome.record
             record["match_id"] = spec.match_id
             record["game_index"] = index
@@ -311,7 +367,8 @@ def run_match(spec: MatchSpec, on_game: Callable[[dict[str, Any]], None] | None 
                 {
                     "seat": seat,
                     "name": spec.bots[b].name,
-                    "hello": None if referee.hello[b] is None else referee.hello[b].name,  # type: ignore[union-attr]
+                    "hello": None if (hello := referee.hello[b]) is None else hello.name,
+                    "version": None if hello is None else hello.version,
                     "strikes": referee.strikes[b],
                 }
                 for seat, b in enumerate(game_spec.seating)

@@ -7,7 +7,10 @@ local driver puts plain callables there.
 
 from __future__ import annotations
 
+import itertools
+import json
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -37,6 +40,7 @@ class Answer:
     action: Action | None
     violation: Violation | None
     elapsed: float
+    excerpt: str = ""
 
 
 class Seats(Protocol):
@@ -73,6 +77,7 @@ def play(
     game_index: int,
     time_control: TimeControl | None,
     policy: Policy = "forfeit",
+    request_ids: Iterator[int] | None = None,
 ) -> GameOutcome:
     """Play ``game`` to its end through ``seats`` and return its record."""
     n = game.rules.players
@@ -87,7 +92,8 @@ def play(
     for seat in range(n):
         seats.tell(seat, messages.game_start(game, game_index, seat, time_json))
     hand_seen = -1
-    request_id = 0
+    request_ids = request_ids or itertools.count(1)
+    views = messages.ViewCache()
     while not game.is_over():
         if hand_seen != len(game.hands):
             hand_seen = len(game.hands)
@@ -103,8 +109,7 @@ def play(
         if not offences:
             clock = clocks[seat]
             allowed = clock.allowed() if clock else 3600.0
-            request_id += 1
-            request = messages.act_request(game, seat, request_id, pending[seat], round(allowed * 1000))
+            request = messages.act_request(game, seat, next(request_ids), pending[seat], round(allowed * 1000), views)
             pending[seat] = []
             answer = seats.ask(seat, request, allowed)
             thinking[seat] += answer.elapsed
@@ -114,12 +119,8 @@ def play(
             action = answer.action
             if answer.violation is None and action not in game.legal_actions():
                 assert action is not None
-                offences.append(
-                    (
-                        seat,
-                        Violation("illegal", f"{action.to_json()} is not legal now", str(action.to_json())),
-                    )
-                )
+                text = json.dumps(action.to_json())
+                offences.append((seat, Violation("illegal", f"{text} is not legal now", answer.excerpt or text)))
             elif answer.violation is not None:
                 offences.append((seat, answer.violation))
             offences.extend(seats.interrupts())

@@ -7,6 +7,7 @@ that endpoint are dropped and counted, never attributed to the seat.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -27,6 +28,7 @@ class Endpoint:
     address: str
     socket: zmq.Socket  # type: ignore[type-arg]
     peer: bytes | None = None
+    last_sender: bytes | None = None
     foreign_frames: int = 0
 
     def send(self, data: bytes) -> bool:
@@ -39,6 +41,11 @@ class Endpoint:
             return False
         return True
 
+    def send_to(self, peer: bytes, data: bytes) -> None:
+        """Send one frame to a peer that was not accepted (to tell it why)."""
+        with contextlib.suppress(zmq.ZMQError):
+            self.socket.send_multipart([peer, data], flags=zmq.NOBLOCK)
+
     def receive(self) -> tuple[bytes, bytes] | None:
         """One waiting (peer id, frame) pair without blocking, or None. Multi-frame messages keep their first frame."""
         try:
@@ -47,6 +54,7 @@ class Endpoint:
             return None
         if len(parts) < 2:
             return None
+        self.last_sender = parts[0]
         return parts[0], parts[1] if len(parts) == 2 else b"\x00multipart"
 
     def wait(self, timeout: float) -> bool:

@@ -11,6 +11,7 @@ from helpers import act, cards_in_json, hidden_from, make_deal, make_hand, parse
 from arena.actions import Discard, Play
 from arena.game import Game
 from arena.hand import HandState, Phase
+from arena.messages import ViewCache
 from arena.options import make_rules
 from arena.view import SeatView, hand_view, seat_view
 
@@ -148,3 +149,16 @@ def test_seat_view_is_frozen() -> None:
     v = view(make_hand("two-hand", FOUR[:2], "9H"), 0)
     with pytest.raises(AttributeError):
         v.hand = ()  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("variant", ["two-hand", "three-hand", "four-hand", "british"])
+def test_the_referees_incremental_view_equals_theseat_view(variant: str) -> None:
+    options = {"defend_alone": True} if variant.startswith("four") else {}
+    for seed in range(4):
+        rng = random.Random(seed)
+        game = Game(make_rules(variant, options), seed)
+        cache = ViewCache()
+        while not game.is_over():
+            for seat in range(game.rules.players):
+                assert cache.view(game, seat) == seat_view(game, seat).to_json()
+            game.apply(rng.choice(game.legal_actions()))

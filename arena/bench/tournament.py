@@ -28,11 +28,10 @@ def bench_config(games: int) -> TournamentConfig:
 def games_per_second(config: TournamentConfig, jobs: int) -> float:
     """Run the whole tournament on a fresh database with ``jobs`` parallel matches."""
     commands = resolve_entrants(config.entrants)
-    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
-        with Store.open(Path(tmp) / "bench.db") as store:
-            start = time.perf_counter()
-            report = run_tournament(config, store, commands, jobs=jobs, log_dir=str(Path(tmp) / "logs"))
-            elapsed = time.perf_counter() - start
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp, Store.open(Path(tmp) / "bench.db") as store:
+        start = time.perf_counter()
+        report = run_tournament(config, store, commands, jobs=jobs, log_dir=str(Path(tmp) / "logs"))
+        elapsed = time.perf_counter() - start
     return report.played / elapsed
 
 
