@@ -62,13 +62,14 @@ class Game:
         self.games: list[GameSummary] = []
         self.winners: tuple[int, ...] = ()
         self.forfeited_by: int | None = None
+        self.drawn = False
         self.hand = self._new_hand(self.first_dealer)
 
     # ---- queries ----
 
     def is_over(self) -> bool:
         """Whether the game (or rubber) is finished."""
-        return bool(self.winners)
+        return bool(self.winners) or self.drawn
 
     def current_seat(self) -> int | None:
         """The seat to act, or None when the game is over."""
@@ -88,6 +89,12 @@ class Game:
         return sorted(range(self.rules.players), key=lambda s: (-final[s], s))
 
     # ---- progress ----
+
+    def draw(self) -> None:
+        """End the game now without a winner (a referee's limit on the number of hands, not a rule of play)."""
+        if self.is_over():
+            raise IllegalActionError("the game is already over")
+        self.drawn = True
 
     def forfeit(self, seat: int) -> None:
         """End the game now, lost by ``seat``'s side (a referee's decision, not a rule of play)."""

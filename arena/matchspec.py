@@ -40,4 +40,5 @@ class MatchSpec(BaseModel):
     handshake_timeout: float = 10.0
     policy: Literal["forfeit", "substitute"] = "forfeit"
     max_strikes: int = Field(default=3, ge=1)
+    max_hands: int = Field(default=1000, ge=1, description="A game not decided after this many hands is drawn")
     log_dir: str = "logs"

@@ -32,6 +32,9 @@ def comparisons(record: dict[str, Any], cluster: str) -> list[Comparison]:
         if forfeit is not None:
             scores[players[forfeit["seat"]]] = -1.0  # the offender finishes last
         return standing_comparisons(scores, cluster=cluster)
+    if not winners:  # drawn at the referee's hand limit: the two sides draw
+        sides = [tuple(dict.fromkeys(players[s] for s in range(len(players)) if s % 2 == side)) for side in (0, 1)]
+        return [Comparison(sides[0], sides[1], draw=True, cluster=cluster)]
     win = tuple(dict.fromkeys(players[s] for s in sorted(winners)))
     lose = tuple(dict.fromkeys(players[s] for s in range(len(players)) if s not in winners))
     return [Comparison(win, lose, cluster=cluster)]

@@ -61,6 +61,8 @@ def game_record(game: Game) -> dict[str, Any]:
         "final_scores": list(game.scores()),
         "winners": list(game.winners),
     }
+    if game.drawn:
+        record["drawn"] = {"hand_number": len(game.hands)}
     if game.forfeited_by is not None:
         record["forfeit"] = {
             "seat": game.forfeited_by,
@@ -115,6 +117,8 @@ def replay(record: dict[str, Any]) -> Game:
         raise
     except ArenaError as exc:
         raise RecordError(f"the record does not replay: {exc}") from None
+    if isinstance(record.get("drawn"), dict) and not game.is_over():
+        game.draw()
     forfeit = record.get("forfeit")
     if isinstance(forfeit, dict) and not game.is_over():
         try:

@@ -359,6 +359,7 @@ def run_match(spec: MatchSpec, on_game: Callable[[dict[str, Any]], None] | None 
                 time_control=referee.time_control,
                 policy=spec.policy,
                 request_ids=referee.request_ids,
+                max_hands=spec.max_hands,
             )
             record = outcome.record
             record["match_id"] = spec.match_id

@@ -78,6 +78,7 @@ def play(
     time_control: TimeControl | None,
     policy: Policy = "forfeit",
     request_ids: Iterator[int] | None = None,
+    max_hands: int = 1000,
 ) -> GameOutcome:
     """Play ``game`` to its end through ``seats`` and return its record."""
     n = game.rules.players
@@ -95,6 +96,9 @@ def play(
     request_ids = request_ids or itertools.count(1)
     views = messages.ViewCache()
     while not game.is_over():
+        if len(game.hands) >= max_hands:
+            game.draw()  # bots that pass every hand forever must not hang the match
+            break
         if hand_seen != len(game.hands):
             hand_seen = len(game.hands)
             for seat, event in enumerate(messages.hand_start_events(game)):
