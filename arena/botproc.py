@@ -133,8 +133,13 @@ class BotProcess:
 
 
 def _copy_capped(stream: IO[bytes], path: Path, limit: int) -> None:
-    """Copy a bot's output to its log up to ``limit`` bytes, then note the cut and drain the rest."""
-    written = 0
+    """Copy a bot's output to its log until the file holds ``limit`` bytes, then note the cut and drain the rest.
+
+    The cap is per log file: a restarted bot appends to the same log and shares what is left of the limit.
+    """
+    written = path.stat().st_size if path.exists() else 0
+    if written >= limit:
+        written = limit + 1  # already cut: drain silently
     with open(path, "ab") as log:
         while chunk := stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536):
             if written < limit:

@@ -354,8 +354,21 @@ def parse_bot_message(raw: bytes) -> Hello | ActionReply:
         first = exc.errors()[0]
         if first["type"] == "json_invalid":
             raise MessageError("malformed", f"not UTF-8 JSON: {first['msg']}") from None
-        where = ".".join(str(p) for p in first["loc"]) or "message"
+        where = _location(first["loc"])
         raise MessageError("schema", f"invalid message at {where}: {first['msg']}") from None
+
+
+_TAGS = frozenset({"hello", "action", "pass", "order_up", "call", "discard", "defend_alone", "name_trump", "play"})
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    """A validation error's path without pydantic's union tags (``action.card``, not ``action.action.play.card``)."""
+    parts = list(loc)
+    if parts and parts[0] in _TAGS:
+        parts = parts[1:]
+    if len(parts) > 1 and parts[0] == "action" and parts[1] in _TAGS:
+        del parts[1]
+    return ".".join(str(p) for p in parts) or "message"
 
 
 def to_engine_action(model: Any) -> Action:

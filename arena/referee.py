@@ -243,9 +243,7 @@ class Referee:
             if ident != endpoint.peer:
                 endpoint.foreign_frames += 1
                 continue
-            if answer is not None:
-                continue  # what follows the answer is read (and dropped) with it
-            if b != asked:
+            if b != asked or answer is not None:  # unasked, or more frames after the answer: unsolicited
                 if unsolicited is None and not self._stale(b, raw):
                     unsolicited = Violation("unsolicited", "message while not asked to act", _excerpt(raw))
                 continue

@@ -1,0 +1,241 @@
+"""A raw-pyzmq test bot that plays like raw_random.py until its cue, then breaks one rule of the protocol.
+
+    hostile.py MODE [--game G] [--act N] [--times K] [--once MARKER] [--dump FILE] [--pid-dir DIR]
+               [--noise BYTES] [--wait-for FILE] [--signal FILE] [--hold FILE]
+
+In-game modes misbehave at the N-th decision request of game G (an index, or ``all``) and the K-1 after it:
+    timeout        never answers
+    crash          exits
+    malformed      sends bytes that are not UTF-8
+    not-json       sends UTF-8 text that is not JSON
+    deep           sends JSON nested 30,000 deep
+    schema         sends JSON of the wrong shape
+    oversized      pads its answer to 10 MiB
+    huge           pads its answer to 40 MiB, over the transport's hard limit
+    illegal        plays a card it may not play
+    wrong-request  answers a request that was never made
+    rehello        says hello again
+    flood          answers, waits 5 ms, sends a burst of frames (only when it leads, so the other seat acts next)
+    chatter        sends three more frames hard on the heels of its answer
+Start modes misbehave before playing:
+    crash-at-start, bad-protocol, no-hello (an action first), bad-token, silent (never says hello)
+Other modes:
+    polite         never misbehaves
+    intruder       also speaks on every other bot's endpoint, found by listing its own endpoint's directory
+    thief          also reads another bot's endpoint and token from /proc/PID/environ and answers for it
+    spawn          leaves a grandchild process behind
+
+With ``--once`` the bot misbehaves only if MARKER does not exist yet (and creates it), so a restarted process
+behaves. ``--dump`` appends every frame received to FILE, ``--pid-dir`` leaves a file named for each pid it starts,
+``--noise`` writes that many bytes to stderr first, ``--wait-for FILE`` makes a slow starter that connects once FILE
+exists (or after 5 s). A thief creates ``--signal FILE`` once it has spoken; a flooder creates FILE.coming before its
+answer and FILE after its burst, and a bot with ``--hold FILE`` then holds back its next answer until FILE exists
+(so that the burst is read while that bot is being asked).
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import zmq
+
+START_MODES = {"crash-at-start", "bad-protocol", "no-hello", "bad-token", "silent"}
+CARDS = [r + s for s in "CDHS" for r in "789TJQKA"] + ["JK"]
+
+parser = argparse.ArgumentParser()
+parser.add_argument("mode")
+parser.add_argument("--game", default="0")
+parser.add_argument("--act", type=int, default=3)
+parser.add_argument("--times", type=int, default=1)
+parser.add_argument("--once")
+parser.add_argument("--dump")
+parser.add_argument("--pid-dir")
+parser.add_argument("--noise", type=int, default=0)
+parser.add_argument("--wait-for")
+parser.add_argument("--signal")
+parser.add_argument("--hold")
+args = parser.parse_args()
+mode = args.mode
+endpoint, token = os.environ["ARENA_ENDPOINT"], os.environ["ARENA_TOKEN"]
+
+
+def armed() -> bool:
+    """Whether this process may misbehave (with --once, only the first process to get here does)."""
+    if args.once is None:
+        return True
+    try:
+        Path(args.once).touch(exist_ok=False)
+    except FileExistsError:
+        return False
+    return True
+
+
+def send(sock: zmq.Socket, message: object) -> None:
+    sock.send(json.dumps(message).encode())
+
+
+if args.pid_dir:
+    Path(args.pid_dir, str(os.getpid())).touch()
+if mode == "spawn":
+    child = subprocess.Popen(["sleep", "600"])
+    Path(args.pid_dir, str(child.pid)).touch()
+if args.noise:
+    chunk = b"noise " * 10_000 + b"\n"
+    for _ in range(args.noise // len(chunk) + 1):
+        sys.stderr.buffer.write(chunk)
+    sys.stderr.flush()
+
+
+def steal() -> None:
+    """Find another bot of this match by its environment, say hello with its token, and answer for it, badly."""
+    directory = Path(endpoint.removeprefix("ipc://")).parent
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        for proc in Path("/proc").iterdir():
+            try:
+                entries = (proc / "environ").read_bytes().decode(errors="replace").split("\0")
+            except OSError:
+                continue
+            env = dict(entry.partition("=")[::2] for entry in entries)
+            victim = env.get("ARENA_ENDPOINT", "")
+            if victim and victim != endpoint and Path(victim.removeprefix("ipc://")).parent == directory:
+                stolen = zmq.Context().socket(zmq.DEALER)
+                stolen.connect(victim)
+                send(stolen, {"type": "hello", "name": "thief", "protocol": 1, "token": env["ARENA_TOKEN"]})
+                if args.signal:
+                    Path(args.signal).touch()
+                while True:
+                    message = json.loads(stolen.recv())
+                    if message["type"] == "act":
+                        action = next(
+                            {"type": "play", "card": c}
+                            for c in CARDS
+                            if {"type": "play", "card": c} not in message["legal"]
+                        )
+                        send(stolen, {"type": "action", "request_id": message["request_id"], "action": action})
+        time.sleep(0.005)
+
+
+if mode == "thief":
+    threading.Thread(target=steal, daemon=True).start()
+if args.wait_for:  # a slow starter: connect once FILE exists (or after 5 s)
+    waited = time.monotonic() + 5
+    while not Path(args.wait_for).exists() and time.monotonic() < waited:
+        time.sleep(0.01)
+    time.sleep(0.2)
+start_cue = mode in START_MODES and armed()
+if start_cue and mode == "crash-at-start":
+    sys.exit(3)
+context = zmq.Context()
+socket = context.socket(zmq.DEALER)
+socket.connect(endpoint)
+hello = {"type": "hello", "name": mode, "protocol": 1, "token": token}
+if start_cue and mode == "bad-protocol":
+    hello["protocol"] = 99
+if start_cue and mode == "bad-token":
+    hello["token"] = "0" * 32
+if start_cue and mode == "no-hello":
+    send(socket, {"type": "action", "request_id": 1, "action": {"type": "pass"}})
+if not (start_cue and mode == "silent"):
+    send(socket, hello)
+
+others = []
+if mode == "intruder":
+    directory = Path(endpoint.removeprefix("ipc://")).parent
+    for path in sorted(directory.iterdir()):
+        if f"ipc://{path}" != endpoint:
+            other = context.socket(zmq.DEALER)
+            other.setsockopt(zmq.LINGER, 0)
+            other.connect(f"ipc://{path}")
+            send(other, {"type": "hello", "name": "intruder", "protocol": 1, "token": token})
+            others.append(other)
+
+dump = open(args.dump, "ab") if args.dump else None  # noqa: SIM115
+game, acts, fouls, held = -1, 0, 0, False
+while socket.poll(60_000):
+    raw = socket.recv()
+    if dump is not None:
+        dump.write(raw + b"\n")
+        dump.flush()
+    message = json.loads(raw)
+    if message["type"] == "match_end":
+        break
+    if message["type"] == "game_start":
+        game, acts, fouls = message["game"], 0, 0
+    if message["type"] != "act":
+        continue
+    acts += 1
+    request_id, legal, view = message["request_id"], message["legal"], message["view"]
+    digest = hashlib.sha256(json.dumps(view, sort_keys=True).encode()).digest()
+    choice = random.Random(digest).choice(legal)
+    reply = {"type": "action", "request_id": request_id, "action": choice}
+    in_game = args.game in ("all", str(game))
+    cue = in_game and acts >= args.act and fouls < args.times
+    if mode == "flood":
+        cue = cue and view["phase"] == "play" and not view["trick"]
+    if cue and armed():
+        fouls += 1
+        if mode == "timeout":
+            time.sleep(600)
+        elif mode == "crash":
+            os._exit(3)
+        elif mode == "malformed":
+            socket.send(b"\xff\xfe{not json")
+            continue
+        elif mode == "not-json":
+            socket.send(b"{type: action}")
+            continue
+        elif mode == "deep":  # valid JSON, nested deeper than any parser's recursion limit, under the size cap
+            socket.send(
+                b'{"type": "action", "request_id": %d, "action": ' % request_id + b"[" * 30000 + b"]" * 30000 + b"}"
+            )
+            continue
+        elif mode == "schema":
+            send(socket, {"type": "action", "request_id": request_id, "move": choice})
+            continue
+        elif mode == "oversized":
+            reply["padding"] = "x" * (10 * 1024 * 1024)
+        elif mode == "huge":
+            reply["padding"] = "x" * (40 * 1024 * 1024)
+        elif mode == "illegal":
+            reply["action"] = next(
+                {"type": "play", "card": c} for c in CARDS if {"type": "play", "card": c} not in legal
+            )
+        elif mode == "wrong-request":
+            reply["request_id"] = request_id + 1
+        elif mode == "rehello":
+            send(socket, hello)
+            continue
+    if args.hold and not held and Path(f"{args.hold}.coming").exists():  # let an announced flood arrive first
+        held = True
+        waited = time.monotonic() + 5
+        while not Path(args.hold).exists() and time.monotonic() < waited:
+            time.sleep(0.005)
+        time.sleep(0.05)
+    if cue and mode == "flood" and args.signal:
+        Path(f"{args.signal}.coming").touch()
+    send(socket, reply)
+    if cue and mode == "chatter":  # extra frames hard on the heels of the answer
+        for _ in range(3):
+            send(socket, {"type": "action", "request_id": 0, "action": {"type": "pass"}})
+    if cue and mode == "flood":  # a burst once the answer has surely been read on its own
+        time.sleep(0.005)
+        for _ in range(200):
+            send(socket, {"type": "action", "request_id": 0, "action": {"type": "pass"}})
+        if args.signal:
+            Path(args.signal).touch()
+    for other in others:  # the next request is probably another seat's: try to answer it for that seat
+        for guess in (request_id + 1, request_id + 2):
+            send(other, {"type": "action", "request_id": guess, "action": {"type": "pass"}})
+            send(other, {"type": "action", "request_id": guess, "action": choice})
+socket.close(linger=0)
+if mode == "thief":
+    os._exit(0)  # the stealing thread may still be waiting on its socket
+context.term()

@@ -1,0 +1,165 @@
+"""The ``arena match`` command, through click's CliRunner and as a real subprocess, with the raw pyzmq bot."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.record import replay
+
+RAW = str(Path(__file__).resolve().parent / "bots" / "raw_random.py")
+ARENA = Path(sys.executable).with_name("arena")
+SUMMARY_HEADER = ["bot", "games", "wins", "win", "%", "points", "violations"]
+
+
+def two_hand(tmp_path: Path, *extra: str) -> list[str]:
+    """Arguments of a short two-hand match between two copies of the raw bot, logs under ``tmp_path``."""
+    return ["match", RAW, RAW, "--variant", "two-hand", "--log-dir", str(tmp_path / "logs"), *extra]
+
+
+def check_output(stdout: str, records: list[dict[str, Any]]) -> None:
+    """One line per game (in order, with its seed and winner), then a summary table with a row per bot."""
+    lines = stdout.splitlines()
+    game_lines = [line for line in lines if line.startswith("game ")]
+    assert len(game_lines) == len(records)
+    for number, (line, record) in enumerate(zip(game_lines, records, strict=True), start=1):
+        assert line.split()[:4] == ["game", str(number), "seed", str(record["seed"])]
+        assert f"winner {record['players'][record['winners'][0]]}" in line
+    summary = lines[len(game_lines) :]
+    assert summary[0].split() == SUMMARY_HEADER
+    rows = {line.split()[0]: line.split()[1:] for line in summary[2:]}
+    assert set(rows) == {"raw_random-1", "raw_random-2"}
+    assert all(row[0] == str(len(records)) for row in rows.values())  # games
+    assert sum(int(row[1]) for row in rows.values()) == len(records)  # wins
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """The JSONL file's records, each checked to replay."""
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    for record in records:
+        replay(record)
+    return records
+
+
+def test_match_prints_a_line_per_game_and_a_summary_and_records_one_game_per_line(tmp_path: Path) -> None:
+    path = tmp_path / "games.jsonl"
+    result = CliRunner().invoke(main, two_hand(tmp_path, "--games", "3", "--seed", "7", "--record", str(path)))
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+    records = read_records(path)
+    assert [r["game_index"] for r in records] == [0, 1, 2]
+    assert len({r["match_id"] for r in records}) == 1
+    assert all(r["violations"] == [] for r in records)
+    check_output(result.stdout, records)
+
+
+def test_match_appends_to_an_existing_record_file(tmp_path: Path) -> None:
+    path = tmp_path / "games.jsonl"
+    for seed in ("1", "2"):
+        result = CliRunner().invoke(main, two_hand(tmp_path, "--games", "1", "--seed", seed, "--record", str(path)))
+        assert result.exit_code == 0, result.output
+    assert [r["seed"] for r in read_records(path)] == [1, 2]
+
+
+def test_match_runs_as_a_real_command(tmp_path: Path) -> None:
+    if not ARENA.exists():
+        pytest.skip("the arena console script is not installed next to this Python")
+    path = tmp_path / "games.jsonl"
+    completed = subprocess.run(
+        [ARENA, *two_hand(tmp_path, "--games", "2", "--record", str(path))],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stderr == ""
+    check_output(completed.stdout, read_records(path))
+
+
+def usage_error(tmp_path: Path, *flags: str) -> list[str]:
+    """Arguments of a match with extra, bad flags."""
+    return two_hand(tmp_path, "--games", "1", *flags)
+
+
+BAD: list[Any] = [
+    pytest.param(["--games", "0"], "--games", id="zero-games"),
+    pytest.param(["--frobnicate"], "--frobnicate", id="unknown-flag"),
+    pytest.param(["--option", "frobnicate=1"], "frobnicate", id="unknown-rule-option"),
+    pytest.param(["--option", "deck"], "KEY=VALUE", id="option-without-value"),
+    pytest.param(["--option", "deck=23"], "deck", id="bad-rule-option-value"),
+    pytest.param(["--time", "fast"], "fast", id="bad-time"),
+    pytest.param(["--time", "0+0"], "0+0", id="no-time"),
+    pytest.param(["--max-decision", "0"], "--max-decision", id="zero-max-decision"),
+    pytest.param(["--policy", "lenient"], "lenient", id="unknown-policy"),
+    pytest.param(["--variant", "five-hand"], "five-hand", id="unknown-variant"),
+    pytest.param(["--max-strikes", "none"], "--max-strikes", id="bad-max-strikes"),
+]
+
+
+def check_one_line_error(exit_code: int, stdout: str, stderr: str, culprit: str) -> None:
+    """Exit code 2, nothing played, no traceback, and exactly one ``Error:`` line that names the culprit."""
+    assert exit_code == 2
+    assert stdout == ""
+    assert "Traceback" not in stderr
+    errors = [line for line in stderr.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 1, stderr
+    assert culprit in errors[0]
+
+
+@pytest.mark.parametrize(("flags", "culprit"), BAD)
+def test_a_bad_flag_is_a_one_line_error_with_exit_code_2(tmp_path: Path, flags: list[str], culprit: str) -> None:
+    result = CliRunner().invoke(main, usage_error(tmp_path, *flags))
+    assert isinstance(result.exception, SystemExit)
+    check_one_line_error(result.exit_code, result.stdout, result.stderr, culprit)
+
+
+@pytest.mark.parametrize(
+    ("bots", "culprit"),
+    [
+        pytest.param(["no-such-bot.py", RAW], "no-such-bot.py", id="missing-bot"),
+        pytest.param([RAW, RAW, RAW], "two-hand needs 2 bots", id="too-many-bots"),
+        pytest.param([], "BOTS", id="no-bots"),
+    ],
+)
+def test_a_bad_line_up_is_a_one_line_error_with_exit_code_2(tmp_path: Path, bots: list[str], culprit: str) -> None:
+    result = CliRunner().invoke(main, ["match", *bots, "--variant", "two-hand", "--log-dir", str(tmp_path)])
+    assert isinstance(result.exception, SystemExit)
+    check_one_line_error(result.exit_code, result.stdout, result.stderr, culprit)
+
+
+def test_a_record_path_in_a_missing_directory_is_a_one_line_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, usage_error(tmp_path, "--record", str(tmp_path / "missing" / "games.jsonl")))
+    check_one_line_error(result.exit_code, result.stdout, result.stderr, "games.jsonl")
+
+
+def test_a_log_dir_that_cannot_be_created_is_a_one_line_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    result = CliRunner().invoke(
+        main, ["match", RAW, RAW, "--variant", "two-hand", "--log-dir", str(tmp_path / "file/logs")]
+    )
+    check_one_line_error(result.exit_code, result.stdout, result.stderr, "logs")
+
+
+@pytest.mark.parametrize(
+    ("args", "culprit"),
+    [
+        pytest.param(["match", "no-such-bot.py", RAW, "--variant", "two-hand"], "no-such-bot.py", id="missing-bot"),
+        pytest.param(["match", RAW, RAW, "--variant", "two-hand", "--time", "fast"], "fast", id="bad-time"),
+    ],
+)
+def test_a_real_command_with_a_bad_argument_prints_one_line_and_exits_2(
+    tmp_path: Path, args: list[str], culprit: str
+) -> None:
+    if not ARENA.exists():
+        pytest.skip("the arena console script is not installed next to this Python")
+    completed = subprocess.run([ARENA, *args], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert completed.stderr.count("\n") == 1
+    check_one_line_error(completed.returncode, completed.stdout, completed.stderr, culprit)
