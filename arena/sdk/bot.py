@@ -1,0 +1,207 @@
+"""The bot side of the protocol without the socket: turn referee messages into calls of ``act`` and back.
+
+A bot author subclasses :class:`Bot` and overrides ``act(view, legal)``, or writes one function of the same shape.
+``Bot.handle`` takes one referee message (parsed JSON) and returns the reply for an ``act`` request, None otherwise;
+``arena.sdk.run`` is the socket loop around it, and ``arena.local`` drives it in process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import random
+from collections.abc import Callable
+from typing import Any
+
+from arena.actions import Action, parse_action
+from arena.cards import Card, Suit
+from arena.errors import ArenaError, IllegalActionError
+from arena.hand import Phase, Trick
+from arena.sdk.table import Table, action_from_json
+from arena.view import SeatView
+
+log = logging.getLogger("arena.sdk")
+
+Answer = Action | dict[str, Any]
+ActFunction = Callable[[SeatView, tuple[Action, ...]], Answer]
+
+
+def view_rng(view: SeatView | dict[str, Any]) -> random.Random:
+    """A random source seeded by a stable hash of the view, so a game replays identically (no clock, no os)."""
+    data = view.to_json() if isinstance(view, SeatView) else view
+    digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).digest()
+    return random.Random(int.from_bytes(digest[:16], "big"))
+
+
+def parse_view(data: dict[str, Any]) -> SeatView:
+    """The wire form of a view (``act.view``) as a SeatView with Card, Suit and Action values."""
+
+    def maybe_card(text: str | None) -> Card | None:
+        return None if text is None else Card.parse(text)
+
+    return SeatView(
+        seat=data["seat"],
+        players=data["players"],
+        hand_number=data["hand_number"],
+        dealer=data["dealer"],
+        phase=Phase(data["phase"]),
+        turn=data["turn"],
+        hand=tuple(Card.parse(c) for c in data["hand"]),
+        upcard=Card.parse(data["upcard"]),
+        upcard_taken=data["upcard_taken"],
+        discarded=maybe_card(data["discarded"]),
+        bids=tuple((b["seat"], action_from_json({k: v for k, v in b.items() if k != "seat"})) for b in data["bids"]),
+        trump=None if data["trump"] is None else Suit.parse(data["trump"]),
+        maker=data["maker"],
+        alone=data["alone"],
+        defender_alone=data["defender_alone"],
+        sitting_out=tuple(data["sitting_out"]),
+        tricks=tuple(
+            Trick(t["leader"], tuple((c["seat"], Card.parse(c["card"])) for c in t["cards"]), t["winner"])
+            for t in data["tricks"]
+        ),
+        trick=tuple((c["seat"], Card.parse(c["card"])) for c in data["trick"]),
+        tricks_won=tuple(data["tricks_won"]),
+        scores=tuple(data["scores"]),
+    )
+
+
+class Bot:
+    """Base class of a bot: override ``act``; the hooks ``on_*`` are optional.
+
+    Attributes kept for ``act``: ``table`` (the :class:`Table` of the current game), ``rng`` (a random source seeded
+    from the current view), ``match_id`` and ``finished`` (set by ``match_end``). With ``strict=True`` an answer
+    that is not among the legal actions raises IllegalActionError (for tests); by default it is logged to stderr and
+    sent as it is, so that the referee records the violation.
+    """
+
+    name: str = "bot"
+    version: str | None = None
+    # Class-level defaults, so that a subclass whose __init__ forgets super().__init__() still works.
+    strict = False
+    check_table = True
+    table: Table | None = None
+    match_id: str | None = None
+    finished = False
+    _warned = False
+    _view_json: dict[str, Any] = {}  # replaced per request, never mutated
+    _rng: random.Random | None = None
+
+    def __init__(self, *, strict: bool = False, check_table: bool = True) -> None:
+        self.strict = strict
+        self.check_table = check_table
+
+    @property
+    def rng(self) -> random.Random:
+        """A random source seeded from the current request's view (made on first use, so it costs nothing if unused)."""
+        if self._rng is None:
+            self._rng = view_rng(self._view_json)
+        return self._rng
+
+    # ---- what an author overrides ----
+
+    def act(self, view: SeatView, legal: tuple[Action, ...]) -> Answer:
+        """Choose one of ``legal``: return the action (or its JSON object)."""
+        raise NotImplementedError("override Bot.act(view, legal), or pass a function to run()")
+
+    def on_game_start(self, table: Table) -> None:
+        """Called when a game starts, with its fresh table."""
+
+    def on_event(self, event: dict[str, Any]) -> None:
+        """Called after each event has been folded into the table."""
+
+    def on_game_end(self, message: dict[str, Any]) -> None:
+        """Called with the ``game_end`` message."""
+
+    def on_violation(self, message: dict[str, Any]) -> None:
+        """Called with a ``violation`` notice; logs it by default."""
+        log.warning(
+            "violation %s: %s (strike %s of %s)",
+            *(message.get(k) for k in ("kind", "detail", "strikes", "max_strikes")),
+        )
+
+    # ---- the protocol ----
+
+    def handle(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """Take one referee message; return the reply to an ``act`` request, None for every other message."""
+        kind = message.get("type")
+        if kind == "act":
+            return self._act(message)
+        if kind == "events":
+            self._events(message["events"])
+        elif kind == "game_start":
+            self.table = Table.from_game_start(message)
+            self._warned = False
+            self.on_game_start(self.table)
+        elif kind == "game_end":
+            self.on_game_end(message)
+        elif kind == "welcome":
+            self.match_id = message.get("match_id")
+        elif kind == "violation":
+            self.on_violation(message)
+        elif kind == "match_end":
+            self.finished = True
+        else:
+            log.warning("ignoring a message of unknown type %r", kind)
+        return None
+
+    def _events(self, events: list[dict[str, Any]]) -> None:
+        for event in events:
+            if self.table is not None:
+                self.table.apply(event)
+            self.on_event(event)
+
+    def _act(self, message: dict[str, Any]) -> dict[str, Any]:
+        self._events(message.get("events", []))
+        view = parse_view(message["view"])
+        legal = tuple(action_from_json(a) for a in message["legal"])
+        if self.check_table and self.table is not None and not self._warned:
+            wrong = self.table.mismatches(view)
+            if wrong:
+                self._warned = True
+                log.warning("the table disagrees with the referee's view on %s", ", ".join(wrong))
+        self._view_json, self._rng = message["view"], None
+        answer = self.act(view, legal)
+        return {"type": "action", "request_id": message["request_id"], "action": self._check(answer, legal)}
+
+    def _check(self, answer: Answer, legal: tuple[Action, ...]) -> dict[str, Any]:
+        if isinstance(answer, dict):
+            data = answer
+        elif hasattr(answer, "to_json"):
+            data = answer.to_json()
+        else:
+            raise TypeError(f"act() must return one of the legal actions or its JSON object, not {answer!r}")
+        try:
+            ok = parse_action(data) in legal
+            problem = "is not legal now"
+        except ArenaError as exc:
+            ok, problem = False, f"is not an action ({exc})"
+        if not ok:
+            text = f"answer {data} {problem}; legal: {[a.to_json() for a in legal]}"
+            if self.strict:
+                raise IllegalActionError(text)
+            log.error("%s (sending it anyway)", text)
+        return data
+
+
+class FunctionBot(Bot):
+    """A bot made of one ``act(view, legal)`` function."""
+
+    def __init__(self, function: ActFunction, *, name: str | None = None, strict: bool = False) -> None:
+        super().__init__(strict=strict)
+        self.function = function
+        self.name = name or str(getattr(function, "__name__", "bot"))
+
+    def act(self, view: SeatView, legal: tuple[Action, ...]) -> Answer:
+        """Ask the function."""
+        return self.function(view, legal)
+
+
+def as_bot(bot: Bot | ActFunction, *, name: str | None = None) -> Bot:
+    """A Bot as it is, or a function wrapped into one."""
+    if isinstance(bot, Bot):
+        if name is not None:
+            bot.name = name
+        return bot
+    return FunctionBot(bot, name=name)

@@ -1,0 +1,91 @@
+"""The socket loop of a bot process: connect to the referee, say hello, answer requests until the match ends.
+
+This is the bot side's transport, the SDK's only module that imports zmq.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import time
+from typing import Any
+
+import zmq
+
+from arena.protocol import PROTOCOL_VERSION
+from arena.sdk.bot import ActFunction, Bot, as_bot
+
+log = logging.getLogger("arena.sdk")
+
+IDLE_TIMEOUT_S = 600.0
+POLL_MS = 1000
+LINGER_MS = 2000
+
+
+def run(
+    bot: Bot | ActFunction,
+    *,
+    name: str | None = None,
+    version: str | None = None,
+    endpoint: str | None = None,
+    token: str | None = None,
+    idle_timeout: float = IDLE_TIMEOUT_S,
+) -> None:
+    """Play a match as a referee's child process: endpoint and token default to ARENA_ENDPOINT and ARENA_TOKEN.
+
+    Returns after ``match_end``, after ``idle_timeout`` seconds without a message, or when the parent process is
+    gone. Logs go to stderr only; stdout is left alone.
+    """
+    if not logging.getLogger().handlers:
+        logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(name)s: %(message)s")
+    player = as_bot(bot, name=name)
+    endpoint = endpoint or os.environ.get("ARENA_ENDPOINT")
+    token = token if token is not None else os.environ.get("ARENA_TOKEN", "")
+    if not endpoint:
+        raise SystemExit("arena.sdk.run: no endpoint; the referee sets ARENA_ENDPOINT")
+    hello: dict[str, Any] = {"type": "hello", "name": player.name, "protocol": PROTOCOL_VERSION, "token": token}
+    if version or player.version:
+        hello["version"] = version or player.version
+    context = zmq.Context()
+    socket = context.socket(zmq.DEALER)
+    socket.setsockopt(zmq.LINGER, LINGER_MS)
+    try:
+        socket.connect(endpoint)
+        socket.send(_encode(hello))
+        _loop(socket, player, idle_timeout)
+    finally:
+        socket.close()
+        context.term()
+
+
+def _loop(socket: Any, player: Bot, idle_timeout: float) -> None:
+    parent = os.getppid()
+    last = time.monotonic()
+    while not player.finished:
+        if not socket.poll(POLL_MS):
+            if time.monotonic() - last > idle_timeout:
+                log.warning("no message from the referee for %.0f s; exiting", idle_timeout)
+                return
+            if os.getppid() != parent:
+                log.warning("the parent process is gone; exiting")
+                return
+            continue
+        last = time.monotonic()
+        raw = socket.recv()
+        try:
+            message = json.loads(raw)
+        except (UnicodeDecodeError, ValueError):
+            log.warning("ignoring a frame that is not UTF-8 JSON (%d bytes)", len(raw))
+            continue
+        if not isinstance(message, dict):
+            log.warning("ignoring a message that is not a JSON object")
+            continue
+        reply = player.handle(message)
+        if reply is not None:
+            socket.send(_encode(reply))
+
+
+def _encode(message: dict[str, Any]) -> bytes:
+    return json.dumps(message, separators=(",", ":")).encode()

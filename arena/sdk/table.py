@@ -1,0 +1,247 @@
+"""A bot's picture of the game, kept up to date from the referee's messages alone.
+
+The referee tells a seat what happened as events (``hand_start``, ``action``, ``cards``, ``exchange``, ``trick``,
+``hand_end``); :class:`Table` folds them into plain attributes with engine values (Card, Suit, Action) and derives
+what a player remembers: the cards played, who showed out of which suit, which cards are still outstanding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.actions import Action, Call, DefendAlone, NameTrump, OrderUp, Play, parse_action
+from arena.cards import Card, Suit, card_power, effective_suit, make_deck, trick_winner_index
+from arena.hand import Trick
+from arena.options import Rules, make_rules
+from arena.view import SeatView
+
+_ACTIONS: dict[tuple[Any, ...], Action] = {}
+
+
+def action_from_json(data: dict[str, Any]) -> Action:
+    """The engine action of a JSON object from the referee (cached: the same few dozen objects recur all game)."""
+    key = (len(data), data.get("type"), data.get("card"), data.get("suit"), data.get("alone"))
+    action = _ACTIONS.get(key)
+    if action is None:
+        action = _ACTIONS[key] = parse_action(data)
+    return action
+
+
+@dataclass
+class Table:
+    """What one seat knows of its game: the rules, the current hand as it unfolds, and the scores."""
+
+    seat: int
+    players: list[str]
+    rules: Rules
+    game: int = 0
+    time: dict[str, int] = field(default_factory=dict)
+    hand_number: int = -1
+    dealer: int = 0
+    hand: list[Card] = field(default_factory=list)
+    upcard: Card | None = None
+    upcard_taken: bool | None = None
+    discarded: Card | None = None
+    bids: list[tuple[int, Action]] = field(default_factory=list)
+    trump: Suit | None = None
+    maker: int | None = None
+    alone: bool = False
+    defender_alone: int | None = None
+    sitting_out: set[int] = field(default_factory=set)
+    tricks: list[Trick] = field(default_factory=list)
+    trick: list[tuple[int, Card]] = field(default_factory=list)
+    played: dict[int, list[Card]] = field(default_factory=dict)
+    voids: dict[int, set[Suit]] = field(default_factory=dict)
+    tricks_won: list[int] = field(default_factory=list)
+    scores: list[int] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def from_game_start(cls, message: dict[str, Any]) -> Table:
+        """A fresh table from a ``game_start`` message."""
+        rules = make_rules(message["variant"], message["options"])
+        n = rules.players
+        return cls(
+            seat=message["seat"],
+            players=list(message["players"]),
+            rules=rules,
+            game=message.get("game", 0),
+            time=dict(message.get("time") or {}),
+            tricks_won=[0] * n,
+            scores=[0] * n,
+        )
+
+    # ---- folding events in ----
+
+    def apply(self, event: dict[str, Any]) -> None:
+        """Fold one event into the picture (unknown event types are ignored, for forward compatibility)."""
+        kind = event.get("type")
+        if kind == "hand_start":
+            self._hand_start(event)
+        elif kind == "action":
+            self._action(event["seat"], action_from_json(event["action"]))
+        elif kind == "cards":
+            self.hand = sorted(Card.parse(c) for c in event["hand"])
+        elif kind == "exchange":
+            self._exchange(event)
+        elif kind == "trick":
+            self._trick(event)
+        elif kind == "hand_end":
+            self.scores = list(event["scores"])
+            self.tricks_won = list(event["tricks_won"])
+            self.results.append(event)
+
+    def _hand_start(self, event: dict[str, Any]) -> None:
+        n = self.rules.players
+        self.hand_number = event["hand_number"]
+        self.dealer = event["dealer"]
+        self.hand = sorted(Card.parse(c) for c in event["hand"])
+        self.upcard = Card.parse(event["upcard"])
+        self.scores = list(event["scores"])
+        self.upcard_taken = self.discarded = self.trump = self.maker = self.defender_alone = None
+        self.alone = False
+        self.bids, self.tricks, self.trick = [], [], []
+        self.sitting_out = set()
+        self.played = {s: [] for s in range(n)}
+        self.voids = {s: set() for s in range(n)}
+        self.tricks_won = [0] * n
+
+    def _action(self, seat: int, action: Action) -> None:
+        if isinstance(action, Play):
+            self._play(seat, action.card)
+            return
+        self.bids.append((seat, action))
+        assert self.upcard is not None
+        if isinstance(action, OrderUp):
+            self._make(seat, Suit(self.upcard & 3), action.alone)
+            if self.dealer in self.sitting_out:
+                self.upcard_taken = False
+            elif self.dealer == self.seat:
+                self.hand = sorted([*self.hand, self.upcard])
+        elif isinstance(action, Call):
+            self._make(seat, action.suit, action.alone)
+        elif isinstance(action, NameTrump):
+            self.trump, self.maker = action.suit, seat
+        elif isinstance(action, DefendAlone):
+            self.defender_alone = seat
+            self.sitting_out.add((seat + 2) % 4)
+
+    def _make(self, seat: int, suit: Suit, alone: bool) -> None:
+        self.maker, self.trump, self.alone = seat, suit, alone
+        if alone:
+            self.sitting_out.add((seat + 2) % 4)
+
+    def _exchange(self, event: dict[str, Any]) -> None:
+        self.upcard_taken = bool(event["took_upcard"])
+        if event["seat"] == self.seat and event.get("discard") is not None:
+            self.discarded = Card.parse(event["discard"])
+            self.hand.remove(self.discarded)
+
+    def _play(self, seat: int, card: Card) -> None:
+        assert self.trump is not None
+        if self.trick:
+            led = effective_suit(self.trick[0][1], self.trump)
+            if effective_suit(card, self.trump) != led:
+                self.voids[seat].add(led)
+        self.trick.append((seat, card))
+        self.played[seat].append(card)
+        if seat == self.seat and card in self.hand:
+            self.hand.remove(card)
+
+    def _trick(self, event: dict[str, Any]) -> None:
+        cards = tuple((c["seat"], Card.parse(c["card"])) for c in event["cards"])
+        self.tricks.append(Trick(event["leader"], cards, event["winner"]))
+        self.tricks_won[event["winner"]] += 1
+        self.trick = []
+
+    # ---- questions a player asks ----
+
+    @property
+    def n(self) -> int:
+        """Number of seats at the table."""
+        return self.rules.players
+
+    def partner(self, seat: int | None = None) -> int | None:
+        """The partner of ``seat`` (default: this seat) in this hand: fixed in four-hand, the other defender in
+        three-hand once trump is made, else None."""
+        seat = self.seat if seat is None else seat
+        if self.n == 4:
+            return (seat + 2) % 4
+        if self.n == 3 and self.maker is not None and seat != self.maker:
+            return 3 - seat - self.maker
+        return None
+
+    def same_side(self, a: int, b: int) -> bool:
+        """Whether seats ``a`` and ``b`` play together in the current hand."""
+        return a == b or self.partner(a) == b
+
+    def active(self) -> list[int]:
+        """The seats taking part in the current hand's play."""
+        return [s for s in range(self.n) if s not in self.sitting_out]
+
+    def played_cards(self) -> set[Card]:
+        """Every card played in the current hand so far."""
+        return {c for cards in self.played.values() for c in cards}
+
+    def outstanding(self) -> set[Card]:
+        """Cards that may still be in another active seat's hand: the deck less own cards, cards played, own discard
+        and an upcard that was turned down or declined (cards of a seat sitting out are counted too)."""
+        gone = self.played_cards() | set(self.hand)
+        if self.discarded is not None:
+            gone.add(self.discarded)
+        if self.upcard is not None and (not self.upcard_in_hand() or self.dealer == self.seat):
+            gone.add(self.upcard)
+        return set(make_deck(self.rules.options.deck)) - gone
+
+    def upcard_in_hand(self) -> bool:
+        """Whether the upcard is in the dealer's hand (taken up, or about to be exchanged), not in the kitty."""
+        if self.upcard_taken is not None:
+            return self.upcard_taken
+        made_on_upcard = any(isinstance(a, OrderUp | NameTrump) for _, a in self.bids)
+        return made_on_upcard and self.dealer not in self.sitting_out
+
+    def holds_upcard(self) -> int | None:
+        """The seat known to hold the upcard (the dealer once it is his, until he plays it), else None."""
+        if self.upcard_in_hand() and self.upcard not in self.played.get(self.dealer, ()):
+            return self.dealer
+        return None
+
+    def is_boss(self, card: Card) -> bool:
+        """Whether no outstanding card of the same effective suit ranks above ``card``."""
+        assert self.trump is not None
+        suit = effective_suit(card, self.trump)
+        power = card_power(card, self.trump, suit)
+        return all(
+            card_power(c, self.trump, suit) <= power
+            for c in self.outstanding()
+            if effective_suit(c, self.trump) == suit
+        )
+
+    def winning(self) -> tuple[int, Card] | None:
+        """The seat and card winning the current trick so far, or None before its first card."""
+        if not self.trick or self.trump is None:
+            return None
+        return self.trick[trick_winner_index([c for _, c in self.trick], self.trump)]
+
+    def mismatches(self, view: SeatView) -> list[str]:
+        """Fields in which this picture differs from the referee's view (empty when they agree)."""
+        mine = {
+            "hand_number": self.hand_number,
+            "dealer": self.dealer,
+            "upcard": self.upcard,
+            "upcard_taken": self.upcard_taken,
+            "discarded": self.discarded,
+            "bids": tuple(self.bids),
+            "trump": self.trump,
+            "maker": self.maker,
+            "alone": self.alone,
+            "defender_alone": self.defender_alone,
+            "sitting_out": tuple(sorted(self.sitting_out)),
+            "tricks": tuple(self.tricks),
+            "trick": tuple(self.trick),
+            "tricks_won": tuple(self.tricks_won),
+            "scores": tuple(self.scores),
+            "hand": tuple(self.hand),
+        }
+        return [key for key, value in mine.items() if getattr(view, key) != value]

@@ -1,0 +1,176 @@
+"""A rule-based Euchre player: bids on counted trump strength, discards to make voids, wins tricks cheaply.
+
+Deterministic: no randomness at all; ties are broken by card order. Runnable as ``python bots/heuristic_bot.py``
+under a referee (it reads ARENA_ENDPOINT and ARENA_TOKEN).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from arena.actions import DEFEND_ALONE, PASS, Action, Call, Discard, NameTrump, OrderUp, Play
+from arena.cards import Card, Suit, card_power, effective_suit
+from arena.hand import Phase
+from arena.sdk import Bot, Table, run
+from arena.view import SeatView
+
+# Expected tricks of one trump card, by trump power: Benny 100, right 99, left 98, then 50 + rank (A 57 .. 7 50).
+TOP_TRUMP = {100: 1.0, 99: 1.0, 98: 0.85, 57: 0.75, 56: 0.6, 55: 0.5}
+LOW_TRUMP = 0.4
+OFF_ACE = 0.7
+VOID_RUFF = 0.3
+# Tricks a maker must expect from his own hand: a partner adds about one in four-hand; alone needs three.
+NEEDED = {2: 2.0, 3: 3.0, 4: 2.2}
+ALONE = 3.5
+DEFEND = 3.0
+
+
+def power(card: Card, trump: Suit) -> int:
+    """How high ``card`` ranks in its own effective suit (trumps above every plain card)."""
+    return card_power(card, trump, effective_suit(card, trump))
+
+
+def strength(cards: Iterable[Card], trump: Suit) -> float:
+    """Expected tricks this hand takes with ``trump`` as trump (trump honours, length, off-suit aces, voids)."""
+    hand = list(cards)
+    trumps = [c for c in hand if effective_suit(c, trump) == trump]
+    total = sum(TOP_TRUMP.get(power(c, trump), LOW_TRUMP) for c in trumps) + 0.2 * max(0, len(trumps) - 2)
+    for suit in Suit:
+        if suit == trump:
+            continue
+        held = [c for c in hand if effective_suit(c, trump) == suit]
+        if not held and len(trumps) >= 2:
+            total += VOID_RUFF
+        elif any(c.rank == 7 for c in held):
+            total += OFF_ACE if len(held) <= 2 else OFF_ACE - 0.2
+    return total
+
+
+def keep_value(card: Card, trump: Suit, hand: Iterable[Card]) -> tuple[int, int, int, int]:
+    """Sort key of how much a card is worth keeping: trump above aces above long-suit cards above singletons."""
+    suit = effective_suit(card, trump)
+    if suit == trump:
+        return (1, 0, 0, power(card, trump))
+    length = sum(1 for c in hand if effective_suit(c, trump) == suit)
+    return (0, int(card.rank == 7), int(length > 1), card.rank)
+
+
+def best_discard(hand: list[Card], trump: Suit, allowed: Iterable[Card]) -> Card:
+    """The allowed card least worth keeping: void a short off-suit, never trump unless there is nothing else."""
+    return min(allowed, key=lambda c: (keep_value(c, trump, hand), c))
+
+
+class HeuristicBot(Bot):
+    """A sound, deterministic rule-based player for every variant."""
+
+    name = "heuristic"
+    needed = NEEDED
+    alone_at = ALONE
+
+    def act(self, view: SeatView, legal: tuple[Action, ...]) -> Action:
+        """Pick an action by phase."""
+        table = self.table
+        assert table is not None
+        if view.phase is Phase.PLAY:
+            return self.play(view, table, [a.card for a in legal if isinstance(a, Play)])
+        if view.phase is Phase.DISCARD:
+            assert view.trump is not None
+            cards = [a.card for a in legal if isinstance(a, Discard)]
+            return Discard(best_discard(list(view.hand), view.trump, cards))
+        if view.phase is Phase.DEFEND:
+            assert view.trump is not None
+            return DEFEND_ALONE if strength(view.hand, view.trump) >= DEFEND else PASS
+        if view.phase is Phase.NAME_TRUMP:
+            return next(a for a in legal if isinstance(a, NameTrump))  # named blind: any suit will do
+        return self.bid(view, table, legal)
+
+    # ---- making trump ----
+
+    def bid(self, view: SeatView, table: Table, legal: tuple[Action, ...]) -> Action:
+        """Order up or call the best suit when the hand is worth it; go alone when very strong and allowed."""
+        upcard = view.upcard
+        options: list[tuple[float, Suit, Action]]
+        hand = list(view.hand)
+        if view.phase is Phase.BID1:
+            trump = Suit(upcard & 3)
+            if view.dealer == view.seat:
+                hand.append(upcard)
+                hand.remove(best_discard(hand, trump, [c for c in hand if c != upcard]))
+                score = strength(hand, trump)
+            else:
+                gift = TOP_TRUMP.get(power(upcard, trump), LOW_TRUMP)
+                score = strength(hand, trump) + (gift if table.same_side(view.dealer, view.seat) else -gift)
+            options = [(score, trump, a) for a in legal if isinstance(a, OrderUp)]
+        else:
+            options = [(strength(hand, a.suit), a.suit, a) for a in legal if isinstance(a, Call)]
+        if not options:
+            return legal[0]
+        score, trump, _ = max(options, key=lambda o: (o[0], -o[1]))
+        if score < self.needed[view.players] and PASS in legal:
+            return PASS
+        lone = score >= self.alone_at and any(power(c, trump) >= 99 for c in hand)
+        bids = [a for s, t, a in options if t == trump and getattr(a, "alone", False) == lone]
+        return bids[0] if bids else next(a for s, t, a in options if t == trump)
+
+    # ---- playing cards ----
+
+    def play(self, view: SeatView, table: Table, cards: list[Card]) -> Play:
+        """Lead or follow."""
+        trump = view.trump
+        assert trump is not None
+        card = self.lead(view, table, cards, trump) if not table.trick else self.follow(view, table, cards, trump)
+        return Play(card)
+
+    def lead(self, view: SeatView, table: Table, cards: list[Card], trump: Suit) -> Card:
+        """Pull trump as a strong maker; otherwise cash off-suit winners; otherwise lead low off-suit."""
+        trumps = sorted((c for c in cards if effective_suit(c, trump) == trump), key=lambda c: power(c, trump))
+        plain = [c for c in cards if effective_suit(c, trump) != trump]
+        ours = table.maker is not None and table.same_side(table.maker, view.seat)
+        enemy_trumps = any(effective_suit(c, trump) == trump for c in table.outstanding())
+        if ours and trumps and enemy_trumps:
+            top_is_boss = table.is_boss(trumps[-1])
+            if top_is_boss or (table.maker == view.seat and len(trumps) >= 3):
+                return trumps[-1] if top_is_boss else trumps[0]
+        opponents = [s for s in table.active() if not table.same_side(s, view.seat)]
+        winners = [
+            c
+            for c in plain
+            if table.is_boss(c) and not any(effective_suit(c, trump) in table.voids[s] for s in opponents)
+        ]
+        if winners:
+            return max(winners, key=lambda c: (c.rank, c))
+        if plain:
+            return min(plain, key=lambda c: (keep_value(c, trump, cards), c))
+        return trumps[-1] if table.is_boss(trumps[-1]) else trumps[0]
+
+    def follow(self, view: SeatView, table: Table, cards: list[Card], trump: Suit) -> Card:
+        """Let a partner's trick be; otherwise win it as cheaply as possible; otherwise throw the cheapest card."""
+        led = effective_suit(table.trick[0][1], trump)
+        winning = table.winning()
+        assert winning is not None
+        seat, top = winning
+        cheapest = min(cards, key=lambda c: (keep_value(c, trump, cards), c))
+        if table.same_side(seat, view.seat):
+            return cheapest
+        beat = card_power(top, trump, led)
+        winners = sorted((c for c in cards if card_power(c, trump, led) > beat), key=lambda c: power(c, trump))
+        if not winners:
+            return cheapest
+        last = len(table.trick) == len(table.active()) - 1
+        if (
+            not last
+            and effective_suit(winners[0], trump) == led != trump
+            and not self._ruff_risk(table, view.seat, led)
+        ):
+            safe = [c for c in winners if effective_suit(c, trump) == led and table.is_boss(c)]
+            return safe[0] if safe else winners[0]  # the boss of the suit led, if nobody behind can trump it
+        return winners[0]  # the cheapest winner: the lowest trump when trumping in, never a bower to spare
+
+    def _ruff_risk(self, table: Table, seat: int, led: Suit) -> bool:
+        """Whether an opponent still to play has shown out of the suit led."""
+        played = {s for s, _ in table.trick}
+        return any(led in table.voids[s] for s in table.active() if s not in played and not table.same_side(s, seat))
+
+
+if __name__ == "__main__":
+    run(HeuristicBot())

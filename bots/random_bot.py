@@ -1,0 +1,25 @@
+"""A bot that plays a uniformly random legal action, drawn from a random source seeded by its view.
+
+The same game therefore replays identically: no clock, no os randomness. Runnable as ``python bots/random_bot.py``
+under a referee (it reads ARENA_ENDPOINT and ARENA_TOKEN).
+"""
+
+from __future__ import annotations
+
+from arena.actions import Action
+from arena.sdk import Bot, run
+from arena.view import SeatView
+
+
+class RandomBot(Bot):
+    """Uniformly random legal actions."""
+
+    name = "random"
+
+    def act(self, view: SeatView, legal: tuple[Action, ...]) -> Action:
+        """Any legal action, chosen by the view-seeded ``self.rng``."""
+        return self.rng.choice(legal)
+
+
+if __name__ == "__main__":
+    run(RandomBot())

@@ -1,0 +1,436 @@
+"""The bot SDK: the table it keeps from events, its answers to requests, and its socket loop against a real ROUTER."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zmq
+
+from arena import messages
+from arena.actions import PASS, Action, parse_action
+from arena.cards import Card, Suit, cards, effective_suit
+from arena.errors import IllegalActionError
+from arena.game import Game
+from arena.local import play_game
+from arena.options import make_rules
+from arena.protocol import PROTOCOL_VERSION, ActionReply, Hello, parse_bot_message
+from arena.sdk import Bot, FunctionBot, Table, as_bot, parse_view, run, view_rng
+from arena.view import SeatView
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bots"))
+
+from heuristic_bot import HeuristicBot  # noqa: E402
+from random_bot import RandomBot  # noqa: E402
+
+TIME = {"bank_ms": 5000, "increment_ms": 100, "max_decision_ms": 10000}
+Handler = Callable[[dict[str, Any]], dict[str, Any] | None]
+
+CONFIGS: list[tuple[str, dict[str, Any]]] = [
+    ("two-hand", {}),
+    ("two-hand", {"stick_the_dealer": True, "dealer_exchange": "mandatory"}),
+    ("three-hand", {"stick_the_dealer": True}),
+    ("four-hand", {"defend_alone": True}),
+    ("four-hand", {"dealer_exchange": "mandatory", "stick_the_dealer": True}),
+    ("four-hand-32", {"defend_alone": True}),
+    ("british", {"defend_alone": True, "stick_the_dealer": True}),
+]
+
+
+def game_start_message(variant: str = "four-hand", seat: int = 0, **options: Any) -> dict[str, Any]:
+    """A game_start for ``seat`` of a fresh game."""
+    return messages.game_start(Game(make_rules(variant, options), 1), 0, seat, TIME)
+
+
+def hand_start(dealer: int, hand: str, upcard: str, scores: list[int] | None = None) -> dict[str, Any]:
+    """A hand_start event."""
+    return {
+        "type": "hand_start",
+        "hand_number": 0,
+        "dealer": dealer,
+        "hand": hand.split(),
+        "upcard": upcard,
+        "scores": scores or [0, 0, 0, 0],
+    }
+
+
+def act(seat: int, action: dict[str, Any]) -> dict[str, Any]:
+    """A public action event."""
+    return {"type": "action", "seat": seat, "action": action}
+
+
+def play(seat: int, card: str) -> dict[str, Any]:
+    """A card-played event."""
+    return act(seat, {"type": "play", "card": card})
+
+
+def table_after(events: list[dict[str, Any]], *, seat: int = 0, variant: str = "four-hand") -> Table:
+    """The table of ``seat`` after the given events."""
+    table = Table.from_game_start(game_start_message(variant, seat))
+    for event in events:
+        table.apply(event)
+    return table
+
+
+# ---- the table, from scripted events ----
+
+
+def test_table_tracks_trump_maker_and_the_dealers_exchange() -> None:
+    table = table_after(
+        [
+            hand_start(0, "9C TC JD QS AH", "JH"),
+            act(1, {"type": "pass"}),
+            act(2, {"type": "order_up", "alone": False}),
+        ]
+    )
+    assert (table.trump, table.maker, table.alone) == (Suit.H, 2, False)
+    assert table.hand == sorted(cards("9C TC JD QS AH JH"))  # the dealer picks the upcard up before discarding
+    assert table.holds_upcard() == 0
+    table.apply({"type": "exchange", "seat": 0, "took_upcard": True, "discard": "QS"})
+    assert table.hand == sorted(cards("9C TC JD AH JH"))
+    assert (table.discarded, table.upcard_taken) == (Card.parse("QS"), True)
+    assert Card.parse("QS") not in table.outstanding()
+
+
+def test_playing_the_left_bower_on_its_printed_suit_shows_a_void() -> None:
+    table = table_after(
+        [
+            hand_start(3, "9C TC KC QS AS", "9H"),
+            act(0, {"type": "order_up", "alone": False}),
+            {"type": "exchange", "seat": 3, "took_upcard": True, "discard": None},
+            play(0, "AD"),
+            play(1, "JD"),  # hearts are trump: the jack of diamonds is the left bower, a trump
+            play(2, "TD"),
+            play(3, "9H"),
+        ]
+    )
+    assert table.voids[1] == {Suit.D}
+    assert table.voids[2] == set()
+    assert table.voids[3] == {Suit.D}
+    assert table.winning() == (1, Card.parse("JD"))
+    assert table.holds_upcard() is None  # the dealer played it
+
+
+def test_following_a_trump_lead_with_the_left_bower_is_following_suit() -> None:
+    table = table_after(
+        [
+            hand_start(3, "9C TC KC QS AS", "9H"),
+            act(0, {"type": "order_up", "alone": False}),
+            {"type": "exchange", "seat": 3, "took_upcard": True, "discard": None},
+            play(0, "AH"),
+            play(1, "JD"),
+            play(2, "9D"),
+        ]
+    )
+    assert table.voids[1] == set()
+    assert table.voids[2] == {Suit.H}
+
+
+def test_a_lone_bid_puts_the_partner_out_and_a_sitting_out_dealer_takes_nothing() -> None:
+    table = table_after([hand_start(3, "9C TC KC QS AS", "9H"), act(1, {"type": "order_up", "alone": True})])
+    assert table.sitting_out == {3}
+    assert table.upcard_taken is False
+    assert table.active() == [0, 1, 2]
+    assert Card.parse("9H") not in table.outstanding()
+
+
+def test_a_trick_and_a_hand_end_update_tricks_and_scores() -> None:
+    table = table_after(
+        [
+            hand_start(3, "9C TC KC QS AS", "9S"),
+            act(0, {"type": "pass"}),
+            act(1, {"type": "pass"}),
+            act(2, {"type": "pass"}),
+            act(3, {"type": "pass"}),
+            act(0, {"type": "call", "suit": "C", "alone": False}),
+            play(0, "AS"),
+            play(1, "KS"),
+            play(2, "JC"),
+            play(3, "QS"),
+            {
+                "type": "trick",
+                "leader": 0,
+                "cards": [{"seat": s, "card": c} for s, c in enumerate(["AS", "KS", "JC", "QS"])],
+                "winner": 2,
+            },
+        ]
+    )
+    assert table.upcard_taken is None and Card.parse("9S") not in table.outstanding()  # turned down
+    assert table.trick == [] and table.tricks_won == [0, 0, 1, 0]
+    assert table.played_cards() == set(cards("AS KS JC QS"))
+    assert table.hand == sorted(cards("9C TC KC QS"))
+    assert table.is_boss(Card.parse("JS"))  # the right bower is gone: the left is now the top trump
+    table.apply(
+        {
+            "type": "hand_end",
+            "hand_number": 0,
+            "passed_out": False,
+            "maker": 0,
+            "trump": "C",
+            "alone": False,
+            "defender_alone": None,
+            "tricks_won": [1, 1, 2, 1],
+            "points": [1, 0, 1, 0],
+            "scores": [1, 0, 1, 0],
+        }
+    )
+    assert table.scores == [1, 0, 1, 0]
+    assert len(table.results) == 1
+
+
+def test_three_hand_defenders_are_partners_only_once_trump_is_made() -> None:
+    table = table_after([hand_start(2, "9C TC KC QS AS", "9H", [0, 0, 0])], variant="three-hand")
+    assert table.partner() is None
+    table.apply(act(1, {"type": "order_up", "alone": False}))
+    assert table.partner() == 2 and table.same_side(0, 2) and not table.same_side(0, 1)
+
+
+# ---- the table against the referee's view and the hidden truth, over whole games ----
+
+
+def spying(bot: Bot, shadow: Game, failures: list[str]) -> Handler:
+    """Wrap ``bot.handle``: at each decision compare its table with its view and with the real hands."""
+
+    def handler(message: dict[str, Any]) -> dict[str, Any] | None:
+        reply = bot.handle(message)
+        if reply is None:
+            return None
+        table = bot.table
+        assert table is not None
+        view = parse_view(message["view"])
+        wrong = table.mismatches(view)
+        if wrong:
+            failures.append(f"seat {table.seat} hand {table.hand_number}: table differs in {wrong}")
+        hand = shadow.hand
+        unseen = table.outstanding()
+        for other in table.active():
+            hidden = set(hand.hands[other]) - set(table.hand)
+            if other != table.seat and not hidden <= unseen:
+                failures.append(f"seat {table.seat}: {hidden - unseen} of seat {other} not outstanding")
+        if hand.trump is not None:
+            for other, suits in table.voids.items():
+                if any(effective_suit(c, hand.trump) in suits for c in hand.hands[other]):
+                    failures.append(f"seat {other} holds a card of a suit {suits} it showed out of")
+        shadow.apply(parse_action(reply["action"]))
+        return reply
+
+    return handler
+
+
+@pytest.mark.parametrize(("variant", "options"), CONFIGS)
+def test_the_table_agrees_with_the_view_and_the_hidden_truth(variant: str, options: dict[str, Any]) -> None:
+    failures: list[str] = []
+    n = make_rules(variant, options).players
+    for seed in range(3):
+        shadow = Game(make_rules(variant, options), seed)
+        bots = [RandomBot(strict=True) for _ in range(n)]
+        record = play_game([spying(b, shadow, failures) for b in bots], variant, options, seed)
+        assert record["violations"] == []
+        assert all(b.table is not None and b.table.scores == record["final_scores"] for b in bots)
+    assert failures == []
+
+
+# ---- handle(): answers and conversions ----
+
+
+def first_request(variant: str = "four-hand", seed: int = 5) -> tuple[Game, int, list[dict[str, Any]]]:
+    """A fresh game, the seat to act and the messages that seat gets up to its first request."""
+    game = Game(make_rules(variant), seed)
+    seat = game.current_seat()
+    assert seat is not None
+    events = messages.hand_start_events(game)[seat]
+    start = messages.game_start(game, 0, seat, TIME)
+    return game, seat, [start, messages.act_request(game, seat, 41, [events], 5000)]
+
+
+def test_handle_answers_an_act_with_its_request_id_and_a_legal_action() -> None:
+    game, _, (start, request) = first_request()
+    bot = RandomBot()
+    assert bot.handle({"type": "welcome", "protocol": 1, "match_id": "m", "name": "random"}) is None
+    assert bot.handle(start) is None
+    reply = bot.handle(request)
+    assert reply is not None
+    parsed = parse_bot_message(json.dumps(reply).encode())
+    assert isinstance(parsed, ActionReply) and parsed.request_id == 41
+    assert parse_action(reply["action"]) in game.legal_actions()
+    assert bot.match_id == "m"
+
+
+def test_act_gets_a_parsed_view_and_engine_actions() -> None:
+    seen: list[tuple[SeatView, tuple[Action, ...]]] = []
+
+    def first(view: SeatView, legal: tuple[Action, ...]) -> Action:
+        seen.append((view, legal))
+        return legal[-1]
+
+    game, seat, (start, request) = first_request()
+    bot = as_bot(first)
+    bot.handle(start)
+    reply = bot.handle(request)
+    view, legal = seen[0]
+    assert view.seat == seat and all(isinstance(c, Card) for c in view.hand) and len(view.hand) == 5
+    assert legal == game.legal_actions()
+    assert reply is not None and reply["action"] == legal[-1].to_json()
+
+
+def test_a_view_parses_back_to_the_same_json() -> None:
+    views: list[dict[str, Any]] = []
+
+    def record(message: dict[str, Any]) -> dict[str, Any] | None:
+        if message["type"] == "act":
+            views.append(message["view"])
+        return bot.handle(message)
+
+    bot = RandomBot()
+    play_game([record, *[RandomBot().handle for _ in range(3)]], "british", {"defend_alone": True}, 3)
+    assert views and all(parse_view(v).to_json() == v for v in views)
+
+
+def test_the_function_form_plays_a_whole_game() -> None:
+    def lowest(view: SeatView, legal: tuple[Action, ...]) -> dict[str, Any]:
+        return min(legal, key=lambda a: json.dumps(a.to_json(), sort_keys=True)).to_json()
+
+    record = play_game([FunctionBot(lowest, strict=True).handle for _ in range(2)], "two-hand", {}, 9)
+    assert record["violations"] == [] and record["winners"]
+
+
+def test_an_illegal_answer_is_logged_and_sent_or_raised_in_strict_mode(caplog: pytest.LogCaptureFixture) -> None:
+    _, _, (start, request) = first_request()
+    illegal = {"type": "play", "card": "9C"}  # bidding has not even finished
+    lenient = FunctionBot(lambda view, legal: illegal)
+    lenient.handle(start)
+    with caplog.at_level(logging.ERROR, logger="arena.sdk"):
+        reply = lenient.handle(request)
+    assert reply is not None and reply["action"] == illegal
+    assert "not legal" in caplog.text
+    strict = FunctionBot(lambda view, legal: illegal, strict=True)
+    strict.handle(start)
+    with pytest.raises(IllegalActionError):
+        strict.handle(request)
+
+
+def test_the_random_bot_replays_a_game_identically() -> None:
+    def once() -> dict[str, Any]:
+        record = play_game([RandomBot().handle for _ in range(4)], "four-hand", {}, 11)
+        return {k: v for k, v in record.items() if k not in ("timing", "violations")}
+
+    assert once() == once()
+
+
+def test_view_rng_depends_on_the_view_only() -> None:
+    view = {"seat": 1, "hand": ["9C"], "bids": []}
+    assert view_rng(view).random() == view_rng(dict(reversed(list(view.items())))).random()
+    assert view_rng(view).random() != view_rng({**view, "seat": 2}).random()
+
+
+def test_match_end_finishes_and_a_violation_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    bot = HeuristicBot()
+    with caplog.at_level(logging.WARNING, logger="arena.sdk"):
+        bot.handle({"type": "violation", "kind": "timeout", "detail": "too slow", "strikes": 1, "max_strikes": 3})
+    assert "timeout" in caplog.text
+    assert bot.handle({"type": "match_end", "reason": "done"}) is None and bot.finished
+
+
+def test_an_answer_that_is_no_action_at_all_raises() -> None:
+    _, _, (start, request) = first_request()
+    bot = FunctionBot(lambda view, legal: None)  # type: ignore[arg-type,return-value]
+    bot.handle(start)
+    with pytest.raises(TypeError, match="must return one of the legal actions"):
+        bot.handle(request)
+
+
+def test_bot_subclass_must_override_act() -> None:
+    _, _, (start, request) = first_request()
+    bot = Bot()
+    bot.handle(start)
+    with pytest.raises(NotImplementedError):
+        bot.handle(request)
+
+
+# ---- run(): a real socket ----
+
+
+@pytest.fixture
+def router() -> Iterator[tuple[str, zmq.Socket[bytes]]]:
+    """A ROUTER bound to an ipc endpoint in a fresh short temporary directory."""
+    folder = tempfile.mkdtemp(prefix="arena-sdk-")
+    endpoint = f"ipc://{folder}/bot.sock"
+    context = zmq.Context()
+    socket = context.socket(zmq.ROUTER)
+    socket.setsockopt(zmq.LINGER, 0)
+    socket.bind(endpoint)
+    yield endpoint, socket
+    socket.close()
+    context.term()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def receive(socket: zmq.Socket[bytes], timeout_ms: int = 10_000) -> tuple[bytes, dict[str, Any]]:
+    """One message from a ROUTER: the peer's identity and the parsed JSON object."""
+    assert socket.poll(timeout_ms), "no message from the bot"
+    identity, frame = socket.recv_multipart()
+    return identity, json.loads(frame)
+
+
+def send(socket: zmq.Socket[bytes], identity: bytes, message: dict[str, Any]) -> None:
+    """One JSON message to a peer."""
+    socket.send_multipart([identity, json.dumps(message).encode()])
+
+
+def test_random_bot_process_plays_over_a_real_socket(router: tuple[str, zmq.Socket[bytes]]) -> None:
+    endpoint, socket = router
+    env = {**os.environ, "ARENA_ENDPOINT": endpoint, "ARENA_TOKEN": "s3cret"}
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "bots" / "random_bot.py")],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        identity, hello = receive(socket)
+        parsed = parse_bot_message(json.dumps(hello).encode())
+        assert isinstance(parsed, Hello)
+        assert (parsed.name, parsed.protocol, parsed.token) == ("random", PROTOCOL_VERSION, "s3cret")
+        game, _, (start, request) = first_request("three-hand", 2)
+        send(socket, identity, {"type": "welcome", "protocol": 1, "match_id": "m1", "name": "random"})
+        send(socket, identity, start)
+        send(socket, identity, request)
+        _, reply = receive(socket)
+        answer = parse_bot_message(json.dumps(reply).encode())
+        assert isinstance(answer, ActionReply) and answer.request_id == 41
+        assert parse_action(reply["action"]) in game.legal_actions()
+        send(socket, identity, {"type": "match_end", "reason": "done"})
+        out, err = process.communicate(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0, err.decode()
+    assert out == b""  # logs go to stderr only
+
+
+def test_run_returns_when_the_referee_falls_silent(router: tuple[str, zmq.Socket[bytes]]) -> None:
+    endpoint, socket = router
+    done = threading.Event()
+
+    def silent_match() -> None:
+        run(lambda view, legal: PASS, name="quiet", endpoint=endpoint, token="t", idle_timeout=0.2)
+        done.set()
+
+    thread = threading.Thread(target=silent_match, daemon=True)
+    thread.start()
+    _, hello = receive(socket)
+    assert hello["name"] == "quiet" and hello["token"] == "t"
+    thread.join(timeout=10)
+    assert done.is_set()
