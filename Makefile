@@ -13,8 +13,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check arena bots tests benchmarks
-	$(BIN)/ruff format --check arena bots tests benchmarks
+	$(BIN)/ruff check arena bots tests
+	$(BIN)/ruff format --check arena bots tests
 	$(BIN)/mypy
 
 pytest: $(STAMP)
