@@ -189,6 +189,19 @@ def test_a_trick_and_a_hand_end_update_tricks_and_scores() -> None:
     assert len(table.results) == 1
 
 
+def test_the_benny_dealer_names_trump_blind_then_gets_his_cards() -> None:
+    named = [hand_start(0, "", "JK"), act(0, {"type": "name_trump", "suit": "S"})]
+    dealer = table_after(named, variant="british")
+    assert dealer.hand == [] and (dealer.trump, dealer.maker) == (Suit.S, 0)
+    dealer.apply({"type": "cards", "hand": ["9C", "TD", "JS", "QH", "AH", "JK"]})
+    dealer.apply({"type": "exchange", "seat": 0, "took_upcard": True, "discard": "9C"})
+    assert dealer.hand == sorted(cards("TD JS QH AH JK")) and dealer.discarded == Card.parse("9C")
+    other = table_after(
+        [*named, {"type": "exchange", "seat": 0, "took_upcard": True, "discard": None}], seat=1, variant="british"
+    )
+    assert other.holds_upcard() == 0 and Card.parse("JK") in other.outstanding()
+
+
 def test_three_hand_defenders_are_partners_only_once_trump_is_made() -> None:
     table = table_after([hand_start(2, "9C TC KC QS AS", "9H", [0, 0, 0])], variant="three-hand")
     assert table.partner() is None
@@ -239,6 +252,37 @@ def test_the_table_agrees_with_the_view_and_the_hidden_truth(variant: str, optio
         assert record["violations"] == []
         assert all(b.table is not None and b.table.scores == record["final_scores"] for b in bots)
     assert failures == []
+
+
+@pytest.mark.parametrize("restart_at", [2, 9, 23])
+def test_a_bot_restarted_mid_game_rebuilds_its_table_from_the_view(restart_at: int) -> None:
+    steady, restarted = HeuristicBot(strict=True), HeuristicBot(strict=True)
+    start: dict[str, Any] = {}
+    requests = 0
+    compared = 0
+
+    def seat0(message: dict[str, Any]) -> dict[str, Any] | None:
+        nonlocal requests, compared
+        if message["type"] == "game_start":
+            start.update(message)
+        elif message["type"] == "act":
+            requests += 1
+            if requests == restart_at:  # as the referee does: welcome, game_start again, then the act
+                restarted.handle({"type": "welcome", "protocol": 1, "match_id": "m", "name": "heuristic"})
+                restarted.handle(start)
+        reply = steady.handle(message)
+        if requests >= restart_at:
+            again = restarted.handle(message)
+            assert again == reply
+            if message["type"] == "act":
+                assert steady.table is not None and restarted.table is not None
+                for key in ("hand", "bids", "trump", "tricks", "trick", "played", "voids", "scores", "sitting_out"):
+                    assert getattr(restarted.table, key) == getattr(steady.table, key), key
+                compared += 1
+        return reply
+
+    play_game([seat0, RandomBot().handle, HeuristicBot().handle, RandomBot().handle], "four-hand", {}, 8)
+    assert compared > 0
 
 
 # ---- handle(): answers and conversions ----

@@ -156,11 +156,14 @@ class Bot:
         self._events(message.get("events", []))
         view = parse_view(message["view"])
         legal = tuple(action_from_json(a) for a in message["legal"])
-        if self.check_table and self.table is not None and not self._warned:
-            wrong = self.table.mismatches(view)
+        table = self.table
+        if table is not None and (not table.live or self.check_table):
+            wrong = table.mismatches(view)
             if wrong:
-                self._warned = True
-                log.warning("the table disagrees with the referee's view on %s", ", ".join(wrong))
+                if table.live and not self._warned:
+                    self._warned = True
+                    log.warning("the table disagreed with the referee's view on %s; resynchronised", ", ".join(wrong))
+                table.sync(view)
         self._view_json, self._rng = message["view"], None
         answer = self.act(view, legal)
         return {"type": "action", "request_id": message["request_id"], "action": self._check(answer, legal)}

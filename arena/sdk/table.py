@@ -56,6 +56,7 @@ class Table:
     tricks_won: list[int] = field(default_factory=list)
     scores: list[int] = field(default_factory=list)
     results: list[dict[str, Any]] = field(default_factory=list)
+    live: bool = False  # whether the current hand has been followed from its start (or taken from a view)
 
     @classmethod
     def from_game_start(cls, message: dict[str, Any]) -> Table:
@@ -75,10 +76,20 @@ class Table:
     # ---- folding events in ----
 
     def apply(self, event: dict[str, Any]) -> None:
-        """Fold one event into the picture (unknown event types are ignored, for forward compatibility)."""
+        """Fold one event into the picture (unknown event types are ignored, for forward compatibility).
+
+        Events of a hand whose start the table missed (a bot restarted mid-game) are skipped; ``sync`` then takes
+        the hand from the view.
+        """
         kind = event.get("type")
         if kind == "hand_start":
             self._hand_start(event)
+        elif kind == "hand_end":
+            self.scores = list(event["scores"])
+            self.tricks_won = list(event["tricks_won"])
+            self.results.append(event)
+        elif not self.live:
+            return
         elif kind == "action":
             self._action(event["seat"], action_from_json(event["action"]))
         elif kind == "cards":
@@ -87,13 +98,10 @@ class Table:
             self._exchange(event)
         elif kind == "trick":
             self._trick(event)
-        elif kind == "hand_end":
-            self.scores = list(event["scores"])
-            self.tricks_won = list(event["tricks_won"])
-            self.results.append(event)
 
     def _hand_start(self, event: dict[str, Any]) -> None:
         n = self.rules.players
+        self.live = True
         self.hand_number = event["hand_number"]
         self.dealer = event["dealer"]
         self.hand = sorted(Card.parse(c) for c in event["hand"])
@@ -154,6 +162,25 @@ class Table:
         self.tricks.append(Trick(event["leader"], cards, event["winner"]))
         self.tricks_won[event["winner"]] += 1
         self.trick = []
+
+    def sync(self, view: SeatView) -> None:
+        """Take the current hand from the referee's view: after a restart mid-game, or if the table went astray."""
+        self.live = True
+        self.hand_number, self.dealer, self.hand = view.hand_number, view.dealer, list(view.hand)
+        self.upcard, self.upcard_taken, self.discarded = view.upcard, view.upcard_taken, view.discarded
+        self.bids, self.trump, self.maker = list(view.bids), view.trump, view.maker
+        self.alone, self.defender_alone, self.sitting_out = view.alone, view.defender_alone, set(view.sitting_out)
+        self.played = {s: [] for s in range(self.n)}
+        self.voids = {s: set() for s in range(self.n)}
+        self.tricks, self.trick = [], []
+        for done in view.tricks:
+            for seat, card in done.cards:
+                self._play(seat, card)
+            self.tricks.append(done)
+            self.trick = []
+        for seat, card in view.trick:
+            self._play(seat, card)
+        self.tricks_won, self.scores = list(view.tricks_won), list(view.scores)
 
     # ---- questions a player asks ----
 
