@@ -86,6 +86,7 @@ _TEXT = [RANK_LETTERS[i >> 2] + SUIT_LETTERS[i & 3] for i in range(JOKER_ID)] + 
 _BY_TEXT = {text: _CARDS[i] for i, text in enumerate(_TEXT)}
 JOKER = _CARDS[JOKER_ID]
 CARD_TEXT: tuple[str, ...] = tuple(_TEXT)  # text of a card by id, for hot paths
+CARD_BY_TEXT: dict[str, Card] = dict(_BY_TEXT)  # the card of a text, for hot paths reading trusted input
 
 
 def card(text: str) -> Card:

@@ -74,7 +74,7 @@ def bench_protocol(seconds: float, games: int, variant: str, as_json: bool) -> N
     click.echo(f"message sizes: request {result['request_bytes']} B, reply {result['reply_bytes']} B")
     click.echo(f"arena   {result['arena_decisions_per_second']:10.0f} decisions/s ({variant}, random bots)")
     click.echo(f"pyzmq   {result['pyzmq_round_trips_per_second']:10.0f} round trips/s (ping-pong, same sizes)")
-    click.echo(f"ratio   {result['ratio']:.2f}")
+    click.echo(f"ratio   {result['ratio']:.2f}  (median of rounds {result['round_ratios']})")
     click.echo(
         f"per game {result['seconds_per_game'] * 1000:.1f} ms, match setup (spawn + handshake) "
         f"{result['match_setup_seconds'] * 1000:.0f} ms"

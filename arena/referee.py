@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -222,8 +222,9 @@ class Referee:
                 self.expired[b].add(request_id)
                 self.needs_restart[b] = True
                 return Answer(None, Violation("timeout", f"no answer within {allowed:.3f} s"), now - start)
-            if endpoint.wait(min(deadline - now, 0.1)):
-                answer = self._drain(endpoint, b, request_id)
+            first = endpoint.receive_within(min(deadline - now, 0.1))
+            if first is not None:
+                answer = self._drain(endpoint, b, request_id, first)
                 if answer is not None:
                     self._drain_others(b)
                     return Answer(answer.action, answer.violation, time.perf_counter() - start, answer.excerpt)
@@ -233,13 +234,14 @@ class Referee:
                 self.needs_restart[b] = True
                 return Answer(None, Violation("crash", f"bot {process.exit_description()}"), now - start)
 
-    def _drain(self, endpoint: Endpoint, asked: int, request_id: int) -> Answer | None:
-        """Read every waiting frame of an endpoint; the answer to the open request if it came."""
+    def _drain(
+        self, endpoint: Endpoint, asked: int, request_id: int, first: tuple[bytes, bytes] | None = None
+    ) -> Answer | None:
+        """Read the waiting frames of an endpoint (``first`` already read); the answer to the open request, if any."""
         b = endpoint.index
         unsolicited: Violation | None = None
         answer: Answer | None = None
-        while (frame := endpoint.receive()) is not None:
-            ident, raw = frame
+        for ident, raw in _frames(endpoint, first):
             if ident != endpoint.peer:
                 endpoint.foreign_frames += 1
                 continue
@@ -332,6 +334,14 @@ class Referee:
     def disqualified(self, seat: int) -> bool:
         """Whether the bot in ``seat`` has forfeited the rest of the match."""
         return self.out[self.seating[seat]]
+
+
+def _frames(endpoint: Endpoint, first: tuple[bytes, bytes] | None) -> Iterator[tuple[bytes, bytes]]:
+    """``first`` (if any), then every frame waiting on the endpoint."""
+    if first is not None:
+        yield first
+    while (frame := endpoint.receive()) is not None:
+        yield frame
 
 
 def _excerpt(raw: bytes) -> str:

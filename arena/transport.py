@@ -20,6 +20,14 @@ import zmq
 HARD_FRAME_LIMIT = 32 * 1024 * 1024
 
 
+# Plain ints: pyzmq's enum flags cost a Python call per operation on the referee's hot path.
+_NOBLOCK = int(zmq.NOBLOCK)
+_SNDMORE_NOBLOCK = int(zmq.SNDMORE) | int(zmq.NOBLOCK)
+_EVENTS = int(zmq.EVENTS)
+_POLLIN = int(zmq.POLLIN)
+_RCVTIMEO = int(zmq.RCVTIMEO)
+
+
 @dataclass
 class Endpoint:
     """The referee's end of one bot process's connection."""
@@ -30,13 +38,15 @@ class Endpoint:
     peer: bytes | None = None
     last_sender: bytes | None = None
     foreign_frames: int = 0
+    _timeout: int = -1
 
     def send(self, data: bytes) -> bool:
         """Send one frame to the accepted peer; False when there is none or it cannot take more."""
         if self.peer is None:
             return False
         try:
-            self.socket.send_multipart([self.peer, data], flags=zmq.NOBLOCK)
+            self.socket.send(self.peer, _SNDMORE_NOBLOCK)
+            self.socket.send(data, _NOBLOCK)
         except zmq.ZMQError:
             return False
         return True
@@ -48,10 +58,27 @@ class Endpoint:
 
     def receive(self) -> tuple[bytes, bytes] | None:
         """One waiting (peer id, frame) pair without blocking, or None. Multi-frame messages keep their first frame."""
+        if not self.has_input():
+            return None
         try:
-            parts = self.socket.recv_multipart(flags=zmq.NOBLOCK)
+            parts = self.socket.recv_multipart(_NOBLOCK)
         except zmq.Again:
             return None
+        return self._split(parts)
+
+    def receive_within(self, timeout: float) -> tuple[bytes, bytes] | None:
+        """One (peer id, frame) pair, waiting at most ``timeout`` seconds (a blocking read: no poll round trip)."""
+        ms = max(1, int(timeout * 1000))
+        if ms != self._timeout:
+            self.socket.setsockopt(_RCVTIMEO, ms)
+            self._timeout = ms
+        try:
+            parts = self.socket.recv_multipart()
+        except zmq.Again:
+            return None
+        return self._split(parts)
+
+    def _split(self, parts: list[bytes]) -> tuple[bytes, bytes] | None:
         if len(parts) < 2:
             return None
         self.last_sender = parts[0]
@@ -63,8 +90,8 @@ class Endpoint:
 
     def has_input(self) -> bool:
         """Whether a frame is waiting, without waiting."""
-        events: int = self.socket.getsockopt(zmq.EVENTS)  # type: ignore[assignment]
-        return bool(events & zmq.POLLIN)
+        events: int = self.socket.getsockopt(_EVENTS)  # type: ignore[assignment]
+        return bool(events & _POLLIN)
 
     def forget_peer(self) -> None:
         """Forget the accepted peer (its process is gone; a restarted process says hello again)."""

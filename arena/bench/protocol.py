@@ -104,25 +104,30 @@ def referee_rate(variant: str, games: int, bot: str) -> dict[str, float]:
     }
 
 
-def run(seconds: float, games: int = 20, variant: str = "four-hand", bot: str = "random") -> dict[str, Any]:
-    """Both measurements in one run, interleaved, and their ratio."""
+def run(
+    seconds: float, games: int = 20, variant: str = "four-hand", bot: str = "random", rounds: int = 5
+) -> dict[str, Any]:
+    """Both measurements, interleaved in ``rounds`` rounds so that machine noise hits both; the median round ratio."""
     request_size, reply_size = message_sizes(variant)
-    arena_rates, zmq_rates = [], []
+    arena_rates, zmq_rates, ratios = [], [], []
     details: dict[str, float] = {}
-    for _ in range(2):
-        details = referee_rate(variant, max(1, games // 2), bot)
+    for _ in range(rounds):
+        raw = ping_pong(request_size, reply_size, seconds / rounds)
+        details = referee_rate(variant, max(1, games // rounds), bot)
         arena_rates.append(details["decisions_per_second"])
-        zmq_rates.append(ping_pong(request_size, reply_size, seconds / 2))
-    arena = sum(arena_rates) / len(arena_rates)
-    raw = sum(zmq_rates) / len(zmq_rates)
+        zmq_rates.append(raw)
+        ratios.append(details["decisions_per_second"] / raw)
+    ratios.sort()
     return {
         "variant": variant,
         "bot": bot,
         "request_bytes": request_size,
         "reply_bytes": reply_size,
-        "arena_decisions_per_second": arena,
-        "pyzmq_round_trips_per_second": raw,
-        "ratio": arena / raw,
+        "arena_decisions_per_second": sum(arena_rates) / rounds,
+        "pyzmq_round_trips_per_second": sum(zmq_rates) / rounds,
+        "round_ratios": [round(r, 3) for r in ratios],
+        "ratio": ratios[rounds // 2],
         "seconds_per_game": details["seconds_per_game"],
+        "referee_seconds_per_game": details["referee_seconds_per_game"],
         "match_setup_seconds": details["match_setup_seconds"],
     }

@@ -8,14 +8,15 @@ A bot author subclasses :class:`Bot` and overrides ``act(view, legal)``, or writ
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import random
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from arena.actions import Action, parse_action
-from arena.cards import Card, Suit
+from arena.cards import CARD_BY_TEXT, Suit
 from arena.errors import ArenaError, IllegalActionError
 from arena.hand import Phase, Trick
 from arena.sdk.table import Table, action_from_json
@@ -30,38 +31,45 @@ ActFunction = Callable[[SeatView, tuple[Action, ...]], Answer]
 def view_rng(view: SeatView | dict[str, Any]) -> random.Random:
     """A random source seeded by a stable hash of the view, so a game replays identically (no clock, no os)."""
     data = view.to_json() if isinstance(view, SeatView) else view
-    digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).digest()
-    return random.Random(int.from_bytes(digest[:16], "big"))
+    digest = hashlib.blake2b(orjson.dumps(data, option=orjson.OPT_SORT_KEYS), digest_size=16).digest()
+    return random.Random(int.from_bytes(digest, "big"))
 
 
-def parse_view(data: dict[str, Any]) -> SeatView:
-    """The wire form of a view (``act.view``) as a SeatView with Card, Suit and Action values."""
+def parse_view(data: dict[str, Any], tricks: dict[tuple[int, int], Trick] | None = None) -> SeatView:
+    """The wire form of a view (``act.view``) as a SeatView with Card, Suit and Action values.
 
-    def maybe_card(text: str | None) -> Card | None:
-        return None if text is None else Card.parse(text)
-
+    ``tricks`` caches finished tricks by (hand number, index) across calls: they never change once played.
+    """
+    card = CARD_BY_TEXT.__getitem__  # the referee's text is valid; an unknown card raises KeyError
+    hand_number = data["hand_number"]
+    parsed: list[Trick] = []
+    for i, t in enumerate(data["tricks"]):
+        trick = tricks.get((hand_number, i)) if tricks is not None else None
+        if trick is None:
+            trick = Trick(t["leader"], tuple((c["seat"], card(c["card"])) for c in t["cards"]), t["winner"])
+            if tricks is not None:
+                tricks[hand_number, i] = trick
+        parsed.append(trick)
+    discarded, trump = data["discarded"], data["trump"]
     return SeatView(
         seat=data["seat"],
         players=data["players"],
-        hand_number=data["hand_number"],
+        hand_number=hand_number,
         dealer=data["dealer"],
         phase=Phase(data["phase"]),
         turn=data["turn"],
-        hand=tuple(Card.parse(c) for c in data["hand"]),
-        upcard=Card.parse(data["upcard"]),
+        hand=tuple(map(card, data["hand"])),
+        upcard=card(data["upcard"]),
         upcard_taken=data["upcard_taken"],
-        discarded=maybe_card(data["discarded"]),
+        discarded=None if discarded is None else card(discarded),
         bids=tuple((b["seat"], action_from_json({k: v for k, v in b.items() if k != "seat"})) for b in data["bids"]),
-        trump=None if data["trump"] is None else Suit.parse(data["trump"]),
+        trump=None if trump is None else Suit.parse(trump),
         maker=data["maker"],
         alone=data["alone"],
         defender_alone=data["defender_alone"],
         sitting_out=tuple(data["sitting_out"]),
-        tricks=tuple(
-            Trick(t["leader"], tuple((c["seat"], Card.parse(c["card"])) for c in t["cards"]), t["winner"])
-            for t in data["tricks"]
-        ),
-        trick=tuple((c["seat"], Card.parse(c["card"])) for c in data["trick"]),
+        tricks=tuple(parsed),
+        trick=tuple((c["seat"], card(c["card"])) for c in data["trick"]),
         tricks_won=tuple(data["tricks_won"]),
         scores=tuple(data["scores"]),
     )
@@ -85,6 +93,8 @@ class Bot:
     match_id: str | None = None
     finished = False
     _warned = False
+    _checked: tuple[int, bool] = (-1, False)
+    _tricks: dict[tuple[int, int], Trick] | None = None  # parsed finished tricks, reused across requests
     _view_json: dict[str, Any] = {}  # replaced per request, never mutated
     _rng: random.Random | None = None
 
@@ -154,10 +164,15 @@ class Bot:
 
     def _act(self, message: dict[str, Any]) -> dict[str, Any]:
         self._events(message.get("events", []))
-        view = parse_view(message["view"])
+        if self._tricks is None or len(self._tricks) > 64:
+            self._tricks = {}
+        view = parse_view(message["view"], self._tricks)
         legal = tuple(action_from_json(a) for a in message["legal"])
         table = self.table
-        if table is not None and (not table.live or self.check_table):
+        # Checked at a hand's first request and at its last trick: the check costs more than a random bot's move.
+        checkpoint = (view.hand_number, len(view.tricks) == 4)
+        if table is not None and (not table.live or (self.check_table and checkpoint != self._checked)):
+            self._checked = checkpoint
             wrong = table.mismatches(view)
             if wrong:
                 if table.live and not self._warned:
@@ -169,6 +184,8 @@ class Bot:
         return {"type": "action", "request_id": message["request_id"], "action": self._check(answer, legal)}
 
     def _check(self, answer: Answer, legal: tuple[Action, ...]) -> dict[str, Any]:
+        if not isinstance(answer, dict) and answer in legal:
+            return answer.to_json()
         if isinstance(answer, dict):
             data = answer
         elif hasattr(answer, "to_json"):

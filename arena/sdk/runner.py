@@ -5,13 +5,13 @@ This is the bot side's transport, the SDK's only module that imports zmq.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
 import time
 from typing import Any
 
+import orjson
 import zmq
 
 from arena.protocol import PROTOCOL_VERSION
@@ -75,8 +75,8 @@ def _loop(socket: Any, player: Bot, idle_timeout: float) -> None:
         last = time.monotonic()
         raw = socket.recv()
         try:
-            message = json.loads(raw)
-        except (UnicodeDecodeError, ValueError):
+            message = orjson.loads(raw)
+        except orjson.JSONDecodeError:
             log.warning("ignoring a frame that is not UTF-8 JSON (%d bytes)", len(raw))
             continue
         if not isinstance(message, dict):
@@ -88,4 +88,4 @@ def _loop(socket: Any, player: Bot, idle_timeout: float) -> None:
 
 
 def _encode(message: dict[str, Any]) -> bytes:
-    return json.dumps(message, separators=(",", ":")).encode()
+    return orjson.dumps(message)
