@@ -17,7 +17,9 @@ the mean rating is 0, or so that ``anchor=(name, elo)`` holds.
 
 Intervals and LOS. Every comparison carries a ``cluster`` key (a duplicate pair, a match, a three-hand
 game: results that are not independent). The bootstrap resamples whole clusters with replacement from a
-seeded ``random.Random``, refits each resample, and reports the percentile interval. The likelihood of
+seeded ``random.Random``, refits each resample, and reports the percentile interval. When every resample is
+the same (one side won every cluster), the bootstrap shows no spread, which is not certainty: the interval
+then comes from the normal approximation of the posterior (the Fisher information, prior included). The likelihood of
 superiority of a row over the next is ``Phi(d / sd)``: ``d`` is their fitted Elo gap and ``sd`` the
 bootstrap standard deviation of that gap (without a bootstrap, the normal approximation from the Fisher
 information), so identical records give exactly 0.5.
@@ -39,6 +41,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import mul
+from statistics import NormalDist
 
 from arena.errors import ArenaError
 
@@ -372,6 +375,16 @@ def _fisher_sd(k: int, hess: Sequence[float], first: int, second: int) -> float:
     return ELO_PER_NAT * math.sqrt(max(spread[first] - spread[second], 0.0))
 
 
+def _laplace_sd(k: int, hess: Sequence[float], player: int, reference: int | None) -> float:
+    """Standard deviation (Elo) of a table rating (against the mean or an anchor) from the Fisher information."""
+    contrast = [-1.0 / k] * k if reference is None else [0.0] * k
+    contrast[player] += 1.0
+    if reference is not None:
+        contrast[reference] -= 1.0
+    spread = _solve(_cholesky(k, hess), contrast)
+    return ELO_PER_NAT * math.sqrt(max(sum(c * v for c, v in zip(contrast, spread, strict=True)), 0.0))
+
+
 def _superiority(gap: float, sd: float) -> float:
     if sd > 0.0:
         return _normal_cdf(gap / sd)
@@ -454,6 +467,12 @@ def rank_table(
         if samples:
             ordered = sorted(sample[i] for sample in samples)
             low, high = _quantile(ordered, tail), _quantile(ordered, 1.0 - tail)
+            reference = None if anchor is None else model.players.index(anchor[0])
+            if high - low < 1e-6 and reference != i:
+                # Every resample is the same (e.g. one side won every cluster): the bootstrap shows no spread,
+                # which is not certainty. Fall back to the normal approximation of the posterior (prior included).
+                half = NormalDist().inv_cdf(1.0 - tail) * _laplace_sd(k, hess, i, reference)
+                low, high = elo[i] - half, elo[i] + half
         if rank + 1 < k:
             j = order[rank + 1]
             gaps = [sample[i] - sample[j] for sample in samples]

@@ -367,3 +367,11 @@ def test_expected_score_is_the_400_log10_logistic() -> None:
     assert expected_score(ELO_OF_75_PERCENT, 0.0) == pytest.approx(0.75)
     assert expected_score(0.0, 0.0) == 0.5
     assert math.isclose(ELO_PER_NAT, 400.0 / math.log(10.0))
+
+
+def test_a_clean_sweep_does_not_get_a_zero_width_interval() -> None:
+    sweep = [Comparison(("a",), ("b",), cluster=f"c{i}") for i in range(12)]
+    rows = rank_table(sweep, bootstrap=200, seed=1)
+    for row in rows:
+        assert row.plus_minus is not None and row.plus_minus > 50
+        assert row.low is not None and row.high is not None and row.low < row.elo < row.high
