@@ -477,7 +477,7 @@ def rank_table(
             j = order[rank + 1]
             gaps = [sample[i] - sample[j] for sample in samples]
             sd = _stdev(gaps) if len(gaps) > 1 else 0.0
-            los_next = _superiority(elo[i] - elo[j], sd if sd > 0.0 else _fisher_sd(k, hess, i, j))
+            los_next = _superiority(elo[i] - elo[j], sd if sd > 1e-6 else _fisher_sd(k, hess, i, j))
         wins, losses, draws = record[model.players[i]]
         games = wins + losses + draws
         rows.append(
