@@ -89,6 +89,15 @@ CARD_TEXT: tuple[str, ...] = tuple(_TEXT)  # text of a card by id, for hot paths
 CARD_BY_TEXT: dict[str, Card] = dict(_BY_TEXT)  # the card of a text, for hot paths reading trusted input
 
 
+def _build_deck(size: int) -> tuple[Card, ...]:
+    low = {24: 2, 25: 2, 32: 0}[size]
+    deck = [_CARDS[r * 4 + s] for s in range(4) for r in range(low, 8)]
+    return (*deck, JOKER) if size == 25 else tuple(deck)
+
+
+_DECKS = {size: _build_deck(size) for size in (24, 25, 32)}
+
+
 def card(text: str) -> Card:
     """Shorthand for :meth:`Card.parse`."""
     return Card.parse(text)
@@ -101,11 +110,7 @@ def cards(text: str) -> list[Card]:
 
 def make_deck(size: int) -> list[Card]:
     """The deck of ``size`` 24, 32 or 25 cards, in a fixed order (suit by suit, low to high)."""
-    low = {24: 2, 25: 2, 32: 0}[size]
-    deck = [_CARDS[r * 4 + s] for s in range(4) for r in range(low, 8)]
-    if size == 25:
-        deck.append(JOKER)
-    return deck
+    return list(_DECKS[size])
 
 
 # ---- ranking under a trump suit: precomputed tables, indexed [trump][card] ----

@@ -53,10 +53,10 @@ class Deal:
     @classmethod
     def from_deck(cls, deck: list[Card], players: int, dealer: int) -> Deal:
         """Deal one card at a time clockwise from eldest hand, five rounds; the next card is the upcard."""
-        hands: list[list[Card]] = [[] for _ in range(players)]
-        for i in range(5 * players):
-            hands[(dealer + 1 + i) % players].append(deck[i])
-        return cls(tuple(tuple(h) for h in hands), deck[5 * players], tuple(deck[5 * players + 1 :]))
+        dealt = 5 * players
+        hands = [tuple(deck[j:dealt:players]) for j in range(players)]  # hands[j]: the j-th seat after the dealer
+        rotation = (players - dealer - 1) % players
+        return cls(tuple(hands[rotation:] + hands[:rotation]), deck[dealt], tuple(deck[dealt + 1 :]))
 
     @classmethod
     def shuffled(cls, rules: Rules, dealer: int, rng: random.Random) -> Deal:
@@ -178,16 +178,19 @@ class HandState:
 
     def apply(self, action: Action, seat: int | None = None) -> None:
         """Apply the action of the seat to act; an illegal action raises and leaves the state unchanged."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
         if self.phase is Phase.DONE:
             raise IllegalActionError(f"the hand is over; no action is expected (got {action.to_json()})")
         if seat is not None and seat != self.turn:
             raise IllegalActionError(f"it is seat {self.turn}'s turn, not seat {seat}'s")
-        if action not in self.legal_actions():
+        if action not in legal:
             raise IllegalActionError(self._why_illegal(action))
         actor = self.turn
         self._legal = None
         self.actions.append((actor, action))
-        if isinstance(action, Play):
+        if type(action) is Play:
             self._play(actor, action.card)
         elif self.phase is Phase.BID1:
             self._bid1(actor, action)
@@ -308,11 +311,11 @@ class HandState:
         trick = self.trick
         trick.append((seat, card))
         if len(trick) < self._active:
-            self.turn = self._next_seat(seat)
+            self.turn = self._next_seat(seat) if self.out else (seat + 1) % self._active
             return
         assert self.trump is not None and self.leader is not None
         winner = trick[trick_winner_index([c for _, c in trick], self.trump)][0]
-        self.tricks.append(Trick(self.leader, tuple(self.trick), winner))
+        self.tricks.append(Trick(self.leader, tuple(trick), winner))
         self.trick = []
         if len(self.tricks) == 5:
             self._finish(passed_out=False)
