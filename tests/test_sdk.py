@@ -478,3 +478,24 @@ def test_run_returns_when_the_referee_falls_silent(router: tuple[str, zmq.Socket
     assert hello["name"] == "quiet" and hello["token"] == "t"
     thread.join(timeout=10)
     assert done.is_set()
+
+
+def test_the_same_bots_play_game_after_game_without_their_table_drifting(caplog: pytest.LogCaptureFixture) -> None:
+    """As in a match: one Bot object per seat for many games (hand numbers start again at 0 each game)."""
+    bots = [RandomBot() for _ in range(4)]
+    views: list[tuple[SeatView, dict[str, Any]]] = []
+
+    def recording(bot: Bot) -> Callable[[dict[str, Any]], dict[str, Any] | None]:
+        def handler(message: dict[str, Any]) -> dict[str, Any] | None:
+            reply = bot.handle(message)
+            if message["type"] == "act" and bot._tricks is not None:
+                views.append((parse_view(message["view"], bot._tricks), message["view"]))
+            return reply
+
+        return handler
+
+    with caplog.at_level(logging.WARNING, logger="arena.sdk"):
+        for seed in range(4):
+            play_game([recording(b) for b in bots], "four-hand", {}, seed)
+    assert not [r for r in caplog.records if "resynchronised" in r.getMessage()]
+    assert all(view.to_json() == data for view, data in views)

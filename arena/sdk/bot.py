@@ -142,6 +142,7 @@ class Bot:
             self._events(message["events"])
         elif kind == "game_start":
             self.table = Table.from_game_start(message)
+            self._tricks = {}  # hand numbers start again at 0
             self._warned = False
             self.on_game_start(self.table)
         elif kind == "game_end":
@@ -164,7 +165,7 @@ class Bot:
 
     def _act(self, message: dict[str, Any]) -> dict[str, Any]:
         self._events(message.get("events", []))
-        if self._tricks is None or len(self._tricks) > 64:
+        if self._tricks is None or len(self._tricks) > 256:
             self._tricks = {}
         view = parse_view(message["view"], self._tricks)
         legal = tuple(action_from_json(a) for a in message["legal"])
