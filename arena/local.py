@@ -19,9 +19,11 @@ Handler = Callable[[Message], Message | None]
 class LocalSeats:
     """Seats whose bots are callables taking one referee message and returning the reply (or None)."""
 
-    def __init__(self, handlers: Sequence[Handler]) -> None:
+    def __init__(self, handlers: Sequence[Handler], *, views: bool | Sequence[bool] = True) -> None:
         self.handlers = list(handlers)
         self.strikes = [0] * len(handlers)
+        self.views = [views] * len(handlers) if isinstance(views, bool) else list(views)
+        self._viewed: list[int] = [-1] * len(handlers)
 
     def tell(self, seat: int, message: Message) -> None:
         """Hand the message to the seat's handler."""
@@ -53,6 +55,13 @@ class LocalSeats:
         """In-process bots speak only when asked."""
         return []
 
+    def wants_view(self, seat: int, hand_number: int) -> bool:
+        """Always, or at the first request of each hand for a handler that keeps its own picture."""
+        if self.views[seat]:
+            return True
+        first, self._viewed[seat] = self._viewed[seat] != hand_number, hand_number
+        return first
+
 
 def play_game(
     handlers: Sequence[Handler],
@@ -60,7 +69,13 @@ def play_game(
     options: dict[str, Any] | None = None,
     seed: int = 0,
     players: Sequence[str] | None = None,
+    *,
+    views: bool | Sequence[bool] = True,
 ) -> dict[str, Any]:
-    """Play one game with the handlers by seat and return its record (with violations and timing)."""
+    """Play one game with the handlers by seat and return its record (with violations and timing).
+
+    ``views`` says, per seat or for all, whether every request carries the full view (as a bot's hello asks).
+    """
     game = Game(make_rules(variant, options), seed, players)
-    return play(game, LocalSeats(handlers), game_index=0, time_control=None, policy="forfeit").record
+    seats = LocalSeats(handlers, views=views)
+    return play(game, seats, game_index=0, time_control=None, policy="forfeit").record

@@ -116,6 +116,7 @@ class ViewCache:
         self._bids: list[Message] = []
         self._tricks: list[Message] = []
         self._won: list[int] = []
+        self._scores: tuple[int, ...] = ()
 
     def view(self, game: Game, seat: int) -> Message:
         """The wire form of ``seat``'s view of the game's current hand."""
@@ -123,6 +124,7 @@ class ViewCache:
         if hand is not self._hand:
             self._hand, self._seen_actions, self._bids, self._tricks = hand, 0, [], []
             self._won = [0] * hand.players
+            self._scores = game.scores()  # scores change only between hands
         for s, action in hand.actions[self._seen_actions :]:
             if not isinstance(action, Discard) and action.type != "play":
                 self._bids.append({"seat": s, **action.to_json()})
@@ -151,19 +153,31 @@ class ViewCache:
             "tricks": list(self._tricks),
             "trick": [{"seat": s, "card": CARD_TEXT[c]} for s, c in hand.trick],
             "tricks_won": list(self._won),
-            "scores": list(game.scores()),
+            "scores": list(self._scores),
         }
 
 
 def act_request(
-    game: Game, seat: int, request_id: int, events: list[Message], time_left_ms: int, views: ViewCache | None = None
+    game: Game,
+    seat: int,
+    request_id: int,
+    events: list[Message],
+    time_left_ms: int,
+    views: ViewCache | None = None,
+    *,
+    with_view: bool = True,
 ) -> Message:
-    """The decision request for the seat to act: its pending events, its view, its legal actions, its clock."""
-    return {
+    """The decision request for the seat to act: its pending events, its view, its legal actions, its clock.
+
+    ``with_view=False`` leaves the view out, for a bot that keeps its own picture from the events.
+    """
+    request: Message = {
         "type": "act",
         "request_id": request_id,
         "events": events,
-        "view": views.view(game, seat) if views is not None else seat_view(game, seat).to_json(),
         "legal": [a.to_json() for a in game.legal_actions()],
         "time_left_ms": time_left_ms,
     }
+    if with_view:
+        request["view"] = views.view(game, seat) if views is not None else seat_view(game, seat).to_json()
+    return request

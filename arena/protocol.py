@@ -101,6 +101,11 @@ class Hello(_BotMessage):
     protocol: int
     token: Annotated[str, Field(max_length=128)]
     version: Annotated[str, Field(max_length=64)] | None = None
+    view: bool = Field(
+        default=True,
+        description="Send the full view with every act (default); false: only at each hand's first act, the bot "
+        "keeping its own picture from the events",
+    )
 
 
 class ActionReply(_BotMessage):
@@ -286,7 +291,7 @@ class Act(_Message):
     type: Literal["act"]
     request_id: int
     events: list[Event]
-    view: ViewModel
+    view: ViewModel | None = Field(default=None, description="Absent when the hello said view: false (see there)")
     legal: list[ActionModel]
     time_left_ms: int
 

@@ -55,6 +55,7 @@ class Referee:
         self.out = [False] * len(spec.bots)
         self.needs_restart = [False] * len(spec.bots)
         self.expired: list[set[int]] = [set() for _ in spec.bots]  # requests that timed out, per bot
+        self.viewed = [-1] * len(spec.bots)  # hand of the last request that carried the view, per bot
         self.request_ids = itertools.count(1)  # unique across the match, so a late answer is never mistaken
         self.seating: list[int] = []
         self._interrupts: list[tuple[int, Violation]] = []
@@ -148,6 +149,7 @@ class Referee:
             return Violation("handshake", f"protocol {message.protocol} not spoken (this referee speaks 1)")
         self.endpoints[b].peer = ident
         self.hello[b] = message
+        self.viewed[b] = -1
         self._send(
             b,
             {
@@ -302,6 +304,16 @@ class Referee:
             self._send(b, start)
         return None
 
+    def wants_view(self, seat: int, hand_number: int) -> bool:
+        """Whether the request carries the view: if the bot's hello asked for it, else at the first request of each
+        hand (and so after a restart), so that a bot keeping its own picture can always recover it."""
+        b = self.seating[seat]
+        hello = self.hello[b]
+        if hello is None or hello.view:
+            return True
+        first, self.viewed[b] = self.viewed[b] != hand_number, hand_number
+        return first
+
     def interrupts(self) -> list[tuple[int, Violation]]:
         """Violations of bots that spoke without being asked, since the last call."""
         found, self._interrupts = self._interrupts, []
@@ -360,6 +372,7 @@ def run_match(spec: MatchSpec, on_game: Callable[[dict[str, Any]], None] | None 
             for b, violation in failures:
                 referee.report(b, violation)
             failures = []
+            traffic = [(e.bytes_out, e.bytes_in) for e in referee.endpoints]
             outcome = play(
                 game,
                 referee,
@@ -370,6 +383,10 @@ def run_match(spec: MatchSpec, on_game: Callable[[dict[str, Any]], None] | None 
                 max_hands=spec.max_hands,
             )
             record = outcome.record
+            record["timing"]["bytes"] = [
+                [referee.endpoints[b].bytes_out - traffic[b][0], referee.endpoints[b].bytes_in - traffic[b][1]]
+                for b in game_spec.seating
+            ]  # per seat: sent to the bot, received from it
             record["match_id"] = spec.match_id
             record["game_index"] = index
             record["bots"] = [

@@ -61,6 +61,9 @@ class Seats(Protocol):
     def interrupts(self) -> list[tuple[int, Violation]]:
         """Violations of seats that were not asked (e.g. unsolicited messages), collected since the last call."""
 
+    def wants_view(self, seat: int, hand_number: int) -> bool:
+        """Whether this request to ``seat`` carries the full view (always, or at a hand's first request only)."""
+
 
 @dataclass
 class GameOutcome:
@@ -113,7 +116,15 @@ def play(
         if not offences:
             clock = clocks[seat]
             allowed = clock.allowed() if clock else 3600.0
-            request = messages.act_request(game, seat, next(request_ids), pending[seat], round(allowed * 1000), views)
+            request = messages.act_request(
+                game,
+                seat,
+                next(request_ids),
+                pending[seat],
+                round(allowed * 1000),
+                views,
+                with_view=seats.wants_view(seat, hand_seen),
+            )
             pending[seat] = []
             answer = seats.ask(seat, request, allowed)
             thinking[seat] += answer.elapsed
@@ -121,7 +132,8 @@ def play(
             if clock:
                 clock.spend(answer.elapsed)
             action = answer.action
-            if answer.violation is None and action not in game.legal_actions():
+            legal = game.legal_actions()
+            if answer.violation is None and action not in legal:
                 assert action is not None
                 text = json.dumps(action.to_json())
                 offences.append((seat, Violation("illegal", f"{text} is not legal now", answer.excerpt or text)))
@@ -136,8 +148,8 @@ def play(
         if forfeit is not None:
             game.forfeit(forfeit["seat"])
             break
-        if action is None or action not in game.legal_actions():
-            if offences and offences[0][0] != seat:
+        if offences and (action is None or action not in game.legal_actions()):
+            if offences[0][0] != seat:
                 continue  # someone else misbehaved; the seat to act is asked again
             action = game.legal_actions()[0]  # policy "substitute": the referee plays the first legal action
         assert action is not None

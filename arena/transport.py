@@ -38,6 +38,8 @@ class Endpoint:
     peer: bytes | None = None
     last_sender: bytes | None = None
     foreign_frames: int = 0
+    bytes_out: int = 0  # traffic with the accepted peer, for timing reports
+    bytes_in: int = 0
     _timeout: int = -1
 
     def send(self, data: bytes) -> bool:
@@ -49,6 +51,7 @@ class Endpoint:
             self.socket.send(data, _NOBLOCK)
         except zmq.ZMQError:
             return False
+        self.bytes_out += len(data)
         return True
 
     def send_to(self, peer: bytes, data: bytes) -> None:
@@ -82,6 +85,7 @@ class Endpoint:
         if len(parts) < 2:
             return None
         self.last_sender = parts[0]
+        self.bytes_in += len(parts[1])
         return parts[0], parts[1] if len(parts) == 2 else b"\x00multipart"
 
     def wait(self, timeout: float) -> bool:

@@ -15,6 +15,7 @@ class RandomBot(Bot):
     """Uniformly random legal actions."""
 
     name = "random"
+    want_view = False  # its table is picture enough: the referee sends the view once per hand
 
     def act(self, view: SeatView, legal: tuple[Action, ...]) -> Action:
         """Any legal action, chosen by the view-seeded ``self.rng``."""

@@ -499,3 +499,51 @@ def test_the_same_bots_play_game_after_game_without_their_table_drifting(caplog:
             play_game([recording(b) for b in bots], "four-hand", {}, seed)
     assert not [r for r in caplog.records if "resynchronised" in r.getMessage()]
     assert all(view.to_json() == data for view, data in views)
+
+
+@pytest.mark.parametrize(("variant", "options"), CONFIGS)
+def test_the_view_a_bot_builds_from_its_table_equals_the_referees(variant: str, options: dict[str, Any]) -> None:
+    """With ``want_view = False`` a request comes without the view; the SDK's own view must be the referee's."""
+    n = make_rules(variant, options).players
+    bots = [RandomBot() for _ in range(n)]
+    compared = 0
+
+    def twin(bot: Bot) -> Callable[[dict[str, Any]], dict[str, Any] | None]:
+        def handler(message: dict[str, Any]) -> dict[str, Any] | None:
+            nonlocal compared
+            if message["type"] != "act":
+                return bot.handle(message)
+            reply = bot.handle({k: v for k, v in message.items() if k != "view"})
+            assert bot._view == parse_view(message["view"])
+            compared += 1
+            return reply
+
+        return handler
+
+    for seed in range(2):
+        record = play_game([twin(b) for b in bots], variant, options, seed)
+        assert record["violations"] == []
+    assert compared > 20
+
+
+def test_a_bot_that_wants_no_view_gets_one_at_each_hands_first_request() -> None:
+    seen: list[tuple[int, bool]] = []
+    bots = [RandomBot() for _ in range(2)]
+
+    def watch(bot: Bot) -> Callable[[dict[str, Any]], dict[str, Any] | None]:
+        def handler(message: dict[str, Any]) -> dict[str, Any] | None:
+            if message["type"] == "act":
+                hand = bot.table.hand_number if bot.table is not None else -1
+                starts = [e["hand_number"] for e in message["events"] if e["type"] == "hand_start"]
+                seen.append((starts[-1] if starts else hand, "view" in message))
+            return bot.handle(message)
+
+        return handler
+
+    record = play_game([watch(b) for b in bots], "two-hand", {}, 5, views=False)
+    assert record["violations"] == []
+    firsts = {}
+    for hand, with_view in seen:
+        firsts.setdefault(hand, []).append(with_view)
+    assert len(firsts) == len(record["hands"])
+    assert all(views.count(True) >= 1 and not all(views) for views in firsts.values() if len(views) > 2)

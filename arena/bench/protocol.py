@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import random
 import subprocess
 import sys
 import tempfile
@@ -14,7 +12,6 @@ from typing import Any
 import zmq
 
 from arena.botproc import resolve_bot
-from arena.local import play_game
 from arena.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.referee import run_match
 
@@ -26,25 +23,6 @@ s.send(b"ready")
 while (m := s.recv()) != b"stop":
     s.send(reply)
 """
-
-
-def message_sizes(variant: str, seed: int = 0) -> tuple[int, int]:
-    """Mean size in bytes of a decision request and of its reply in a random game."""
-    rng = random.Random(seed)
-    requests: list[int] = []
-    replies: list[int] = []
-
-    def handler(message: dict[str, Any]) -> dict[str, Any] | None:
-        if message["type"] != "act":
-            return None
-        reply = {"type": "action", "request_id": message["request_id"], "action": rng.choice(message["legal"])}
-        requests.append(len(json.dumps(message, separators=(",", ":"))))
-        replies.append(len(json.dumps(reply, separators=(",", ":"))))
-        return reply
-
-    for game in range(3):
-        play_game([handler] * 4 if variant.startswith("four") else [handler] * 2, variant, {}, seed + game)
-    return round(sum(requests) / len(requests)), round(sum(replies) / len(replies))
 
 
 def ping_pong(request_size: int, reply_size: int, seconds: float) -> float:
@@ -77,7 +55,7 @@ def ping_pong(request_size: int, reply_size: int, seconds: float) -> float:
 
 
 def referee_rate(variant: str, games: int, bot: str) -> dict[str, float]:
-    """Decisions per second inside games, and the per-game and per-match overheads, for a match of ``bot``."""
+    """Decisions per second inside games, mean message sizes, and per-game and per-match overheads, for ``bot``."""
     command = resolve_bot(bot)
     players = 4 if variant.startswith("four") else 2
     with tempfile.TemporaryDirectory(prefix="arena-bench-logs-") as logs:
@@ -95,9 +73,13 @@ def referee_rate(variant: str, games: int, bot: str) -> dict[str, float]:
     decisions = sum(sum(r["timing"]["decisions"]) for r in records)
     in_games = sum(r["timing"]["seconds"] for r in records)
     thinking = sum(sum(r["timing"]["thinking"]) for r in records)
+    sent = sum(b[0] for r in records for b in r["timing"]["bytes"])
+    received = sum(b[1] for r in records for b in r["timing"]["bytes"])
     return {
         "decisions": decisions,
         "decisions_per_second": decisions / in_games,
+        "bytes_per_decision_out": sent / decisions,
+        "bytes_per_decision_in": received / decisions,
         "seconds_per_game": in_games / games,
         "referee_seconds_per_game": (in_games - thinking) / games,
         "match_setup_seconds": total - in_games,
@@ -108,9 +90,10 @@ def run(
     seconds: float, games: int = 20, variant: str = "four-hand", bot: str = "random", rounds: int = 5
 ) -> dict[str, Any]:
     """Both measurements, interleaved in ``rounds`` rounds so that machine noise hits both; the median round ratio."""
-    request_size, reply_size = message_sizes(variant)
+    details = referee_rate(variant, 2, bot)  # a warm-up that also measures the real message sizes
+    request_size = round(details["bytes_per_decision_out"])
+    reply_size = round(details["bytes_per_decision_in"])
     arena_rates, zmq_rates, ratios = [], [], []
-    details: dict[str, float] = {}
     for _ in range(rounds):
         raw = ping_pong(request_size, reply_size, seconds / rounds)
         details = referee_rate(variant, max(1, games // rounds), bot)

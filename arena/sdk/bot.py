@@ -95,7 +95,9 @@ class Bot:
     _warned = False
     _checked: tuple[int, bool] = (-1, False)
     _tricks: dict[tuple[int, int], Trick] | None = None  # parsed finished tricks, reused across requests
-    _view_json: dict[str, Any] = {}  # replaced per request, never mutated
+    _view_json: dict[str, Any] | None = None  # replaced per request, never mutated
+    _view: SeatView | None = None
+    want_view = True  # False: ask the referee for the view only at each hand's first request (faster)
     _rng: random.Random | None = None
 
     def __init__(self, *, strict: bool = False, check_table: bool = True) -> None:
@@ -106,7 +108,7 @@ class Bot:
     def rng(self) -> random.Random:
         """A random source seeded from the current request's view (made on first use, so it costs nothing if unused)."""
         if self._rng is None:
-            self._rng = view_rng(self._view_json)
+            self._rng = view_rng(self._view_json if self._view_json is not None else self._require_view())
         return self._rng
 
     # ---- what an author overrides ----
@@ -165,11 +167,19 @@ class Bot:
 
     def _act(self, message: dict[str, Any]) -> dict[str, Any]:
         self._events(message.get("events", []))
-        if self._tricks is None or len(self._tricks) > 256:
-            self._tricks = {}
-        view = parse_view(message["view"], self._tricks)
         legal = tuple(action_from_json(a) for a in message["legal"])
         table = self.table
+        data = message.get("view")
+        if data is None:  # the bot asked for views only now and then: its table is the picture
+            if table is None or not table.live:
+                raise ProtocolError("a request without a view reached a bot that has no picture of the hand")
+            view = table.view(phase_of(legal))
+            self._view_json, self._view, self._rng = None, view, None
+            answer = self.act(view, legal)
+            return {"type": "action", "request_id": message["request_id"], "action": self._check(answer, legal)}
+        if self._tricks is None or len(self._tricks) > 256:
+            self._tricks = {}
+        view = parse_view(data, self._tricks)
         # Checked at a hand's first request and at its last trick: the check costs more than a random bot's move.
         checkpoint = (view.hand_number, len(view.tricks) == 4)
         if table is not None and (not table.live or (self.check_table and checkpoint != self._checked)):
@@ -180,7 +190,7 @@ class Bot:
                     self._warned = True
                     log.warning("the table disagreed with the referee's view on %s; resynchronised", ", ".join(wrong))
                 table.sync(view)
-        self._view_json, self._rng = message["view"], None
+        self._view_json, self._view, self._rng = data, view, None
         answer = self.act(view, legal)
         return {"type": "action", "request_id": message["request_id"], "action": self._check(answer, legal)}
 
@@ -204,6 +214,34 @@ class Bot:
                 raise IllegalActionError(text)
             log.error("%s (sending it anyway)", text)
         return data
+
+    def _require_view(self) -> SeatView:
+        if self._view is None:
+            raise RuntimeError("rng is only available while answering a request")
+        return self._view
+
+
+def phase_of(legal: tuple[Action, ...]) -> Phase:
+    """The phase of a decision, told by its legal actions."""
+    kinds = {a.type for a in legal}
+    for kind, phase in _PHASES:
+        if kind in kinds:
+            return phase
+    raise ProtocolError(f"no phase has the legal actions {sorted(kinds)}")
+
+
+_PHASES = (
+    ("play", Phase.PLAY),
+    ("discard", Phase.DISCARD),
+    ("name_trump", Phase.NAME_TRUMP),
+    ("order_up", Phase.BID1),
+    ("call", Phase.BID2),
+    ("defend_alone", Phase.DEFEND),
+)
+
+
+class ProtocolError(ArenaError):
+    """A referee message the SDK cannot make sense of."""
 
 
 class FunctionBot(Bot):

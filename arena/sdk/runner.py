@@ -48,6 +48,8 @@ def run(
     hello: dict[str, Any] = {"type": "hello", "name": player.name, "protocol": PROTOCOL_VERSION, "token": token}
     if version or player.version:
         hello["version"] = version or player.version
+    if not player.want_view:
+        hello["view"] = False  # the SDK keeps the picture from the events; the view comes once per hand
     context = zmq.Context()
     socket = context.socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, LINGER_MS)

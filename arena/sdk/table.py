@@ -12,7 +12,7 @@ from typing import Any
 
 from arena.actions import Action, Call, DefendAlone, NameTrump, OrderUp, Play, parse_action
 from arena.cards import Card, Suit, card_power, effective_suit, make_deck, trick_winner_index
-from arena.hand import Trick
+from arena.hand import Phase, Trick
 from arena.options import Rules, make_rules
 from arena.view import SeatView
 
@@ -162,6 +162,32 @@ class Table:
         self.tricks.append(Trick(event["leader"], cards, event["winner"]))
         self.tricks_won[event["winner"]] += 1
         self.trick = []
+
+    def view(self, phase: Phase) -> SeatView:
+        """This picture as the seat's view, for a request that came without one (the seat is the one to act)."""
+        assert self.upcard is not None
+        return SeatView(
+            seat=self.seat,
+            players=self.n,
+            hand_number=self.hand_number,
+            dealer=self.dealer,
+            phase=phase,
+            turn=self.seat,
+            hand=tuple(self.hand),
+            upcard=self.upcard,
+            upcard_taken=self.upcard_taken,
+            discarded=self.discarded,
+            bids=tuple(self.bids),
+            trump=self.trump,
+            maker=self.maker,
+            alone=self.alone,
+            defender_alone=self.defender_alone,
+            sitting_out=tuple(sorted(self.sitting_out)),
+            tricks=tuple(self.tricks),
+            trick=tuple(self.trick),
+            tricks_won=tuple(self.tricks_won),
+            scores=tuple(self.scores),
+        )
 
     def sync(self, view: SeatView) -> None:
         """Take the current hand from the referee's view: after a restart mid-game, or if the table went astray."""
