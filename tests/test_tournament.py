@@ -96,3 +96,33 @@ def test_resume_after_sigkill_loses_no_game_plays_none_twice_and_gives_the_same_
     with Store.open(broken_db, create=False) as store:
         assert store.game_count() == 36
     assert ranking_json(broken_db, config) == ranking_json(unbroken_db, config)
+
+
+def test_ctrl_c_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    db = tmp_path / "interrupted.db"
+    process = subprocess.Popen(
+        [*ARENA, "tournament", "run", str(config), "--db", str(db), "--quiet"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None:
+        if db.exists():
+            with Store.open(db, create=False) as store:
+                if store.game_count() >= 4:
+                    break
+        time.sleep(0.05)
+    assert process.poll() is None, "the run finished before Ctrl-C; make the tournament longer"
+    process.send_signal(signal.SIGINT)
+    _out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "Interrupted" in err and "resume" in err and "Traceback" not in err
+    with Store.open(db, create=False) as store:
+        kept = store.game_count()
+    assert 4 <= kept < 36
+    resumed = run(["tournament", "run", str(config), "--db", str(db), "--quiet"])
+    assert resumed.returncode == 0, resumed.stderr
+    assert "36/36 games" in resumed.stdout

@@ -1,0 +1,82 @@
+"""arena submit and arena bots: validation by a real smoke game, versions by content hash, nothing kept on failure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+RAW = (ROOT / "tests" / "bots" / "raw_random.py").read_text()
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("ARENA_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
+
+
+def submit(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["submit", *args])
+    return result.exit_code, result.output
+
+
+def test_a_good_bot_is_registered_with_its_content_hash_and_listed(home: Path, tmp_path: Path) -> None:
+    bot = tmp_path / "mine.py"
+    bot.write_text(RAW)
+    code, output = submit(str(bot), "--name", "mine")
+    assert code == 0, output
+    assert "mine version" in output and "registered" in output
+    listing = CliRunner().invoke(main, ["bots"])
+    assert "mine" in listing.output and "random" in listing.output
+    copies = list((home / "bots" / "mine").iterdir())
+    assert len(copies) == 1 and copies[0].read_text() == RAW
+
+    again_code, again = submit(str(bot), "--name", "mine")
+    assert again_code == 0 and "already registered" in again
+
+    bot.write_text(RAW + "\n# a new version\n")
+    code, output = submit(str(bot), "--name", "mine")
+    assert code == 0 and "registered" in output and "already" not in output
+    assert len(list((home / "bots" / "mine").iterdir())) == 2
+    listing = CliRunner().invoke(main, ["bots"])
+    rows = [line for line in listing.output.splitlines() if line.startswith("mine ")]
+    assert len(rows) == 2 and sum("(latest)" in row for row in rows) == 1
+
+
+def test_a_registered_bot_plays_in_a_tournament_by_its_name(home: Path, tmp_path: Path) -> None:
+    bot = tmp_path / "mine.py"
+    bot.write_text(RAW)
+    assert submit(str(bot), "--name", "mine")[0] == 0
+    bot.unlink()  # the registry runs its own copy
+    config = tmp_path / "t.toml"
+    config.write_text(
+        'name = "t"\nvariant = "two-hand"\nentrants = ["mine", "random"]\ngames_per_pairing = 1\njobs = 1\n'
+        "[rating]\nbootstrap = 0\n"
+    )
+    result = CliRunner().invoke(main, ["tournament", "run", str(config), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "mine" in result.output and "2/2 games" in result.output
+
+
+def test_a_bot_that_fails_validation_is_reported_and_not_registered(home: Path, tmp_path: Path) -> None:
+    bot = tmp_path / "broken.py"
+    bot.write_text("import sys\nprint('I give up', file=sys.stderr)\nsys.exit(3)\n")
+    code, output = submit(str(bot), "--time", "2+0.1")
+    assert code == 1
+    assert "Rejected" in output and "handshake" in output and "I give up" in output
+    assert not (home / "bots" / "broken").exists()
+    listing = CliRunner().invoke(main, ["bots"])
+    assert "broken" not in listing.output
+
+
+def test_submitting_a_missing_file_or_a_bad_name_is_a_clear_error(home: Path, tmp_path: Path) -> None:
+    code, output = submit(str(tmp_path / "absent.py"))
+    assert code == 2 and "no bot" in output and "Traceback" not in output
+    bot = tmp_path / "ok.py"
+    bot.write_text(RAW)
+    code, output = submit(str(bot), "--name", "no spaces please")
+    assert code == 2 and "bot name" in output
