@@ -26,7 +26,7 @@ from arena.local import play_game
 from arena.options import make_rules
 from arena.protocol import PROTOCOL_VERSION, ActionReply, Hello, parse_bot_message
 from arena.sdk import Bot, FunctionBot, Table, as_bot, parse_view, run, view_rng
-from arena.view import SeatView
+from arena.view import SeatView, seat_view
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bots"))
@@ -373,9 +373,13 @@ def test_the_random_bot_replays_a_game_identically() -> None:
 
 
 def test_view_rng_depends_on_the_view_only() -> None:
-    view = {"seat": 1, "hand": ["9C"], "bids": []}
+    game = Game(make_rules("four-hand"), 3)
+    view = seat_view(game, 1).to_json()
     assert view_rng(view).random() == view_rng(dict(reversed(list(view.items())))).random()
-    assert view_rng(view).random() != view_rng({**view, "seat": 2}).random()
+    assert view_rng(view).random() == view_rng(parse_view(view)).random()
+    assert view_rng(view).random() != view_rng(seat_view(game, 2).to_json()).random()
+    game.apply(game.legal_actions()[0])
+    assert view_rng(view).random() != view_rng(seat_view(game, 1).to_json()).random()
 
 
 def test_match_end_finishes_and_a_violation_is_logged(caplog: pytest.LogCaptureFixture) -> None:

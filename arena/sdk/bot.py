@@ -13,8 +13,6 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-import orjson
-
 from arena.actions import Action, parse_action
 from arena.cards import CARD_BY_TEXT, Suit
 from arena.errors import ArenaError, IllegalActionError
@@ -29,9 +27,15 @@ ActFunction = Callable[[SeatView, tuple[Action, ...]], Answer]
 
 
 def view_rng(view: SeatView | dict[str, Any]) -> random.Random:
-    """A random source seeded by a stable hash of the view, so a game replays identically (no clock, no os)."""
-    data = view.to_json() if isinstance(view, SeatView) else view
-    digest = hashlib.blake2b(orjson.dumps(data, option=orjson.OPT_SORT_KEYS), digest_size=16).digest()
+    """A random source seeded by the decision's place in the game, so a game replays identically (no clock, no os).
+
+    The seed is a stable hash of what tells one decision of a seat from another: the seat, the hand and its phase,
+    the seat's cards, how many bids and tricks there have been, the trick so far, and the scores.
+    """
+    v = view if isinstance(view, SeatView) else parse_view(view)
+    head = f"{v.seat}|{v.hand_number}|{v.phase.value}|{len(v.bids)}|{len(v.tricks)}|{v.scores}|".encode()
+    cards = bytes(v.hand) + b"|" + bytes(x for seat_card in v.trick for x in seat_card)  # card ids are < 256
+    digest = hashlib.blake2b(head + cards, digest_size=16).digest()
     return random.Random(int.from_bytes(digest, "big"))
 
 
@@ -95,7 +99,6 @@ class Bot:
     _warned = False
     _checked: tuple[int, bool] = (-1, False)
     _tricks: dict[tuple[int, int], Trick] | None = None  # parsed finished tricks, reused across requests
-    _view_json: dict[str, Any] | None = None  # replaced per request, never mutated
     _view: SeatView | None = None
     want_view = True  # False: ask the referee for the view only at each hand's first request (faster)
     _rng: random.Random | None = None
@@ -108,7 +111,7 @@ class Bot:
     def rng(self) -> random.Random:
         """A random source seeded from the current request's view (made on first use, so it costs nothing if unused)."""
         if self._rng is None:
-            self._rng = view_rng(self._view_json if self._view_json is not None else self._require_view())
+            self._rng = view_rng(self._require_view())
         return self._rng
 
     # ---- what an author overrides ----
@@ -174,7 +177,7 @@ class Bot:
             if table is None or not table.live:
                 raise ProtocolError("a request without a view reached a bot that has no picture of the hand")
             view = table.view(phase_of(legal))
-            self._view_json, self._view, self._rng = None, view, None
+            self._view, self._rng = view, None
             answer = self.act(view, legal)
             return {"type": "action", "request_id": message["request_id"], "action": self._check(answer, legal)}
         if self._tricks is None or len(self._tricks) > 256:
@@ -190,7 +193,7 @@ class Bot:
                     self._warned = True
                     log.warning("the table disagreed with the referee's view on %s; resynchronised", ", ".join(wrong))
                 table.sync(view)
-        self._view_json, self._view, self._rng = data, view, None
+        self._view, self._rng = view, None
         answer = self.act(view, legal)
         return {"type": "action", "request_id": message["request_id"], "action": self._check(answer, legal)}
 

@@ -10,8 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.actions import Action, Call, DefendAlone, NameTrump, OrderUp, Play, parse_action
-from arena.cards import Card, Suit, card_power, effective_suit, make_deck, trick_winner_index
+from arena.actions import PLAY, Action, Call, DefendAlone, NameTrump, OrderUp, Play, parse_action
+from arena.cards import (
+    CARD_BY_TEXT,
+    EFFECTIVE_SUIT,
+    Card,
+    Suit,
+    card_power,
+    effective_suit,
+    make_deck,
+    trick_winner_index,
+)
 from arena.hand import Phase, Trick
 from arena.options import Rules, make_rules
 from arena.view import SeatView
@@ -21,6 +30,10 @@ _ACTIONS: dict[tuple[Any, ...], Action] = {}
 
 def action_from_json(data: dict[str, Any]) -> Action:
     """The engine action of a JSON object from the referee (cached: the same few dozen objects recur all game)."""
+    if len(data) == 2 and data.get("type") == "play":  # most events: a card played
+        card = CARD_BY_TEXT.get(data["card"])
+        if card is not None:
+            return PLAY[card]
     key = (len(data), data.get("type"), data.get("card"), data.get("suit"), data.get("alone"))
     action = _ACTIONS.get(key)
     if action is None:
@@ -149,16 +162,17 @@ class Table:
     def _play(self, seat: int, card: Card) -> None:
         assert self.trump is not None
         if self.trick:
-            led = effective_suit(self.trick[0][1], self.trump)
-            if effective_suit(card, self.trump) != led:
-                self.voids[seat].add(led)
+            suits = EFFECTIVE_SUIT[self.trump]
+            led = suits[self.trick[0][1]]
+            if suits[card] != led:
+                self.voids[seat].add(Suit(led))
         self.trick.append((seat, card))
         self.played[seat].append(card)
         if seat == self.seat and card in self.hand:
             self.hand.remove(card)
 
     def _trick(self, event: dict[str, Any]) -> None:
-        cards = tuple((c["seat"], Card.parse(c["card"])) for c in event["cards"])
+        cards = tuple((c["seat"], CARD_BY_TEXT[c["card"]]) for c in event["cards"])
         self.tricks.append(Trick(event["leader"], cards, event["winner"]))
         self.tricks_won[event["winner"]] += 1
         self.trick = []
