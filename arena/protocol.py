@@ -27,23 +27,29 @@ class _Message(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+class _Action(BaseModel):
+    """Actions come from bots inside their replies, so they are validated strictly too (no "true" for true)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
 # ---- actions (the engine's action objects, unchanged) ----
 
 
-class PassAction(_Message):
+class PassAction(_Action):
     """Pass in a bidding round, or decline to defend alone."""
 
     type: Literal["pass"]
 
 
-class OrderUpAction(_Message):
+class OrderUpAction(_Action):
     """Round 1: order up the upcard's suit (the dealer's accept)."""
 
     type: Literal["order_up"]
     alone: bool = False
 
 
-class CallAction(_Message):
+class CallAction(_Action):
     """Round 2: name trump."""
 
     type: Literal["call"]
@@ -51,27 +57,27 @@ class CallAction(_Message):
     alone: bool = False
 
 
-class DiscardAction(_Message):
+class DiscardAction(_Action):
     """The dealer's discard (the upcard itself declines it, where that is allowed)."""
 
     type: Literal["discard"]
     card: CardText
 
 
-class DefendAloneAction(_Message):
+class DefendAloneAction(_Action):
     """Defend alone against a lone bid."""
 
     type: Literal["defend_alone"]
 
 
-class NameTrumpAction(_Message):
+class NameTrumpAction(_Action):
     """Name trump when the Benny is turned up."""
 
     type: Literal["name_trump"]
     suit: SuitText
 
 
-class PlayAction(_Message):
+class PlayAction(_Action):
     """Play a card."""
 
     type: Literal["play"]

@@ -179,6 +179,7 @@ class Referee:
     def begin_game(self, seating: list[int], *, relaunch: bool = True) -> list[tuple[int, Violation]]:
         """Seat the bots for the next game, replacing processes that died or hung; returns handshake failures."""
         self.seating = list(seating)
+        self.viewed = [-1] * len(self.spec.bots)  # hand numbers start again: the first request carries the view
         if not relaunch:
             return []
         dead = [
@@ -260,7 +261,7 @@ class Referee:
                 hello = Violation("out_of_turn", "hello again in the middle of a match", _excerpt(raw))
                 answer = Answer(None, hello, 0.0)
             elif reply.request_id in self.expired[b]:
-                self.expired[b].discard(reply.request_id)  # a late answer to a request that timed out: ignored
+                continue  # a late answer to a request that timed out (or a copy of one): ignored
             elif reply.request_id != request_id:
                 detail = f"answer to request {reply.request_id}, which was never sent"
                 answer = Answer(None, Violation("out_of_turn", detail, _excerpt(raw)), 0.0)
@@ -276,10 +277,7 @@ class Referee:
             message = parse_bot_message(raw)
         except MessageError:
             return False
-        if isinstance(message, ActionReply) and message.request_id in self.expired[b]:
-            self.expired[b].discard(message.request_id)
-            return True
-        return False
+        return isinstance(message, ActionReply) and message.request_id in self.expired[b]
 
     def _drain_others(self, asked: int) -> None:
         """Read what the bots not asked have sent meanwhile (each frame is an ``unsolicited`` violation)."""

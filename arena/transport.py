@@ -100,6 +100,7 @@ class Endpoint:
     def forget_peer(self) -> None:
         """Forget the accepted peer (its process is gone; a restarted process says hello again)."""
         self.peer = None
+        self.last_sender = None
 
 
 class Hub:
