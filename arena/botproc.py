@@ -1,4 +1,4 @@
-"""Bot processes: finding a bot's command, starting it in its own session, its capped log, killing it for good."""
+"""Bot processes: finding a bot's command, starting it confined (arena.sandbox), its capped log, killing it for good."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from arena.errors import ArenaError
+from arena.sandbox import Jail, track
 
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bots"
 BUNDLED = ("random", "heuristic", "search")
@@ -74,13 +76,56 @@ def file_digest(path: str) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
 
 
-class BotProcess:
-    """One running bot: its own session (process group), output to a size-capped log, a fresh secret token."""
+class BotStartError(ArenaError):
+    """A bot process could not be started (its program cannot run, or its sandbox cannot be set up)."""
 
-    def __init__(self, command: BotCommand, endpoint: str, log_path: Path, *, log_limit: int = LOG_LIMIT) -> None:
+
+class BotProcess:
+    """One running bot: its own session (process group), output to a size-capped log, a fresh secret token.
+
+    With a ``jail`` the bot also runs confined (its own uid, limits, filesystem view, no network: arena.sandbox);
+    without one it only gets the scrubbed environment and its own session.
+    """
+
+    def __init__(
+        self,
+        command: BotCommand,
+        endpoint: str,
+        log_path: Path,
+        *,
+        jail: Jail | None = None,
+        log_limit: int = LOG_LIMIT,
+    ) -> None:
         self.command = command
         self.token = secrets.token_hex(16)
+        self.jail = jail
         log_path.parent.mkdir(parents=True, exist_ok=True)
+        argv = _absolute(command.argv)
+        try:
+            env, preexec = self._confinement(argv, endpoint)
+            self.process = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
+                close_fds=True,
+                preexec_fn=preexec,
+            )
+        except (OSError, subprocess.SubprocessError, ArenaError) as exc:
+            if jail is not None:
+                jail.release()
+            raise BotStartError(f"cannot start bot {command.name!r} ({' '.join(argv)}): {exc}") from None
+        track(self.process.pid, alive=True)
+        assert self.process.stdout is not None
+        self._log = threading.Thread(target=_copy_capped, args=(self.process.stdout, log_path, log_limit), daemon=True)
+        self._log.start()
+
+    def _confinement(self, argv: tuple[str, ...], endpoint: str) -> tuple[dict[str, str], Callable[[], None]]:
+        """The bot's environment and what runs in the child before exec (its jail's, or the bare minimum)."""
+        if self.jail is not None:
+            return self.jail.environment(endpoint, self.token), self.jail.preexec(argv, endpoint)
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": os.environ.get("HOME", "/"),
@@ -91,19 +136,7 @@ class BotProcess:
         }
         if "PYTHONPATH" in os.environ:
             env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-        self.process = subprocess.Popen(
-            command.argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            env=env,
-            start_new_session=True,
-            close_fds=True,
-            preexec_fn=die_with_parent,
-        )
-        assert self.process.stdout is not None
-        self._log = threading.Thread(target=_copy_capped, args=(self.process.stdout, log_path, log_limit), daemon=True)
-        self._log.start()
+        return env, die_with_parent
 
     @property
     def pid(self) -> int:
@@ -124,12 +157,24 @@ class BotProcess:
         return f"exited with code {code}"
 
     def kill(self) -> None:
-        """Kill the whole process group and reap the process."""
+        """Kill the whole process group and everything else the bot started, reap it, and free its sandbox."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
+        if self.jail is not None:
+            self.jail.sweep(self.process.pid)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=5)
+        track(self.process.pid, alive=False)
         self._log.join(timeout=2)
+        if self.jail is not None:
+            self.jail.release()
+            self.jail = None
+
+
+def _absolute(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The program and its script as absolute paths when they are relative ones: a bot runs in its own directory."""
+    head = tuple(os.path.abspath(a) if not os.path.isabs(a) and os.path.isfile(a) else a for a in argv[:2])
+    return head + argv[2:]
 
 
 def _copy_capped(stream: IO[bytes], path: Path, limit: int) -> None:
@@ -140,7 +185,8 @@ def _copy_capped(stream: IO[bytes], path: Path, limit: int) -> None:
     written = path.stat().st_size if path.exists() else 0
     if written >= limit:
         written = limit + 1  # already cut: drain silently
-    with open(path, "ab") as log:
+    # private to the referee's user: a bot running under another uid must not read its opponents' logs
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab") as log:
         while chunk := stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536):
             if written < limit:
                 part = chunk[: limit - written]

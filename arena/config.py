@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from arena.clock import TimeControl
 from arena.errors import ArenaError
 from arena.options import make_rules
+from arena.sandbox import Limits
 
 
 class ConfigError(ArenaError, ValueError):
@@ -52,6 +53,7 @@ class TournamentConfig(BaseModel):
     policy: Literal["forfeit", "substitute"] = "forfeit"
     max_strikes: int = Field(default=3, ge=1)
     rating: RatingSettings = RatingSettings()
+    limits: Limits = Limits()
 
     @field_validator("time")
     @classmethod
@@ -68,7 +70,8 @@ class TournamentConfig(BaseModel):
 
     def fingerprint(self) -> str:
         """A hash of everything that decides which games are played and how (not jobs or rating settings)."""
-        fixed = self.model_dump(exclude={"jobs", "rating"})
+        # default limits are left out, so that tournaments started before limits existed keep their fingerprint
+        fixed = self.model_dump(exclude={"jobs", "rating"} | ({"limits"} if self.limits == Limits() else set()))
         return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()[:16]
 
     def job_count(self) -> int:

@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from arena.sandbox import Limits
+
 
 class BotEntry(BaseModel):
     """A contestant process of the match: the name it is rated under and the command that starts it."""
@@ -42,3 +44,4 @@ class MatchSpec(BaseModel):
     max_strikes: int = Field(default=3, ge=1)
     max_hands: int = Field(default=1000, ge=1, description="A game not decided after this many hands is drawn")
     log_dir: str = "logs"
+    limits: Limits = Field(default_factory=Limits, description="What each bot process may use (SECURITY.md)")

@@ -31,6 +31,7 @@ from arena.protocol import (
     to_engine_action,
 )
 from arena.runner import Answer, Message, Violation, play
+from arena.sandbox import Jail
 from arena.transport import Endpoint, Hub
 
 # Kinds after which the bot's process is replaced before its next game (it may be dead or stuck).
@@ -83,10 +84,15 @@ class Referee:
             old = self.processes[b]
             if old is not None:
                 old.kill()
-            entry = self.spec.bots[b]
-            self.endpoints[b].forget_peer()
+            entry, endpoint = self.spec.bots[b], self.endpoints[b]
+            endpoint.forget_peer()
+            while endpoint.receive() is not None:  # what the dead process sent last is not the new one's first word
+                endpoint.foreign_frames += 1
             log = self.log_dir / f"{self.spec.match_id}-bot{b}-{entry.name}.log"
-            self.processes[b] = BotProcess(BotCommand(entry.name, tuple(entry.argv)), self.endpoints[b].address, log)
+            jail = Jail(self.spec.limits, workdir=self.hub.workdir(endpoint))  # its own uid when we are root
+            self.hub.admit(endpoint, jail.gid)  # the endpoint opens to this process alone
+            command = BotCommand(entry.name, tuple(entry.argv))
+            self.processes[b] = BotProcess(command, endpoint.address, log, jail=jail)
             self.needs_restart[b] = False
         return self._handshake(indexes)
 

@@ -108,6 +108,7 @@ def plan_matches(
                 policy=config.policy,
                 max_strikes=config.max_strikes,
                 log_dir=log_dir,
+                limits=config.limits,
             )
             matches.append((spec, [g.key for g in chunk]))
     return matches

@@ -1,17 +1,21 @@
 """ZeroMQ transport: one private ROUTER endpoint per bot process. The only module that imports zmq.
 
-Each bot process gets its own ipc endpoint inside a private directory (mode 0700) and its own secret token. The
-first peer whose hello carries the token becomes the endpoint's one accepted peer; frames from any other peer on
-that endpoint are dropped and counted, never attributed to the seat.
+Each bot process gets its own ipc endpoint and its own secret token. The endpoint's socket sits alone in a directory
+of its own inside the match's private directory; when bots run under uids of their own (arena.sandbox), that
+directory is open to the group of the bot process of the moment and to nobody else. The first peer whose hello
+carries the token becomes the endpoint's one accepted peer; frames from any other peer on that endpoint are dropped
+and counted, never attributed to the seat.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import shutil
 import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 import zmq
 
@@ -103,29 +107,86 @@ class Endpoint:
         self.last_sender = None
 
 
+OWNER = "referee"  # in a match directory: the pid and start time of the referee process that made it
+
+
+def _start_time(pid: int) -> str | None:
+    """When a process started (clock ticks since boot, from /proc), or None where that cannot be read."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    return stat.rsplit(b")", 1)[1].split()[19].decode()
+
+
+def remove_stale_directories() -> None:
+    """Remove the match directories of referees that died without closing them (killed with SIGKILL)."""
+    if _start_time(os.getpid()) is None:
+        return  # no /proc: no telling the living from the dead
+    for entry in os.scandir(tempfile.gettempdir()):
+        if not entry.name.startswith("arena-") or not entry.is_dir(follow_symlinks=False):
+            continue
+        try:
+            if entry.stat(follow_symlinks=False).st_uid != os.geteuid():
+                continue
+            pid, start = Path(entry.path, OWNER).read_text().split()
+        except (OSError, ValueError):
+            continue
+        if _start_time(int(pid)) != start:
+            shutil.rmtree(entry.path, ignore_errors=True)
+
+
 class Hub:
     """All endpoints of one match, and waiting on them together."""
 
     def __init__(self) -> None:
         self.context = zmq.Context()
+        remove_stale_directories()
         self.directory = tempfile.mkdtemp(prefix="arena-")
-        os.chmod(self.directory, 0o700)
+        # Bots under other uids may pass through (to their own endpoint and workdir) but not list it.
+        os.chmod(self.directory, 0o711 if os.geteuid() == 0 else 0o700)
+        if (me := _start_time(os.getpid())) is not None:
+            Path(self.directory, OWNER).write_text(f"{os.getpid()} {me}")
         self.endpoints: list[Endpoint] = []
         self.poller = zmq.Poller()
+        self._starts = itertools.count()
 
     def open(self) -> Endpoint:
-        """Bind a new private endpoint."""
+        """Bind a new private endpoint: ``<dir>/ep<index>/bot<index>.sock``, reachable by no one until ``admit``."""
         index = len(self.endpoints)
+        folder = Path(self.directory, f"ep{index}")
+        folder.mkdir(mode=0o700)
         socket = self.context.socket(zmq.ROUTER)
         socket.setsockopt(zmq.LINGER, 0)
         socket.setsockopt(zmq.MAXMSGSIZE, HARD_FRAME_LIMIT)
         socket.setsockopt(zmq.RCVHWM, 1000)
-        address = f"ipc://{self.directory}/bot{index}.sock"
+        address = f"ipc://{folder}/bot{index}.sock"
         socket.bind(address)
         endpoint = Endpoint(index, address, socket)
         self.endpoints.append(endpoint)
         self.poller.register(socket, zmq.POLLIN)
         return endpoint
+
+    def admit(self, endpoint: Endpoint, gid: int | None) -> None:
+        """Open an endpoint to one group alone (a bot process's own), closing it to the group admitted before.
+
+        The directory becomes ``root:gid 0710`` and the socket ``root:gid 0660``: the bot can connect but cannot
+        list, remove or replace anything. With ``gid`` None (bots share the referee's uid) nothing changes.
+        """
+        if gid is None:
+            return
+        folder = Path(self.directory, f"ep{endpoint.index}")
+        path = folder / f"bot{endpoint.index}.sock"
+        os.chown(folder, -1, gid)
+        os.chmod(folder, 0o710)
+        os.chown(path, -1, gid)
+        os.chmod(path, 0o660)
+
+    def workdir(self, endpoint: Endpoint) -> Path:
+        """A fresh empty directory for the next process of this endpoint's bot (its home), removed by ``close``."""
+        folder = Path(self.directory, f"home{endpoint.index}-{next(self._starts)}")
+        folder.mkdir(mode=0o700)
+        return folder
 
     def wait(self, timeout: float) -> list[Endpoint]:
         """Endpoints with frames waiting, after at most ``timeout`` seconds."""

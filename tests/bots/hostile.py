@@ -1,7 +1,8 @@
 """A raw-pyzmq test bot that plays like raw_random.py until its cue, then breaks one rule of the protocol.
 
     hostile.py MODE [--game G] [--act N] [--times K] [--once MARKER] [--dump FILE] [--pid-dir DIR]
-               [--noise BYTES] [--wait-for FILE] [--signal FILE] [--hold FILE]
+               [--noise BYTES] [--wait-for FILE] [--signal FILE] [--hold FILE] [--delay S] [--look PATH]...
+               [--spin]
 
 In-game modes misbehave at the N-th decision request of game G (an index, or ``all``) and the K-1 after it:
     timeout        never answers
@@ -17,27 +18,39 @@ In-game modes misbehave at the N-th decision request of game G (an index, or ``a
     rehello        says hello again
     flood          answers, waits 5 ms, sends a burst of frames (only when it leads, so the other seat acts next)
     chatter        sends three more frames hard on the heels of its answer
+    late           answers after sleeping ``--delay`` seconds (past its time bank)
+    wrong-phase    acts for another phase: a bid while it must play, a card while it must bid
+    hog            allocates (and touches) memory until it is refused, says how much it got, and dies of it
+    cpu-hog        spins until its CPU time runs out
 Start modes misbehave before playing:
     crash-at-start, bad-protocol, no-hello (an action first), bad-token, silent (never says hello)
 Other modes:
     polite         never misbehaves
-    intruder       also speaks on every other bot's endpoint, found by listing its own endpoint's directory
+    intruder       also speaks on every other bot's endpoint it can find (listing directories, guessing names)
     thief          also reads another bot's endpoint and token from /proc/PID/environ and answers for it
     spawn          leaves a grandchild process behind
+    escape         leaves a grandchild behind in a session of its own (double fork + setsid)
+    fork-bomb      once connected, forks without end (every child too); reports the tasks it sees to stderr
+    snoop          once connected, tries to learn what it may not: other processes through /proc, the referee's
+                   memory and environment, other endpoints, the network, and every ``--look PATH`` (a database,
+                   logs, records, another bot's files); reports what it saw as one JSON line on stderr, then plays
 
 With ``--once`` the bot misbehaves only if MARKER does not exist yet (and creates it), so a restarted process
-behaves. ``--dump`` appends every frame received to FILE, ``--pid-dir`` leaves a file named for each pid it starts,
-``--noise`` writes that many bytes to stderr first, ``--wait-for FILE`` makes a slow starter that connects once FILE
-exists (or after 5 s). A thief creates ``--signal FILE`` once it has spoken; a flooder creates FILE.coming before its
-answer and FILE after its burst, and a bot with ``--hold FILE`` then holds back its next answer until FILE exists
-(so that the burst is read while that bot is being asked).
+behaves. ``--dump`` appends every frame received to FILE, ``--pid-dir`` leaves a file named for each pid it starts
+(holding the uid it runs as), ``--noise`` writes that many bytes to stderr first, ``--wait-for FILE`` makes a slow
+starter that connects once FILE exists (or after 5 s). A thief creates ``--signal FILE`` once it has spoken; a
+flooder creates FILE.coming before its answer and FILE after its burst, and a bot with ``--hold FILE`` then holds
+back its next answer until FILE exists (so that the burst is read while that bot is being asked). ``--spin`` burns
+a CPU in a thread meanwhile.
 """
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import threading
@@ -46,6 +59,7 @@ from pathlib import Path
 
 import zmq
 
+FDS_AT_START = sorted(int(fd) for fd in os.listdir("/proc/self/fd"))  # before it opens any (3: the listing)
 START_MODES = {"crash-at-start", "bad-protocol", "no-hello", "bad-token", "silent"}
 CARDS = [r + s for s in "CDHS" for r in "789TJQKA"] + ["JK"]
 
@@ -61,6 +75,9 @@ parser.add_argument("--noise", type=int, default=0)
 parser.add_argument("--wait-for")
 parser.add_argument("--signal")
 parser.add_argument("--hold")
+parser.add_argument("--delay", type=float, default=2.0)
+parser.add_argument("--look", action="append", default=[])
+parser.add_argument("--spin", action="store_true")
 args = parser.parse_args()
 mode = args.mode
 endpoint, token = os.environ["ARENA_ENDPOINT"], os.environ["ARENA_TOKEN"]
@@ -82,10 +99,19 @@ def send(sock: zmq.Socket, message: object) -> None:
 
 
 if args.pid_dir:
-    Path(args.pid_dir, str(os.getpid())).touch()
+    Path(args.pid_dir, str(os.getpid())).write_text(str(os.getuid()))
 if mode == "spawn":
     child = subprocess.Popen(["sleep", "600"])
     Path(args.pid_dir, str(child.pid)).touch()
+if mode == "escape":
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            if args.pid_dir:
+                Path(args.pid_dir, str(os.getpid())).write_text(str(os.getuid()))
+            time.sleep(600)
+        os._exit(0)
+    os.wait()
 if args.noise:
     chunk = b"noise " * 10_000 + b"\n"
     for _ in range(args.noise // len(chunk) + 1):
@@ -123,8 +149,119 @@ def steal() -> None:
         time.sleep(0.005)
 
 
+def neighbours() -> set[str]:
+    """Other bots' endpoints: whatever listing the directories around its own shows, and names guessed from its own."""
+    own = Path(endpoint.removeprefix("ipc://"))
+    found = set()
+    for directory in (own.parent, own.parent.parent):
+        with contextlib.suppress(OSError):
+            found.update(str(p) for p in directory.rglob("*.sock"))
+    for n in range(8):  # the same layout with another bot's number
+        folder, name = (re.sub(r"\d+", str(n), part) for part in (own.parent.name, own.name))
+        found.add(str(own.parent.parent / folder / name))
+    return {f"ipc://{path}" for path in found} - {endpoint}
+
+
+def bomb() -> None:
+    """Fork for ever, in every child too; a refused fork is retried (the slots it holds stay taken)."""
+    if os.fork() != 0:
+        return
+    while True:
+        try:
+            os.fork()
+        except OSError:
+            time.sleep(0.05)
+
+
+def tasks() -> int:
+    """Tasks (processes and threads) this bot can see in /proc."""
+    count = 0
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                count += len(list((entry / "task").iterdir()))
+    return count
+
+
+def attempt(action) -> str:
+    """What came of trying: ``ok`` (with a little of what it read), or the error's name."""
+    try:
+        result = action()
+    except OSError as exc:
+        return type(exc).__name__ + (f" {errno_name(exc.errno)}" if exc.errno else "")
+    return "ok" + (f": {result[:60]!r}" if isinstance(result, (bytes, str)) and result else "")
+
+
+def read_or_list(path: str) -> str | bytes:
+    """A file's first bytes, or a directory's entries."""
+    if os.path.isdir(path):
+        return ",".join(sorted(os.listdir(path)))
+    with open(path, "rb") as f:
+        return f.read(200)
+
+
+def errno_name(code: int) -> str:
+    import errno
+
+    return errno.errorcode.get(code, str(code))
+
+
+def snoop() -> dict:
+    """Everything it tried, and what came of it."""
+    import resource
+    import socket as sockets
+
+    parent = os.getppid()
+    seen: dict = {"uid": os.getuid(), "gid": os.getgid(), "groups": os.getgroups(), "cwd": os.getcwd()}
+    seen["env"] = sorted(os.environ)
+    seen["fds_at_start"] = FDS_AT_START
+    seen["limits"] = {
+        name: list(resource.getrlimit(getattr(resource, f"RLIMIT_{name}")))
+        for name in ("AS", "CPU", "NPROC", "FSIZE", "NOFILE", "CORE")
+    }
+    seen["pids"] = sorted(int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit())
+    seen["parent"] = {
+        name: attempt(lambda name=name: Path(f"/proc/{parent}/{name}").read_bytes())
+        for name in ("environ", "mem", "cmdline", "maps")
+    }
+    seen["signal_parent"] = attempt(lambda: os.kill(parent, 0))
+    tokens = []
+    for pid in seen["pids"]:
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes()
+        except OSError:
+            continue
+        tokens += [e for e in environ.split(b"\0") if e.startswith(b"ARENA_TOKEN=") and e[12:].decode() != token]
+    seen["foreign_tokens"] = len(tokens)
+    own = Path(endpoint.removeprefix("ipc://"))
+    seen["endpoint_dir"] = attempt(lambda: ",".join(sorted(os.listdir(own.parent))))
+    seen["match_dir"] = attempt(lambda: ",".join(sorted(os.listdir(own.parent.parent))))
+    others = {}
+    for address in sorted(neighbours()):
+        unix = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
+        others[address] = attempt(lambda unix=unix, address=address: unix.connect(address.removeprefix("ipc://")))
+        unix.close()
+    seen["other_endpoints"] = others
+    seen["network"] = attempt(lambda: sockets.create_connection(("1.1.1.1", 53), timeout=1).close())
+    seen["loopback"] = attempt(lambda: sockets.create_connection(("127.0.0.1", 22), timeout=1).close())
+    seen["abstract"] = attempt(lambda: sockets.socket(sockets.AF_UNIX).connect("\0arena-probe"))
+    seen["look"] = {path: attempt(lambda path=path: read_or_list(path)) for path in args.look}
+    seen["write_home"] = attempt(lambda: Path(os.environ.get("HOME", "."), "mine").write_text("x"))
+    seen["write_tmp"] = attempt(lambda: Path("/tmp/snoop").write_text("x"))
+    seen["home_is_cwd"] = os.environ.get("HOME") == os.getcwd()
+    return seen
+
+
+def spin() -> None:
+    """Burn a CPU for as long as it is allowed to."""
+    while True:
+        pass
+
+
 if mode == "thief":
     threading.Thread(target=steal, daemon=True).start()
+if args.spin:
+    threading.Thread(target=spin, daemon=True).start()
 if args.wait_for:  # a slow starter: connect once FILE exists (or after 5 s)
     waited = time.monotonic() + 5
     while not Path(args.wait_for).exists() and time.monotonic() < waited:
@@ -145,17 +282,21 @@ if start_cue and mode == "no-hello":
     send(socket, {"type": "action", "request_id": 1, "action": {"type": "pass"}})
 if not (start_cue and mode == "silent"):
     send(socket, hello)
+if mode == "fork-bomb":
+    bomb()
+    time.sleep(1.0)
+    print(f"fork-bomb: {tasks()} tasks", file=sys.stderr, flush=True)
+if mode == "snoop":
+    print("snoop: " + json.dumps(snoop()), file=sys.stderr, flush=True)
 
 others = []
 if mode == "intruder":
-    directory = Path(endpoint.removeprefix("ipc://")).parent
-    for path in sorted(directory.iterdir()):
-        if f"ipc://{path}" != endpoint:
-            other = context.socket(zmq.DEALER)
-            other.setsockopt(zmq.LINGER, 0)
-            other.connect(f"ipc://{path}")
-            send(other, {"type": "hello", "name": "intruder", "protocol": 1, "token": token})
-            others.append(other)
+    for address in sorted(neighbours()):
+        other = context.socket(zmq.DEALER)
+        other.setsockopt(zmq.LINGER, 0)
+        other.connect(address)  # asynchronous: an endpoint it may not reach just never gets the frames
+        send(other, {"type": "hello", "name": "intruder", "protocol": 1, "token": token})
+        others.append(other)
 
 dump = open(args.dump, "ab") if args.dump else None  # noqa: SIM115
 game, acts, fouls, held = -1, 0, 0, False
@@ -213,6 +354,24 @@ while socket.poll(60_000):
         elif mode == "rehello":
             send(socket, hello)
             continue
+        elif mode == "late":
+            time.sleep(args.delay)
+        elif mode == "wrong-phase":
+            wrong = {"type": "play", "card": CARDS[0]} if view["phase"] != "play" else {"type": "order_up"}
+            reply["action"] = wrong
+        elif mode == "hog":
+            hoard, got = [], 0
+            try:
+                while True:
+                    hoard.append(b"\x01" * (16 * 1024 * 1024))
+                    got += 16
+            except MemoryError:
+                hoard.clear()
+                print(f"hog: refused after {got} MiB", file=sys.stderr, flush=True)
+                raise
+        elif mode == "cpu-hog":
+            while True:
+                pass
     if args.hold and not held and Path(f"{args.hold}.coming").exists():  # let an announced flood arrive first
         held = True
         waited = time.monotonic() + 5

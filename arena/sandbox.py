@@ -1,0 +1,655 @@
+"""Confining bot processes: resource limits, a user id per process, a private filesystem view, no network.
+
+What a bot may use is a ``Limits`` (part of every match spec and tournament config). How much of it the OS lets us
+enforce is found out once per referee process (``capabilities``): running as root on Linux, each bot process gets
+an unused uid of its own and, where namespaces work, its own mount, network and IPC namespaces with a filesystem
+view of nothing but the system directories, its runtime, its program, its endpoint and a small private /tmp.
+SECURITY.md describes the threat model and what is enforced where.
+
+Everything that runs between fork and exec (``Jail.preexec``) is prepared in the parent: the child only walks a list
+of steps making system calls (no imports, no locks), which keeps it safe in the child of a threaded referee.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import fcntl
+import os
+import resource
+import secrets
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from arena.errors import ArenaError
+
+MIB = 1024 * 1024
+# Bot uids are taken from this range; a lock file per uid keeps concurrent referees apart. ARENA_UID_RANGE=FIRST:COUNT
+# overrides it. The default lies above the ranges systemd hands to users and containers (up to 0x6FFFFFFF).
+UID_RANGE = (1_900_000_000, 65_536)
+LOCK_DIRS = ("/run/euchre-arena/uids", f"{tempfile.gettempdir()}/euchre-arena-uids")
+# Host directories every bot sees read-only (when they exist): enough to run programs, nothing that holds data.
+SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "opt")
+DEVICES = ("null", "zero", "full", "random", "urandom")
+# Mount points of the view a program's directory may not cover (a bot in /tmp sees its file, not the host's /tmp).
+PRIVATE_POINTS = ("/", "/tmp", "/dev", "/proc", "/sys", "/var", "/var/tmp")
+
+_CLONE_NEWNS = 0x00020000
+_CLONE_NEWIPC = 0x08000000
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWNET = 0x40000000
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
+_MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 16384, 1 << 18
+_PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 1, 36, 38
+
+
+class SandboxError(ArenaError):
+    """A bot process cannot be confined as configured (no free uid, its program out of its reach, ...)."""
+
+
+class Limits(BaseModel):
+    """What each bot process may use. Enforcement depends on the OS and on running as root (SECURITY.md)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    memory_mb: int = Field(default=1024, ge=64, description="Address space per process (RLIMIT_AS), MiB")
+    cpu_seconds: int = Field(default=600, ge=1, description="CPU time per process (RLIMIT_CPU), then it is killed")
+    processes: int = Field(
+        default=16, ge=1, description="Processes and threads of the bot at once (RLIMIT_NPROC on its own uid)"
+    )
+    file_size_mb: int = Field(default=64, ge=1, description="Largest file the bot may write (RLIMIT_FSIZE), MiB")
+    open_files: int = Field(default=256, ge=16, description="Open file descriptors per process (RLIMIT_NOFILE)")
+    disk_mb: int = Field(default=64, ge=1, description="Size of the bot's private /tmp, which holds its home, MiB")
+    readable: tuple[str, ...] = Field(default=(), description="More host paths every bot may read")
+    writable: tuple[str, ...] = Field(
+        default=(), description="Host directories every bot may write, shared by all bots (tests and debugging)"
+    )
+
+    @field_validator("readable", "writable")
+    @classmethod
+    def _absolute(cls, paths: tuple[str, ...]) -> tuple[str, ...]:
+        for path in paths:
+            if not os.path.isabs(path):
+                raise ValueError(f"{path!r} is not an absolute path")
+        return paths
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What this machine lets the referee enforce (probed once per process)."""
+
+    root: bool  # we are root and may give bots a uid of their own
+    mount: bool  # a private filesystem view (mount namespace), with /proc showing only the bot's own processes
+    hidepid: bool  # that /proc hides other users' processes
+    network: bool  # no network at all (a network namespace of its own)
+    ipc: bool  # no System V IPC shared with others (an IPC namespace)
+
+
+# ---- system calls, bound once so that the child between fork and exec only calls them ----
+
+
+def _libc() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+_LIBC = _libc()
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"{what}: {os.strerror(code)}")
+
+
+def _unshare(flags: int) -> None:
+    _check(_LIBC.unshare(ctypes.c_int(flags)), "unshare")
+
+
+def _bytes(text: str | None) -> bytes | None:
+    return None if text is None else text.encode()
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    result: int = _LIBC.mount(_bytes(source), target.encode(), _bytes(fstype), ctypes.c_ulong(flags), _bytes(data))
+    _check(result, f"mount {target}")
+
+
+def _prctl(option: int, value: int) -> None:
+    _check(_LIBC.prctl(option, ctypes.c_ulong(value), 0, 0, 0), "prctl")
+
+
+# ---- what the machine allows ----
+
+
+@cache
+def capabilities() -> Capabilities:
+    """Probe (in a forked child) which namespaces work here; cached for the life of the process."""
+    if _LIBC is None:
+        return Capabilities(root=False, mount=False, hidepid=False, network=False, ipc=False)
+    bits = _probe(os.geteuid() == 0)
+    return Capabilities(
+        root=bool(bits & 16), mount=bool(bits & 1), hidepid=bool(bits & 2), network=bool(bits & 4), ipc=bool(bits & 8)
+    )
+
+
+def _probe(root: bool) -> int:
+    """Try each namespace in a child; its exit code has a bit per success (mounts land in its own namespace)."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        bits = 0
+        try:
+            if root:
+                with contextlib.suppress(OSError):
+                    _unshare(_CLONE_NEWNS)
+                    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+                    _mount("tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, "size=64k")
+                    bits |= 1
+                    with contextlib.suppress(OSError):
+                        _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, "hidepid=2")
+                        bits |= 2
+                with contextlib.suppress(OSError):
+                    _unshare(_CLONE_NEWNET)
+                    bits |= 4
+                with contextlib.suppress(OSError):
+                    _unshare(_CLONE_NEWIPC)
+                    bits |= 8
+                with contextlib.suppress(OSError):  # last: it drops our privileges
+                    os.setgroups([])
+                    os.setresgid(UID_RANGE[0], UID_RANGE[0], UID_RANGE[0])
+                    os.setresuid(UID_RANGE[0], UID_RANGE[0], UID_RANGE[0])
+                    bits |= 16
+            else:
+                with contextlib.suppress(OSError):
+                    _unshare(_CLONE_NEWUSER | _CLONE_NEWNET | _CLONE_NEWIPC)
+                    bits |= 4 | 8
+        finally:
+            os._exit(bits)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 0
+
+
+# ---- user ids ----
+
+
+def uid_range() -> tuple[int, int]:
+    """The first bot uid and how many there are (``ARENA_UID_RANGE=FIRST:COUNT`` overrides the default)."""
+    text = os.environ.get("ARENA_UID_RANGE")
+    if not text:
+        return UID_RANGE
+    first, _, count = text.partition(":")
+    try:
+        return int(first), int(count or UID_RANGE[1])
+    except ValueError:
+        raise SandboxError(f"ARENA_UID_RANGE={text!r} is not FIRST:COUNT") from None
+
+
+@dataclass
+class Identity:
+    """An unprivileged uid (and a gid of the same number) held by one bot process, locked while it is held."""
+
+    uid: int
+    lock: int  # the descriptor whose flock marks the uid as taken
+
+    @property
+    def gid(self) -> int:
+        """The bot's own group."""
+        return self.uid
+
+    def release(self) -> None:
+        """Give the uid back (after everything running under it has been killed)."""
+        if self.lock >= 0:
+            os.close(self.lock)
+            self.lock = -1
+
+
+def _lock_dir() -> str:
+    for directory in LOCK_DIRS:
+        with contextlib.suppress(OSError):
+            os.makedirs(directory, mode=0o700, exist_ok=True)
+        try:
+            info = os.lstat(directory)
+        except OSError:
+            continue
+        private = info.st_uid == os.geteuid() and (info.st_mode & 0o077) == 0
+        if private and os.path.isdir(directory) and not os.path.islink(directory):
+            return directory
+    raise SandboxError(f"no private directory for uid locks (tried {', '.join(LOCK_DIRS)})")
+
+
+def _try_lock(directory: str, uid: int) -> int | None:
+    fd = os.open(f"{directory}/{uid}", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+_reaped_orphans = False
+
+
+def claim_uid() -> Identity:
+    """Lock a free uid of the range and make sure nothing runs under it (a crashed referee's bots may)."""
+    global _reaped_orphans
+    directory = _lock_dir()
+    first, count = uid_range()
+    if not _reaped_orphans:  # once per process: kill what bots of dead referees left behind
+        _reaped_orphans = True
+        for uid in sorted(u for u in _process_uids() if first <= u < first + count):
+            fd = _try_lock(directory, uid)
+            if fd is not None:
+                sweep_uid(uid)
+                os.close(fd)
+    start = secrets.randbelow(count)
+    for k in range(count):
+        uid = first + (start + k) % count
+        fd = _try_lock(directory, uid)
+        if fd is not None:
+            if processes_of(uid):  # left by a referee that died
+                sweep_uid(uid)
+            return Identity(uid, fd)
+    raise SandboxError(f"all {count} bot uids from {first} are taken")
+
+
+def _processes() -> Iterator[tuple[int, bool, tuple[int, ...]]]:
+    """Every process: its pid, whether it is still running (not a zombie), its real, effective and saved uids.
+
+    Read from /proc/PID/status, not from the owner of /proc/PID, which a process can make root's (not dumpable).
+    """
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/status", "rb") as f:
+                status = f.read()
+        except OSError:
+            continue
+        fields = dict(line.split(b":", 1) for line in status.splitlines() if b":" in line)
+        state, uids = fields.get(b"State", b"X").split(), fields.get(b"Uid", b"").split()
+        yield int(entry.name), bool(state) and state[0] not in (b"Z", b"X"), tuple(int(u) for u in uids[:3])
+
+
+def _process_uids() -> set[int]:
+    return {uid for _, running, uids in _processes() if running for uid in uids}
+
+
+def processes_of(uid: int) -> list[int]:
+    """Pids of the live (not zombie) processes running as ``uid`` (real, effective or saved)."""
+    return [pid for pid, running, uids in _processes() if running and uid in uids]
+
+
+def sweep_uid(uid: int) -> None:
+    """SIGKILL every process running as ``uid``, however it got there (forked, double-forked, its own session).
+
+    A child takes the uid and signals -1: the kernel delivers SIGKILL to every process of that uid in one pass, with
+    forks held off meanwhile, so a fork bomb cannot outrun it. Repeated until /proc shows none left.
+    """
+    for attempt in range(50):
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child
+            try:
+                os.setgroups([])
+                os.setresgid(uid, uid, uid)
+                os.setresuid(uid, uid, uid)
+                os.kill(-1, signal.SIGKILL)
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+        if not processes_of(uid):
+            return
+        time.sleep(0.002 * attempt)
+
+
+# ---- one bot process ----
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """One operation of building the view, done in the child: mkdir, file, symlink, (r)bind, device, tmpfs, proc."""
+
+    op: str
+    target: str
+    source: str = ""
+    data: str = ""
+    readonly: bool = True
+
+
+class Jail:
+    """The confinement of one bot process: its uid, its limits, its filesystem view, its namespaces.
+
+    ``workdir`` is a fresh, empty host directory for this process: its home and working directory, and with a
+    private view the mount point of the view's root.
+    """
+
+    def __init__(self, limits: Limits, *, workdir: Path) -> None:
+        self.limits = limits
+        self.caps = capabilities()
+        self.workdir = str(workdir)
+        self.identity: Identity | None = claim_uid() if self.caps.root else None
+        if self.identity is not None and not self.caps.mount:
+            os.chown(self.workdir, self.identity.uid, self.identity.gid)
+        os.chmod(self.workdir, 0o700)
+        if not self.caps.root and _LIBC is not None:
+            _enable_subreaper()
+
+    @property
+    def uid(self) -> int | None:
+        """The bot's uid, or None when it runs as the referee's."""
+        return None if self.identity is None else self.identity.uid
+
+    @property
+    def gid(self) -> int | None:
+        """The bot's gid, or None when it runs as the referee's."""
+        return None if self.identity is None else self.identity.gid
+
+    def environment(self, endpoint: str, token: str) -> dict[str, str]:
+        """The whole environment of the bot: the endpoint and token, and what programs need to run."""
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": self.workdir,
+            "TMPDIR": "/tmp",
+            "LANG": "C.UTF-8",
+            "PYTHONUNBUFFERED": "1",
+            "ARENA_ENDPOINT": endpoint,
+            "ARENA_TOKEN": token,
+        }
+        if "PYTHONPATH" in os.environ:
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+        return env
+
+    def preexec(self, argv: tuple[str, ...], endpoint: str) -> Callable[[], None]:
+        """The function to run in the child between fork and exec (everything it needs is computed here)."""
+        limits = _rlimits(self.limits, self.caps, self.uid)
+        steps = self.view(argv, endpoint) if self.caps.root and self.caps.mount else []
+        if self.identity is not None and not self.caps.mount:
+            _check_reachable(self.identity.uid, exposures(argv, endpoint, self.limits))
+        flags = 0
+        if os.geteuid() == 0:
+            flags |= (_CLONE_NEWNS if steps else 0) | (_CLONE_NEWNET if self.caps.network else 0)
+            flags |= _CLONE_NEWIPC if self.caps.ipc else 0
+        elif self.caps.network:
+            flags |= _CLONE_NEWUSER | _CLONE_NEWNET | _CLONE_NEWIPC
+        uid, root, home, linux = self.uid, self.workdir, self.workdir, _LIBC is not None
+
+        def child() -> None:  # pragma: no cover - runs in the child (tests observe its effects)
+            try:
+                if flags:
+                    _unshare(flags)
+                if steps:
+                    _build_view(root, steps, uid)
+                    os.chdir(root)
+                    os.chroot(".")
+                for which, (soft, hard) in limits:
+                    try:
+                        resource.setrlimit(which, (soft, hard))
+                    except (OSError, ValueError):
+                        if linux:  # elsewhere: the limits the OS honours
+                            raise
+                if uid is not None:
+                    os.setgroups([])
+                    os.setresgid(uid, uid, uid)
+                    os.setresuid(uid, uid, uid)
+                os.chdir(home)
+                if _LIBC is not None:
+                    _prctl(_PR_SET_NO_NEW_PRIVS, 1)
+                    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # after setresuid, which clears it
+            except BaseException as exc:
+                os.write(2, f"[arena: the sandbox could not be set up: {exc}]\n".encode(errors="replace"))
+                raise
+
+        return child
+
+    def view(self, argv: tuple[str, ...], endpoint: str) -> list[_Step]:
+        """The steps that build the bot's filesystem view under its workdir (run in its mount namespace)."""
+        steps = [_Step("tmpfs", "", data="mode=0755,size=4m,nr_inodes=4096")]
+        for name in SYSTEM_DIRS:
+            host = f"/{name}"
+            if os.path.islink(host):
+                steps.append(_Step("symlink", host, source=os.readlink(host)))
+            elif os.path.isdir(host):
+                steps += [_Step("mkdir", host), _Step("rbind", host, source=host)]
+        steps += [_Step("mkdir", "/dev"), _Step("tmpfs", "/dev", data="mode=0755,size=64k,nr_inodes=64")]
+        for device in DEVICES:
+            if os.path.exists(f"/dev/{device}"):
+                steps += [
+                    _Step("file", f"/dev/{device}"),
+                    _Step("device", f"/dev/{device}", f"/dev/{device}", "", False),
+                ]
+        for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1")):
+            steps.append(_Step("symlink", f"/dev/{name}", source=target))
+        steps += [
+            _Step("symlink", "/dev/stderr", source="/proc/self/fd/2"),
+            _Step("symlink", "/dev/shm", source="/tmp"),
+        ]
+        hidepid = "hidepid=2" if self.caps.hidepid else ""
+        steps += [_Step("mkdir", "/proc"), _Step("proc", "/proc", data=hidepid)]
+        steps += [_Step("mkdir", "/sys"), _Step("bind", "/sys", source="/sys")]
+        size = f"size={self.limits.disk_mb}m,nr_inodes={max(1024, self.limits.disk_mb * 64)}"
+        steps += [_Step("mkdir", "/tmp"), _Step("tmpfs", "/tmp", data=f"mode=1777,{size}")]
+        steps += [_Step("mkdir", "/var"), _Step("symlink", "/var/tmp", source="/tmp")]
+        bound: list[tuple[str, bool]] = [(f"/{name}", False) for name in SYSTEM_DIRS]  # (path, writable)
+        for path, writable in exposures(argv, endpoint, self.limits):
+            if any(_under(path, b) and (w or not writable) for b, w in bound):
+                continue  # already visible, with at least this access
+            if not any(_under(path, b) for b, _ in bound):
+                steps.append(_Step("mkdir" if os.path.isdir(path) else "file", path))
+            source = path if os.path.isdir(path) or _open(path, 0o004) else self._readable_copy(path)
+            steps.append(_Step("rbind", path, source=source, readonly=not writable))
+            bound.append((path, writable))
+        steps.append(_Step("home", self.workdir))
+        return steps
+
+    def _readable_copy(self, path: str) -> str:
+        """A copy of a program file that other users may not read, for the bot to see in its place."""
+        folder = Path(f"{self.workdir}.files")
+        folder.mkdir(mode=0o700, exist_ok=True)
+        copy = folder / f"{len(list(folder.iterdir()))}-{os.path.basename(path)}"
+        shutil.copyfile(path, copy)
+        os.chmod(copy, 0o755 if os.access(path, os.X_OK) else 0o644)
+        return str(copy)
+
+    def sweep(self, session: int) -> None:
+        """Kill everything the process left: every process of its uid, or (not root) its session and our adoptees."""
+        if self.identity is not None:
+            sweep_uid(self.identity.uid)
+        elif _LIBC is not None:
+            _kill_adopted(session)
+
+    def release(self) -> None:
+        """Give back the uid and remove the workdir (call after ``sweep``)."""
+        if self.identity is not None:
+            self.identity.release()
+        _empty(Path(self.workdir))
+        _empty(Path(f"{self.workdir}.files"))
+
+
+def exposures(argv: tuple[str, ...], endpoint: str, limits: Limits) -> list[tuple[str, bool]]:
+    """Host paths (real paths) a bot may reach, and whether it may write there, shallowest first.
+
+    Its runtime (the arena's Python, when that is its program: the interpreter, its standard library, the
+    installed packages and the arena package), the directories of its program and of its script (only the files
+    when a directory is closed to other users or holds a mount point of the view, like /tmp), its endpoint's
+    directory, and the configured ``readable`` and ``writable`` paths.
+    """
+    paths: dict[str, bool] = {}
+
+    def add(path: str, writable: bool = False) -> None:
+        if os.path.exists(path):
+            real = os.path.realpath(path)
+            paths[real] = paths.get(real, False) or writable
+
+    program = argv[0] if argv else ""
+    if program and os.path.realpath(program) == os.path.realpath(sys.executable):
+        for prefix in {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix}:
+            add(prefix)
+        add(str(Path(__file__).resolve().parent))  # bots import the arena package (protocol, SDK)
+        for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+            if entry:
+                add(entry)
+    for part in argv[:2]:
+        if os.path.isfile(part):
+            real = os.path.realpath(part)
+            folder = os.path.dirname(real)
+            alone = any(_under(p, folder) for p in PRIVATE_POINTS) or not _open(folder, 0o005)
+            add(real if alone else folder)
+    if endpoint.startswith("ipc://"):
+        add(os.path.dirname(endpoint.removeprefix("ipc://")))
+    for path in limits.readable:
+        add(path)
+    for path in limits.writable:
+        add(path, writable=True)
+    return sorted(paths.items(), key=lambda item: (item[0].count("/"), item[0]))
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _open(path: str, bits: int) -> bool:
+    """Whether ``path`` grants other users these permission bits (0o004 read, 0o001 search)."""
+    return os.stat(path).st_mode & bits == bits
+
+
+def _build_view(root: str, steps: list[_Step], uid: int | None) -> None:  # pragma: no cover - runs in the child
+    """Carry out the view's steps under ``root`` (in a fresh mount namespace, before chroot)."""
+    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+    for step in steps:
+        at = root + step.target
+        if step.op == "tmpfs":
+            _mount("tmpfs", at, "tmpfs", _MS_NOSUID | _MS_NODEV, step.data)
+        elif step.op == "mkdir":
+            os.makedirs(at, mode=0o755, exist_ok=True)
+        elif step.op == "file":
+            os.makedirs(os.path.dirname(at), mode=0o755, exist_ok=True)
+            os.close(os.open(at, os.O_CREAT | os.O_WRONLY, 0o644))
+        elif step.op == "symlink":
+            os.makedirs(os.path.dirname(at), mode=0o755, exist_ok=True)
+            os.symlink(step.source, at)
+        elif step.op in ("bind", "rbind", "device"):
+            _mount(step.source, at, None, _MS_BIND | (_MS_REC if step.op == "rbind" else 0))
+            locked = _MS_NOSUID | (0 if step.op == "device" else _MS_NODEV) | (_MS_RDONLY if step.readonly else 0)
+            _mount(None, at, None, _MS_BIND | _MS_REMOUNT | locked)
+        elif step.op == "proc":
+            _mount("proc", at, "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, step.data or None)
+        elif step.op == "home":
+            os.makedirs(at, mode=0o700, exist_ok=True)
+            if uid is not None:
+                os.chown(at, uid, uid)
+            os.chmod(at, 0o700)
+
+
+def _rlimits(limits: Limits, caps: Capabilities, uid: int | None) -> list[tuple[int, tuple[int, int]]]:
+    """The rlimits of a bot process, clamped to what an unprivileged referee may set."""
+    nproc = limits.processes
+    if uid is None and not caps.network:  # sharing the referee's uid: count what already runs under it
+        nproc += _tasks_of(os.getuid())
+    wanted = [
+        (resource.RLIMIT_AS, limits.memory_mb * MIB, limits.memory_mb * MIB),
+        (resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 1),
+        (resource.RLIMIT_NPROC, nproc, nproc),
+        (resource.RLIMIT_FSIZE, limits.file_size_mb * MIB, limits.file_size_mb * MIB),
+        (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files),
+        (resource.RLIMIT_CORE, 0, 0),
+    ]
+    result = []
+    for which, soft, hard in wanted:
+        if not caps.root:
+            current = resource.getrlimit(which)[1]
+            if current != resource.RLIM_INFINITY:
+                soft, hard = min(soft, current), min(hard, current)
+        result.append((which, (soft, hard)))
+    return result
+
+
+def _tasks_of(uid: int) -> int:
+    count = 0
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if entry.stat().st_uid == uid:
+                    count += len(os.listdir(f"/proc/{entry.name}/task"))
+    return count
+
+
+def _check_reachable(uid: int, paths: list[tuple[str, bool]]) -> None:
+    """Refuse to start a bot under its own uid when (with no private view) its program is out of its reach."""
+    for path, _ in paths:
+        folder = path
+        while folder != "/":
+            folder = os.path.dirname(folder)
+            mode = os.stat(folder).st_mode
+            if not mode & 0o001:
+                raise SandboxError(
+                    f"bots run as uid {uid} and cannot reach {path} ({folder} is closed to other users); "
+                    "open it, or run the arena as an unprivileged user"
+                )
+
+
+def _empty(folder: Path) -> None:
+    """Remove the workdir and what a bot left in it (files of its uid; we are root or the same user)."""
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+# ---- not root: the referee adopts orphans and kills them ----
+
+_live: set[int] = set()  # pids of bot processes started (not root) that are still running
+
+
+def track(pid: int, alive: bool) -> None:
+    """Note a bot process started or reaped (only used when not root, to tell bots from adopted orphans)."""
+    if alive:
+        _live.add(pid)
+    else:
+        _live.discard(pid)
+
+
+def _enable_subreaper() -> None:
+    with contextlib.suppress(OSError):
+        _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
+def _kill_adopted(session: int) -> None:
+    """SIGKILL what a bot left (not root): its session, and the processes re-parented to us in sessions of their own.
+
+    We are a child subreaper, so a descendant that double-forked into a new session is re-parented to us; a process
+    of ours that is not a tracked bot and is not in our own session can only be such an escapee.
+    """
+    me, mine = os.getpid(), os.getsid(0)
+    for _ in range(50):
+        found = []
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit() or int(entry.name) in _live:
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            parent, sid = int(fields[1]), int(fields[3])
+            if fields[0] not in (b"Z", b"X") and (sid == session or (parent == me and sid != mine)):
+                found.append((int(entry.name), parent == me))
+        if not found:
+            return
+        for pid, _ in found:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        for pid, adopted in found:
+            if adopted:
+                with contextlib.suppress(ChildProcessError, OSError):
+                    os.waitpid(pid, 0)

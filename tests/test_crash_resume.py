@@ -1,0 +1,145 @@
+"""SIGKILL of ``arena tournament run`` at seeded random moments: every resume loses nothing and plays nothing twice.
+
+The same small tournament is run once without a break, and once killed (SIGKILL, no chance to clean up) at ten or
+more random moments, from interpreter start-up to the last game, each time resumed by running the same command.
+The resumed database must end up with the same games, the same records and the same ranking table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from arena.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+ARENA = [sys.executable, "-m", "arena"]
+KILLS = 10
+SEED = 2026
+
+CONFIG = """
+name = "crash-test"
+variant = "two-hand"
+entrants = ["heuristic", "random", "{raw}"]
+games_per_pairing = 4
+games_per_match = 4
+time = "5+0.1"
+seed = 11
+jobs = 2
+
+[rating]
+bootstrap = 100
+"""
+
+
+def arena(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ARENA, *args], capture_output=True, text=True, cwd=ROOT, timeout=300, check=False)
+
+
+def stored(db: Path) -> dict[str, dict[str, Any]]:
+    """Every stored game by key, without what legitimately differs between runs.
+
+    That is: timing and wall-clock times, and the match a game was played in (its id, and the game's index in it:
+    a resumed run groups the games left into matches of its own).
+    """
+    if not db.exists():
+        return {}
+    with Store.open(db, create=False) as store:
+        games = {key: record for _, key, record in store.records()}
+    for record in games.values():
+        for field in ("timing", "match_id", "game_index"):
+            record.pop(field, None)
+        for violation in record.get("violations", []):
+            violation.pop("at_seconds", None)
+            violation.pop("wall_time", None)
+    return games
+
+
+def processes_with_files_under(folder: Path) -> list[int]:
+    """Processes holding a file open under ``folder`` (referees keep their log open there)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            targets = [os.readlink(fd) for fd in (entry / "fd").iterdir()]
+        except OSError:
+            continue
+        if any(t.startswith(str(folder)) for t in targets):
+            found.append(int(entry.name))
+    return found
+
+
+def test_a_tournament_killed_ten_times_at_random_moments_ends_as_an_unbroken_run(tmp_path: Path) -> None:
+    config = tmp_path / "crash.toml"
+    config.write_text(CONFIG.format(raw=ROOT / "tests" / "bots" / "raw_random.py"))
+    unbroken = tmp_path / "unbroken.db"
+    started = time.monotonic()
+    first = arena("tournament", "run", str(config), "--db", str(unbroken), "--quiet")
+    assert first.returncode == 0, first.stderr
+    span = time.monotonic() - started
+    expected = stored(unbroken)
+    total = len(expected)
+    assert total == 24
+
+    broken = tmp_path / "broken" / "broken.db"
+    broken.parent.mkdir()
+    rng = random.Random(SEED)
+    kills, attempts, counts, landed = 0, 0, [0], []
+    while kills < KILLS:
+        attempts += 1
+        assert attempts < 4 * KILLS, "the runs keep finishing before they can be killed"
+        process = subprocess.Popen(
+            [*ARENA, "tournament", "run", str(config), "--db", str(broken), "--quiet"],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        # a moment from interpreter start-up to the end of what is left to play (start-up is about a quarter)
+        left = (total - counts[-1]) / total
+        moment = rng.uniform(0.05, span * (0.25 + 0.75 * left))
+        try:
+            process.wait(timeout=moment)
+        except subprocess.TimeoutExpired:
+            os.kill(process.pid, signal.SIGKILL)
+            kills += 1
+        killed = process.wait() == -signal.SIGKILL
+        assert process.stderr is not None
+        assert b"Traceback" not in process.stderr.read()
+        process.stderr.close()
+        games = stored(broken)
+        assert set(games) <= set(expected)
+        for key, record in games.items():  # every game kept is whole and is the unbroken run's game
+            assert record == expected[key], key
+        assert len(games) >= counts[-1]  # nothing stored is ever lost
+        counts.append(len(games))
+        if killed:
+            landed.append(len(games))
+        if len(games) == total:  # this sequence of resumes is complete: it is the unbroken run; start another
+            assert games == expected
+            broken.unlink()
+            for side in broken.parent.glob("broken.db-*"):
+                side.unlink()
+            counts.append(0)
+        deadline = time.monotonic() + 10
+        while processes_with_files_under(broken.parent) and time.monotonic() < deadline:
+            time.sleep(0.05)  # its referees die with it (and their bots with them)
+        assert processes_with_files_under(broken.parent) == []
+
+    resumed = arena("tournament", "run", str(config), "--db", str(broken), "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{total}/{total} games" in resumed.stdout
+    assert stored(broken) == expected
+    # the kills fell from start-up to late in the run: before the first game was stored and between games
+    assert sum(0 < n < total for n in landed) >= 3 and len(landed) == KILLS, landed
+
+    tables = [arena("ranking", str(config), "--db", str(db), "--format", "json") for db in (unbroken, broken)]
+    assert all(t.returncode == 0 for t in tables), [t.stderr for t in tables]
+    assert json.loads(tables[0].stdout) == json.loads(tables[1].stdout)

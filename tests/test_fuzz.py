@@ -1,0 +1,429 @@
+"""Fuzzing the referee's message handling: arbitrary bytes and JSON from a bot never crash it, always cost a violation.
+
+Four layers, cheapest first: the parser of bot frames; the parser with the engine's conversion of what it accepts;
+the runner with in-process seats (the legality checks); and a real Referee over real ZeroMQ sockets whose bots are
+scripted in-process (the handshake and the decision loop). Together the suite runs more than 10,000 cases; set
+ARENA_FUZZ_EXAMPLES=N to run N cases in each test instead (a longer run, e.g. N=100000).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import queue
+import secrets
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import orjson
+import pytest
+import zmq
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from arena.actions import Action, parse_action
+from arena.game import Game
+from arena.local import LocalSeats
+from arena.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.options import make_rules
+from arena.protocol import MAX_MESSAGE_BYTES, ActionReply, Hello, MessageError, parse_bot_message, to_engine_action
+from arena.record import replay
+from arena.referee import Referee
+from arena.runner import Message, Violation, play
+
+KINDS = {"malformed", "schema", "oversized"}
+# Cases per test (ARENA_FUZZ_EXAMPLES overrides each): at least 10,000 in all.
+CASES = {"frames": 5000, "json": 2200, "runner": 1300, "referee": 1200, "handshake": 300}
+
+
+def examples(default: int, *, shrink: bool = True) -> Any:
+    """Hypothesis settings for ``default`` cases (or ARENA_FUZZ_EXAMPLES), with no deadline: CI machines vary.
+
+    Without ``shrink`` a failure is reported as found (shrinking through real sockets takes minutes).
+    """
+    count = int(os.environ.get("ARENA_FUZZ_EXAMPLES", default))
+    return settings(
+        max_examples=count,
+        deadline=None,
+        phases=list(Phase) if shrink else [Phase.explicit, Phase.reuse, Phase.generate],
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    )
+
+
+# ---- strategies ----
+
+TAGS = ["pass", "order_up", "call", "discard", "defend_alone", "name_trump", "play", "hello", "action", "bogus"]
+CARDS = [r + s for s in "CDHS" for r in "789TJQKA"] + ["JK", "1S", "jh", "", "JHX"]
+SUITS = ["C", "D", "H", "S", "X", "", "c"]
+
+FIELDS = ["type", "request_id", "action", "card", "suit", "alone", "name", "protocol", "token", "version", "view"]
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(),
+    st.text(max_size=12),
+    st.sampled_from(TAGS + CARDS + SUITS),
+)
+json_values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=6), inner),
+    max_leaves=5,
+)
+small_ints = st.integers(min_value=-(2**63), max_value=2**63 - 1)
+ids = st.one_of(small_ints, st.integers(), scalars)
+
+# Action objects: often valid, sometimes a field off (missing, extra, wrong type or value).
+action_fields = {"card": st.sampled_from(CARDS), "suit": st.sampled_from(SUITS), "alone": scalars, "x": scalars}
+valid_actions = st.fixed_dictionaries({"type": st.sampled_from(TAGS)}, optional=action_fields)
+any_actions = st.one_of(valid_actions, valid_actions, valid_actions, json_values)
+
+
+def actions() -> st.SearchStrategy[Any]:
+    """Action objects that are often valid, sometimes one field off."""
+    return any_actions
+
+
+def messages() -> st.SearchStrategy[Any]:
+    """Bot messages that are often valid, sometimes one field off: the boundary of the schema."""
+    reply = {"type": st.sampled_from(["action", "action", "action", "hello", "pass"]), "request_id": ids}
+    hello = {
+        "type": st.sampled_from(["hello", "hello", "action"]),
+        "name": st.text(max_size=70),
+        "protocol": st.sampled_from([1, 1, 1, 2, 0, "1", True, 1.0]),
+        "token": st.text(max_size=130),
+    }
+    extra = {"version": scalars, "view": scalars, "x": scalars}
+    return st.one_of(
+        st.fixed_dictionaries({**reply, "action": any_actions}, optional={"x": scalars}),
+        st.fixed_dictionaries({}, optional={**reply, "action": any_actions, "x": scalars}),
+        st.fixed_dictionaries(hello, optional=extra),
+        st.fixed_dictionaries({}, optional={**hello, **extra}),
+    )
+
+
+def encode(value: Any) -> bytes:
+    """JSON text the way a careless bot might write it (Python's json: NaN, Infinity, big ints and all)."""
+    return json.dumps(value).encode()
+
+
+frames = st.one_of(
+    st.binary(max_size=300),
+    st.binary(max_size=40),
+    st.text(max_size=200).map(str.encode),
+    st.integers(MAX_MESSAGE_BYTES - 40, MAX_MESSAGE_BYTES + 40).map(
+        lambda n: b'{"type": "action", "request_id": 1, "action": {"type": "pass"}, "x": "' + b"y" * n + b'"}'
+    ),
+    st.binary(max_size=200).map(lambda b: b"\xef\xbb\xbf" + b),  # a UTF-8 byte order mark in front
+)
+
+
+def check_parse(raw: bytes) -> Hello | ActionReply | None:
+    """Parse like the referee; a rejection must be a MessageError of a documented kind, never anything else."""
+    try:
+        message = parse_bot_message(raw)
+    except MessageError as exc:
+        assert exc.kind in KINDS and exc.detail
+        assert exc.kind != "oversized" or len(raw) > MAX_MESSAGE_BYTES
+        return None
+    assert len(raw) <= MAX_MESSAGE_BYTES
+    assert isinstance(message, Hello | ActionReply)
+    if isinstance(message, ActionReply):
+        assert isinstance(to_engine_action(message.action), Action)
+    return message
+
+
+# ---- the parser ----
+
+
+@examples(CASES["frames"])
+@given(frames)
+def test_any_frame_parses_into_a_message_or_a_documented_violation(raw: bytes) -> None:
+    check_parse(raw)
+
+
+@examples(CASES["json"])
+@given(st.one_of(json_values, messages()))
+def test_any_json_value_parses_into_a_message_or_a_documented_violation(value: Any) -> None:
+    message = check_parse(encode(value))
+    if message is not None:  # what was accepted is exactly what was sent: nothing coerced, nothing dropped
+        assert isinstance(value, dict) and value["type"] == message.type
+        assert message.model_dump(exclude_unset=True) == value
+
+
+# ---- the runner, with in-process seats ----
+
+
+def first_legal(message: Message) -> Message | None:
+    """A seat that plays the first legal action."""
+    if message["type"] != "act":
+        return None
+    return {"type": "action", "request_id": message["request_id"], "action": message["legal"][0]}
+
+
+def dumpable(value: Any) -> bool:
+    """Whether orjson can write it (the in-process seats go through orjson, which refuses ints over 64 bits)."""
+    try:
+        orjson.dumps(value)
+    except TypeError:
+        return False
+    return True
+
+
+@examples(CASES["runner"])
+@given(
+    st.one_of(
+        json_values, messages(), actions().map(lambda a: {"type": "action", "request_id": "same", "action": a})
+    ).filter(dumpable),
+    st.integers(0, 3),
+    st.integers(0, 2**16),
+)
+def test_any_answer_in_a_game_is_played_or_recorded_as_the_offenders_violation(
+    reply: Any, when: int, seed: int
+) -> None:
+    asked = itertools.count()
+    sent: list[Any] = []
+
+    def fuzzed(message: Message) -> Message | None:
+        if message["type"] != "act" or next(asked) != when:
+            return first_legal(message)
+        answer = reply
+        if isinstance(reply, dict) and reply.get("request_id") == "same":
+            answer = {**reply, "request_id": message["request_id"]}
+        sent.append((answer, message))
+        return answer
+
+    game = Game(make_rules("two-hand"), seed)
+    record = play(game, LocalSeats([first_legal, fuzzed]), game_index=0, time_control=None, max_hands=1).record
+    replay(record)
+    if not sent:
+        return  # the game ended before the fuzzed decision
+    answer, request = sent[0]
+    if expected_kind([orjson.dumps(answer)], request) is None:
+        return  # a legal answer: played like any other
+    assert record["violations"], answer
+    first = record["violations"][0]
+    assert first["seat"] == 1 and record["forfeit"]["seat"] == 1
+    assert first["kind"] in KINDS | {"out_of_turn", "illegal"}
+
+
+# ---- a real referee over real sockets, its bots scripted in-process ----
+
+Script = Callable[[Message], list[list[bytes]]]  # a request -> the messages to send back, each a list of frames
+
+
+class ScriptedBots(threading.Thread):
+    """The bot side of every endpoint, in one thread: DEALER sockets that say hello and answer as scripted.
+
+    ``connect`` replaces a bot's socket (a new process, to the referee); ``answer_next`` scripts the frames of its
+    next answer; any other request gets the first legal action.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.context = zmq.Context()
+        self.commands: queue.Queue[tuple[int, str, list[list[bytes]]]] = queue.Queue()
+        self.scripts: dict[int, queue.Queue[Script]] = {}
+        self.stop = threading.Event()
+
+    def connect(self, b: int, address: str, frames: list[list[bytes]]) -> None:
+        """Start a new socket for bot ``b`` that sends ``frames`` (each a list of parts) as soon as it connects."""
+        self.scripts.setdefault(b, queue.Queue())
+        self.commands.put((b, address, frames))
+
+    def answer_next(self, b: int, script: Script) -> None:
+        """Answer bot ``b``'s next request with the frames ``script(request)`` returns."""
+        self.scripts[b].put(script)
+
+    def run(self) -> None:
+        sockets: dict[int, zmq.Socket[bytes]] = {}
+        poller = zmq.Poller()
+        while not self.stop.is_set():
+            while not self.commands.empty():
+                b, address, greeting = self.commands.get()
+                if b in sockets:
+                    poller.unregister(sockets[b])
+                    sockets[b].close(linger=0)
+                sockets[b] = self.context.socket(zmq.DEALER)
+                sockets[b].setsockopt(zmq.LINGER, 0)
+                sockets[b].connect(address)
+                for parts in greeting:
+                    sockets[b].send_multipart(parts)
+                poller.register(sockets[b], zmq.POLLIN)
+            for socket, _ in poller.poll(5):
+                b = next(k for k, s in sockets.items() if s is socket)
+                message = orjson.loads(socket.recv())
+                if message["type"] != "act":
+                    continue
+                try:
+                    script = self.scripts[b].get_nowait()
+                except queue.Empty:
+                    reply = {"type": "action", "request_id": message["request_id"], "action": message["legal"][0]}
+                    socket.send(orjson.dumps(reply))
+                    continue
+                for parts in script(message):
+                    socket.send_multipart(parts)
+        for socket in sockets.values():
+            socket.close(linger=0)
+        self.context.term()
+
+
+class FakeProcess:
+    """What the referee needs of a bot process, for a bot that is a socket in this process."""
+
+    def __init__(self) -> None:
+        self.token = secrets.token_hex(16)
+        self.running = True
+
+    def alive(self) -> bool:
+        """Running until killed."""
+        return self.running
+
+    def exit_description(self) -> str:
+        """How it ended."""
+        return "still running" if self.running else "killed by signal SIGKILL"
+
+    def kill(self) -> None:
+        """Stop it."""
+        self.running = False
+
+
+class ScriptedReferee(Referee):
+    """A referee whose bots are ScriptedBots sockets instead of processes (only the launch differs)."""
+
+    def __init__(self, spec: MatchSpec, bots: ScriptedBots) -> None:
+        super().__init__(spec)
+        self.bots = bots
+        self.before_hello: dict[int, list[list[bytes]]] = {}
+
+    def _launch(self, indexes: list[int]) -> list[tuple[int, Violation]]:
+        for b in indexes:
+            old = self.processes[b]
+            if old is not None:
+                old.kill()
+            self.endpoints[b].forget_peer()
+            process = FakeProcess()
+            self.processes[b] = process  # type: ignore[call-overload]
+            hello = {"type": "hello", "name": f"scripted{b}", "protocol": 1, "token": process.token}
+            self.bots.connect(b, self.endpoints[b].address, [*self.before_hello.pop(b, []), [orjson.dumps(hello)]])
+            self.needs_restart[b] = False
+        return self._handshake(indexes)
+
+
+@pytest.fixture(scope="module")
+def referee(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ScriptedReferee]:
+    """One long match between two scripted bots (strikes never run out), reused by every case."""
+    spec = MatchSpec(
+        match_id="fuzz",
+        variant="two-hand",
+        bots=[BotEntry(name="steady", argv=["-"]), BotEntry(name="fuzzed", argv=["-"])],
+        games=[GameSpec(seed=0, seating=[0, 1])],
+        time="60+1",
+        max_decision=30.0,
+        handshake_timeout=5.0,
+        max_strikes=10**9,
+        log_dir=str(tmp_path_factory.mktemp("fuzz-logs")),
+    )
+    bots = ScriptedBots()
+    bots.start()
+    with ScriptedReferee(spec, bots) as ref:
+        assert ref.start() == []
+        yield ref
+        for process in ref.processes:  # they would exit at match_end; do not wait for that
+            assert process is not None
+            process.kill()
+    bots.stop.set()
+    bots.join(timeout=5)
+
+
+any_frames = st.one_of(frames, messages().map(encode), json_values.map(encode))
+parts_of_frames = st.one_of(any_frames.map(lambda f: [f]), st.lists(any_frames, min_size=2, max_size=3))
+
+
+@examples(CASES["referee"], shrink=False)
+@given(
+    st.one_of(
+        parts_of_frames.map(lambda parts: ("raw", parts)),
+        actions().map(lambda a: ("answer", a)),
+        st.tuples(small_ints, actions()).map(lambda t: ("answer-to", t)),
+    ),
+    st.integers(0, 2**16),
+)
+def test_any_frame_a_bot_sends_when_asked_is_played_or_charged_to_it(
+    referee: ScriptedReferee, fuzz: tuple[str, Any], seed: int
+) -> None:
+    how, payload = fuzz
+    sent: list[tuple[list[bytes], Message]] = []
+
+    def script(request: Message) -> list[list[bytes]]:
+        if how == "raw":
+            parts = list(payload)
+        elif how == "answer":
+            parts = [encode({"type": "action", "request_id": request["request_id"], "action": payload})]
+        else:
+            parts = [encode({"type": "action", "request_id": request["request_id"] + payload[0], "action": payload[1]})]
+        sent.append((parts, request))
+        return [parts]
+
+    referee.bots.answer_next(1, script)
+    assert referee.begin_game([0, 1], relaunch=False) == []
+    game = Game(referee.rules, seed, ["steady", "fuzzed"])
+    outcome = play(
+        game, referee, game_index=0, time_control=referee.time_control, request_ids=referee.request_ids, max_hands=1
+    )
+    record = outcome.record
+    [(parts, request)] = sent
+    expected = expected_kind(parts, request)
+    if expected is None:
+        assert all(v["seat"] != 1 for v in record["violations"])
+        assert "forfeit" not in record
+    else:
+        assert record["violations"] and record["violations"][0]["seat"] == 1, (parts, record["violations"])
+        assert record["violations"][0]["kind"] == expected
+        assert record["forfeit"]["seat"] == 1
+    replay(record)
+
+
+def expected_kind(parts: list[bytes], request: Message) -> str | None:
+    """The violation one frame (of these parts) sent as the answer to ``request`` must cost, per protocol.md."""
+    if len(parts) > 1:
+        return "malformed"
+    try:
+        message = parse_bot_message(parts[0])
+    except MessageError as exc:
+        return exc.kind
+    if not isinstance(message, ActionReply) or message.request_id != request["request_id"]:
+        return "out_of_turn"
+    legal = {parse_action(action) for action in request["legal"]}
+    return None if to_engine_action(message.action) in legal else "illegal"
+
+
+@examples(CASES["handshake"], shrink=False)
+@given(st.lists(parts_of_frames, min_size=1, max_size=2))
+def test_any_frames_before_a_hello_fail_the_handshake_unless_they_are_a_strangers_hello(
+    referee: ScriptedReferee, before: list[list[bytes]]
+) -> None:
+    referee.before_hello[1] = before
+    failures = referee._launch([1])
+    first = before[0]
+    message = check_parse(first[0]) if len(first) == 1 else None
+    if isinstance(message, Hello):  # it cannot know the token: a hello with a wrong one is a stranger's, dropped
+        assert failures == [] or failures[0][1].kind == "handshake"
+        if len(before) == 1:
+            assert failures == []
+    else:
+        assert [(b, v.kind) for b, v in failures] == [(1, "handshake")]
+        assert failures[0][1].detail
+    for _ in range(5):  # restart until a clean hello gets through (frames of the dead one may still arrive)
+        if not failures:
+            break
+        assert all(v.kind == "handshake" for _, v in failures)
+        failures = referee._launch([1])
+    assert failures == []
+
+
+def test_the_suite_fuzzes_at_least_ten_thousand_cases() -> None:
+    assert sum(CASES.values()) >= 10_000

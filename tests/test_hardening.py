@@ -1,0 +1,572 @@
+"""The sandbox against hostile bots: what a bot can learn, what it can use, what it leaves behind (SECURITY.md).
+
+Real referees, real bot processes (tests/bots/hostile.py), no mocks. What a bot may see depends on the machine
+(``arena.sandbox.capabilities``): the strongest assertions need root and namespaces, and are skipped elsewhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from sandboxing import open_to_bots
+
+from arena import sandbox
+from arena.botproc import BotCommand, BotProcess, BotStartError
+from arena.cli import main
+from arena.config import ConfigError, TournamentConfig, load_config
+from arena.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.referee import run_match
+from arena.sandbox import (
+    Capabilities,
+    Jail,
+    Limits,
+    capabilities,
+    claim_uid,
+    exposures,
+    processes_of,
+    sweep_uid,
+    uid_range,
+)
+from arena.store import Store
+from arena.tournament import resolve_entrants, run_tournament
+from arena.transport import Hub
+
+BOTS = Path(__file__).resolve().parent / "bots"
+HOSTILE = [sys.executable, str(BOTS / "hostile.py")]
+RAW = [sys.executable, str(BOTS / "raw_random.py")]
+CAPS = capabilities()
+needs_root = pytest.mark.skipif(not CAPS.root, reason="bots get uids of their own only when the arena runs as root")
+needs_view = pytest.mark.skipif(not (CAPS.root and CAPS.mount), reason="no private filesystem view on this machine")
+
+
+def hostile(name: str, *args: str | Path) -> BotEntry:
+    """A hostile.py bot with these arguments."""
+    return BotEntry(name=name, argv=[*HOSTILE, *map(str, args)])
+
+
+def match(
+    tmp_path: Path, bots: list[BotEntry], seatings: list[list[int]], *, shared: bool = True, **settings: Any
+) -> MatchSpec:
+    """A two-hand match, one game per seating, its logs under ``tmp_path`` (where the bots may write if shared)."""
+    games = [GameSpec(seed=seed, seating=seating) for seed, seating in enumerate(seatings)]
+    limits = settings.pop("limits", None) or Limits()
+    return MatchSpec(
+        match_id=f"h{time.monotonic_ns()}",
+        variant="two-hand",
+        bots=bots,
+        games=games,
+        log_dir=str(tmp_path / "logs"),
+        limits=open_to_bots(tmp_path, limits) if shared else limits,
+        **settings,
+    )
+
+
+def log_of(spec: MatchSpec, b: int) -> str:
+    """Everything bot ``b`` of the match wrote."""
+    return (Path(spec.log_dir) / f"{spec.match_id}-bot{b}-{spec.bots[b].name}.log").read_text(errors="replace")
+
+
+def report(spec: MatchSpec, b: int, tag: str) -> list[str]:
+    """The lines ``tag: ...`` bot ``b`` printed, without the tag."""
+    return [line.removeprefix(f"{tag}: ") for line in log_of(spec, b).splitlines() if line.startswith(f"{tag}: ")]
+
+
+def gone(pid: int) -> bool:
+    """Whether the process has exited (a zombie counts as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+def denied(outcome: str) -> bool:
+    """Whether an attempt reported by a snooping bot failed for lack of access (not found counts: it is hidden)."""
+    return not outcome.startswith("ok")
+
+
+def digest(path: Path) -> str:
+    """The sha256 of a file (to show it was not touched)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# ---- what a bot can learn ----
+
+
+@pytest.fixture(scope="module")
+def secrets_around(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Results a bot must not read, readable by everyone on the host: a database, a log, a record file."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-secrets-"))  # world-traversable, unlike pytest's own directories
+    os.chmod(folder, 0o755)
+    db = folder / "results.db"
+    with Store.open(db):
+        pass
+    record = folder / "records.jsonl"
+    record.write_text('{"hands": [{"deal": {"hands": [["JH", "JD"]]}}]}\n')
+    log = folder / "logs" / "referee.log"
+    log.parent.mkdir()
+    log.write_text("seat 1 holds JH JD\n")
+    for path in (db, record, log):
+        os.chmod(path, 0o644)
+    yield {"db": db, "record": record, "log": log, "folder": folder}
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def snooped(
+    tmp_path_factory: pytest.TempPathFactory, secrets_around: dict[str, Path]
+) -> tuple[MatchSpec, list[dict[str, Any]], list[dict[str, Any]]]:
+    """A match of two snooping bots, told where the secrets are; their reports, and the records."""
+    tmp = tmp_path_factory.mktemp("snoop")
+    looks = [a for p in secrets_around.values() for a in ("--look", str(p))]
+    looks += ["--look", str(tmp / "logs"), "--look", "/home", "--look", tempfile.gettempdir() + "/pytest-of-root"]
+    bots = [hostile("north", "snoop", *looks), hostile("south", "snoop", *looks)]
+    spec = match(tmp, bots, [[0, 1]], shared=False)
+    records = run_match(spec)
+    reports = [json.loads(report(spec, b, "snoop")[-1]) for b in range(2)]
+    return spec, records, reports
+
+
+def test_a_snooping_bot_plays_on_and_is_charged_nothing(
+    snooped: tuple[MatchSpec, list[dict[str, Any]], list[dict[str, Any]]],
+) -> None:
+    _, records, _ = snooped
+    (record,) = records
+    assert record["violations"] == [] and "forfeit" not in record
+
+
+def test_a_bot_gets_only_the_documented_environment_its_own_directory_and_no_inherited_descriptors(
+    snooped: tuple[MatchSpec, list[dict[str, Any]], list[dict[str, Any]]],
+) -> None:
+    _, _, reports = snooped
+    allowed = {"ARENA_ENDPOINT", "ARENA_TOKEN", "PATH", "HOME", "TMPDIR", "LANG", "PYTHONUNBUFFERED", "PYTHONPATH"}
+    for seen in reports:
+        assert {"ARENA_ENDPOINT", "ARENA_TOKEN", "HOME"} <= set(seen["env"]) <= allowed
+        assert seen["home_is_cwd"]
+        assert seen["write_home"] == "ok"
+        assert seen["fds_at_start"] == [0, 1, 2, 3]  # 3 is the listing's own descriptor
+    assert reports[0]["cwd"] != reports[1]["cwd"]
+
+
+def test_a_bot_runs_under_the_configured_limits(
+    snooped: tuple[MatchSpec, list[dict[str, Any]], list[dict[str, Any]]],
+) -> None:
+    spec, _, reports = snooped
+    mib, limits = 1024 * 1024, spec.limits
+    for seen in reports:
+        got = seen["limits"]
+        assert got["AS"] == [limits.memory_mb * mib] * 2
+        assert got["CPU"] == [limits.cpu_seconds, limits.cpu_seconds + 1]
+        assert got["FSIZE"] == [limits.file_size_mb * mib] * 2
+        assert got["NOFILE"] == [limits.open_files] * 2
+        assert got["CORE"] == [0, 0]
+        if CAPS.root:
+            assert got["NPROC"] == [limits.processes] * 2
+
+
+@needs_root
+def test_each_bot_runs_under_a_uid_of_its_own_that_cannot_touch_the_referee(
+    snooped: tuple[MatchSpec, list[dict[str, Any]], list[dict[str, Any]]],
+) -> None:
+    _, _, reports = snooped
+    uids = [seen["uid"] for seen in reports]
+    first, count = uid_range()
+    assert all(first <= uid < first + count for uid in uids) and uids[0] != uids[1]
+    for seen in reports:
+        assert seen["gid"] == seen["uid"] and seen["groups"] == []
+        assert seen["signal_parent"].startswith("PermissionError")  # it may not even signal the referee
+        assert all(denied(outcome) for outcome in seen["parent"].values())  # no /proc/PID/mem, environ, ...
+        assert seen["foreign_tokens"] == 0
+
+
+@needs_root
+def test_a_bot_cannot_reach_another_bots_endpoint_or_list_the_matchs_directory(
+    snooped: tuple[MatchSpec, list[dict[str, Any]], list[dict[str, Any]]],
+) -> None:
+    _, _, reports = snooped
+    for seen in reports:
+        assert seen["other_endpoints"] and all(denied(o) for o in seen["other_endpoints"].values())
+        assert denied(seen["endpoint_dir"])
+        assert "ep0" not in seen["match_dir"] or "ep1" not in seen["match_dir"]
+
+
+@needs_view
+def test_a_bot_sees_no_other_process_no_results_no_logs_no_records_and_no_homes(
+    snooped: tuple[MatchSpec, list[dict[str, Any]], list[dict[str, Any]]],
+) -> None:
+    spec, _, reports = snooped
+    for seen in reports:
+        assert len(seen["pids"]) == 1  # itself: /proc shows nothing else
+        assert seen["look"] and all(denied(outcome) for outcome in seen["look"].values()), seen["look"]
+        assert seen["write_tmp"] == "ok"  # its private /tmp
+    assert spec.log_dir in reports[0]["look"]
+
+
+@pytest.mark.skipif(not CAPS.network, reason="no network namespaces on this machine")
+def test_a_bot_has_no_network(snooped: tuple[MatchSpec, list[dict[str, Any]], list[dict[str, Any]]]) -> None:
+    _, _, reports = snooped
+    for seen in reports:
+        assert denied(seen["network"]) and denied(seen["loopback"]) and denied(seen["abstract"])
+
+
+def test_bot_logs_are_private_to_the_referees_user(
+    snooped: tuple[MatchSpec, list[dict[str, Any]], list[dict[str, Any]]],
+) -> None:
+    spec, _, _ = snooped
+    logs = list(Path(spec.log_dir).glob(f"{spec.match_id}-bot*.log"))
+    assert len(logs) == 2 and all(p.stat().st_mode & 0o077 == 0 for p in logs)
+
+
+# ---- what a bot can use, and what it leaves behind ----
+
+# mode and its arguments, limits, match settings, the violation kind in game 0 (None: none), what its log must say
+ZOO: list[Any] = [
+    pytest.param(["fork-bomb"], Limits(processes=24), {}, None, "fork-bomb", id="fork-bomb"),
+    pytest.param(["hog"], Limits(memory_mb=256), {}, "crash", "hog", id="memory-hog"),
+    pytest.param(["cpu-hog"], Limits(cpu_seconds=1), {}, "crash", None, id="cpu-hog"),
+    pytest.param(["late", "--delay", "1.5"], None, {"time": "1+0"}, "timeout", None, id="sleeps-past-its-bank"),
+    pytest.param(["wrong-phase"], None, {}, "illegal", None, id="acts-for-another-phase"),
+    pytest.param(["escape"], None, {}, None, None, id="escapes-its-session"),
+    pytest.param(["crash", "--act", "7"], None, {}, "crash", None, id="crashes-mid-hand"),
+]
+
+
+@pytest.mark.parametrize(("args", "limits", "settings", "kind", "tag"), ZOO)
+def test_a_hostile_bot_gets_its_documented_outcome_and_leaves_nothing_running(
+    tmp_path: Path, args: list[str], limits: Limits | None, settings: dict[str, Any], kind: str | None, tag: str | None
+) -> None:
+    pid_dir = tmp_path / "pids"
+    pid_dir.mkdir()
+    bots = [hostile("innocent", "polite"), hostile("hostile", *args, "--pid-dir", pid_dir)]
+    spec = match(tmp_path, bots, [[0, 1], [1, 0]], limits=limits, **settings)
+    records = run_match(spec)
+    first, second = records
+    if kind is None:
+        assert first["violations"] == [] and "forfeit" not in first
+    else:
+        assert first["forfeit"]["seat"] == 1 and first["forfeit"]["kind"] == kind
+        assert {(v["seat"], v["kind"]) for v in first["violations"]} == {(1, kind)}
+    assert second["violations"] == [] and "forfeit" not in second  # the match goes on (restarted where needed)
+    assert all(entry["strikes"] == 0 for r in records for entry in r["bots"] if entry["name"] == "innocent")
+    if args[0] == "fork-bomb":
+        (line,) = report(spec, 1, tag or "")
+        if CAPS.root and CAPS.hidepid:  # it sees its own tasks only: bounded by its uid's process limit
+            assert 3 < int(line.split()[0]) <= spec.limits.processes
+    if args[0] == "hog":
+        assert all(int(line.split()[2]) < 256 for line in report(spec, 1, "hog"))
+    if args[0] == "cpu-hog":
+        assert "SIGXCPU" in first["forfeit"]["detail"] or "SIGKILL" in first["forfeit"]["detail"]
+    started = {int(p.name): int(p.read_text() or -1) for p in pid_dir.iterdir()}
+    assert len(started) >= (2 if args[0] == "escape" else 1)
+    assert [pid for pid in started if not gone(pid)] == []
+    if CAPS.root:  # nothing at all runs under the uids its processes had (forks included)
+        assert [processes_of(uid) for uid in set(started.values())] == [[]] * len(set(started.values()))
+
+
+def test_a_tournament_with_a_hostile_entrant_plays_the_other_games_as_without_it(tmp_path: Path) -> None:
+    """A fork bomb that also spins a CPU, in parallel with the other entrants' match (jobs 2 on two cores)."""
+    folder = tmp_path / "entrants"
+    folder.mkdir()
+    wrapper = folder / "menace.py"
+    wrapper.write_text(
+        "import runpy, sys\n"
+        f"sys.argv = [{str(BOTS / 'hostile.py')!r}, 'fork-bomb', '--spin']\n"
+        f"runpy.run_path(sys.argv[0], run_name='__main__')\n"
+    )
+    limits = Limits(processes=16, memory_mb=512, readable=(str(BOTS),))
+
+    def play(entrants: list[str], name: str) -> dict[str, dict[str, Any]]:
+        config = TournamentConfig(
+            name=name,
+            variant="two-hand",
+            entrants=entrants,
+            games_per_pairing=2,
+            games_per_match=4,
+            seed=5,
+            jobs=2,
+            limits=limits,
+        )
+        with Store.open(tmp_path / f"{name}.db") as store:
+            run = run_tournament(
+                config, store, resolve_entrants(entrants), jobs=2, log_dir=str(tmp_path / f"{name}-logs")
+            )
+            assert run.errors == []
+            return {key: record for _, key, record in store.records()}
+
+    calm = play(["heuristic", "random"], "calm")
+    rough = play(["heuristic", "random", str(wrapper)], "rough")
+    assert len(calm) == 4 and len(rough) == 12
+    for key, record in calm.items():
+        other = rough[key]
+        assert other["hands"] == record["hands"] and other["winners"] == record["winners"]
+        assert other["violations"] == record["violations"] == []
+    menace = [r for k, r in rough.items() if "menace" in k]
+    assert len(menace) == 8 and all(r["violations"] == [] for r in menace)  # bounded, it still plays
+
+
+# ---- bad input at the command line: one clear line, no traceback, nothing overwritten ----
+
+
+def tournament_file(tmp_path: Path, extra: str = "", entrants: str = '["random", "heuristic"]') -> Path:
+    path = tmp_path / "t.toml"
+    path.write_text(f'variant = "two-hand"\nentrants = {entrants}\ngames_per_pairing = 1\n{extra}')
+    return path
+
+
+def foreign_database(path: Path) -> None:
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)")
+        conn.execute("INSERT INTO customers (name) VALUES ('ada')")
+
+
+def corrupted_database(path: Path) -> None:
+    with Store.open(path):
+        pass
+    data = bytearray(path.read_bytes())
+    data[100:4096] = os.urandom(3996)  # the schema page
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(
+    ("setup", "config_extra", "entrants", "message"),
+    [
+        pytest.param(corrupted_database, "", None, "corrupted", id="corrupted-database"),
+        pytest.param(foreign_database, "", None, "not a Euchre Arena database", id="database-from-something-else"),
+        pytest.param(None, "colour = 'red'\n", None, "unknown key 'colour'", id="unknown-config-key"),
+        pytest.param(None, "[limits]\nmemory_mb = 'lots'\n", None, "limits.memory_mb", id="bad-limit"),
+        pytest.param(None, "[limits]\nreadable = ['data']\n", None, "not an absolute path", id="relative-path"),
+        pytest.param(None, "", '["random", "no-such-bot"]', "no bot 'no-such-bot'", id="unknown-bot"),
+    ],
+)
+def test_bad_input_is_one_clear_error_and_nothing_is_overwritten(
+    tmp_path: Path, setup: Any, config_extra: str, entrants: str | None, message: str
+) -> None:
+    config = tournament_file(tmp_path, config_extra, entrants or '["random", "heuristic"]')
+    db = tmp_path / "t.db"
+    if setup is not None:
+        setup(db)
+    before = {p.name: digest(p) for p in tmp_path.iterdir() if p.is_file()}
+    result = CliRunner().invoke(main, ["tournament", "run", str(config), "--db", str(db), "--quiet"])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert message in result.output and result.output.startswith("Error: ")
+    assert len(result.output.strip().splitlines()) == 1
+    assert {name: digest(tmp_path / name) for name in before} == before
+
+
+# ---- the pieces ----
+
+
+def test_limits_come_from_the_config_and_default_limits_keep_old_fingerprints(tmp_path: Path) -> None:
+    path = tournament_file(tmp_path, "[limits]\nmemory_mb = 512\nprocesses = 8\n")
+    config = load_config(path)
+    assert config.limits == Limits(memory_mb=512, processes=8)
+    plain = TournamentConfig(name="x", entrants=["a", "b"])
+    before_limits = json.dumps(plain.model_dump(exclude={"jobs", "rating", "limits"}), sort_keys=True)
+    assert plain.fingerprint() == hashlib.sha256(before_limits.encode()).hexdigest()[:16]  # as before limits existed
+    assert TournamentConfig(name="x", entrants=["a", "b"], limits=Limits(cpu_seconds=5)).fingerprint() != (
+        plain.fingerprint()
+    )
+    with pytest.raises(ConfigError, match=r"limits\.colour"):
+        load_config(tournament_file(tmp_path, "[limits]\ncolour = 1\n"))
+
+
+def test_a_bot_may_reach_its_runtime_program_and_endpoint_and_nothing_of_the_results(tmp_path: Path) -> None:
+    program = BOTS / "hostile.py"
+    (tmp_path / "ep0").mkdir()
+    paths = dict(exposures((sys.executable, str(program)), f"ipc://{tmp_path}/ep0/bot0.sock", Limits()))
+    assert str(BOTS) in paths and paths[str(BOTS)] is False
+    assert os.path.realpath(sys.base_prefix) in paths
+    assert str(tmp_path / "ep0") in paths
+    root = Path(__file__).resolve().parent.parent
+    assert str(root) not in paths and str(root / "tournaments") not in paths
+    script = Path(tempfile.gettempdir()) / "lonely_bot.py"
+    script.write_text("pass\n")
+    try:  # a program in /tmp itself exposes that file, not the host's /tmp
+        paths = dict(exposures((sys.executable, str(script)), "", Limits(writable=(str(tmp_path),))))
+        assert os.path.realpath(script) in paths and tempfile.gettempdir() not in paths
+        assert paths[str(tmp_path)] is True
+    finally:
+        script.unlink()
+
+
+def test_a_match_directory_left_by_a_killed_referee_is_removed_by_the_next_one() -> None:
+    stale, alive = (Path(tempfile.mkdtemp(prefix="arena-")) for _ in range(2))
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    (stale / "referee").write_text(f"{dead.pid} 1")  # that pid, started at boot: gone
+    start = Path(f"/proc/{os.getpid()}/stat").read_bytes().rsplit(b")", 1)[1].split()[19].decode()
+    (alive / "referee").write_text(f"{os.getpid()} {start}")
+    try:
+        hub = Hub()
+        hub.close()
+        assert not stale.exists() and alive.exists() and not Path(hub.directory).exists()
+    finally:
+        shutil.rmtree(alive, ignore_errors=True)
+        shutil.rmtree(stale, ignore_errors=True)
+
+
+@needs_root
+def test_bot_uids_are_exclusive_while_held_and_reusable_after() -> None:
+    held = [claim_uid() for _ in range(3)]
+    try:
+        assert len({i.uid for i in held}) == 3
+    finally:
+        for identity in held:
+            identity.release()
+
+
+@needs_root
+def test_a_uid_sweep_kills_every_process_of_the_uid_even_in_other_sessions(tmp_path: Path) -> None:
+    identity = claim_uid()
+    try:
+        uid = identity.uid
+        started = [
+            subprocess.Popen(["sleep", "600"], user=uid, group=uid, extra_groups=[], start_new_session=True)
+            for _ in range(3)
+        ]
+        assert len(processes_of(uid)) == 3
+        sweep_uid(uid)
+        assert processes_of(uid) == []
+        assert all(p.wait(timeout=5) == -9 for p in started)
+    finally:
+        identity.release()
+
+
+def test_a_jail_frees_its_uid_and_empties_its_workdir(tmp_path: Path) -> None:
+    workdir = tmp_path / "w"
+    workdir.mkdir()
+    jail = Jail(Limits(), workdir=workdir)
+    (workdir / "left-behind").write_text("x")
+    jail.sweep(os.getpid() + 10**6)
+    jail.release()
+    assert not workdir.exists() or list(workdir.iterdir()) == []
+    if CAPS.root:
+        assert jail.uid is not None
+
+
+@needs_view
+def test_a_bot_in_a_closed_directory_runs_and_sees_its_program_but_not_its_neighbours(tmp_path: Path) -> None:
+    closed = tmp_path / "closed"
+    closed.mkdir(mode=0o700)
+    program = closed / "mine.py"
+    shutil.copyfile(BOTS / "hostile.py", program)
+    os.chmod(program, 0o600)
+    secret = closed / "secret.txt"
+    secret.write_text("JH JD")
+    bots = [BotEntry(name="mine", argv=[sys.executable, str(program), "snoop", "--look", str(secret)])]
+    spec = match(tmp_path, [*bots, hostile("other", "polite")], [[0, 1]], shared=False)
+    (record,) = run_match(spec)
+    assert record["violations"] == [] and record["bots"][0]["hello"] == "snoop"
+    (line,) = report(spec, 0, "snoop")
+    assert denied(json.loads(line)["look"][str(secret)])
+    assert oct(program.stat().st_mode & 0o777) == "0o600"  # left as it was
+
+
+@needs_root
+def test_without_a_private_view_a_bot_whose_runtime_is_closed_to_others_is_refused_clearly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    closed = tmp_path / "closed"
+    (closed / "bot").mkdir(parents=True)
+    os.chmod(closed, 0o700)
+    program = closed / "bot" / "bot.py"
+    program.write_text("pass\n")
+    no_view = Capabilities(root=True, mount=False, hidepid=False, network=CAPS.network, ipc=CAPS.ipc)
+    monkeypatch.setattr(sandbox, "capabilities", lambda: no_view)
+    hub_dir = Path(tempfile.mkdtemp(prefix="arena-test-"))
+    try:
+        os.chmod(hub_dir, 0o711)
+        (hub_dir / "w").mkdir()
+        jail = Jail(Limits(), workdir=hub_dir / "w")
+        assert (hub_dir / "w").stat().st_uid == jail.uid  # its home on the host, its own
+        with pytest.raises(BotStartError, match="cannot reach"):
+            BotProcess(BotCommand("bot", ("/bin/true", str(program))), "ipc:///nowhere", tmp_path / "log", jail=jail)
+        assert jail.identity is not None and jail.identity.lock == -1  # its uid was given back
+    finally:
+        shutil.rmtree(hub_dir, ignore_errors=True)
+
+
+# ---- where the arena does not run as root ----
+
+SYSTEM_PYTHON = "/usr/bin/python3.11"
+SETPRIV = shutil.which("setpriv")
+NOBODY = 65534
+
+
+@pytest.mark.skipif(
+    not (CAPS.root and SETPRIV and os.path.exists(SYSTEM_PYTHON) and sys.version_info[:2] == (3, 11)),
+    reason="needs root, setpriv and a system Python 3.11 that an unprivileged user can run",
+)
+def test_not_root_bots_share_the_referees_uid_but_their_forks_are_bounded_and_killed() -> None:
+    """The arena as ``nobody``: no uid of their own, no view; a fork bomb is bounded, escapees die at the end."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-nobody-"))
+    try:
+        os.chmod(folder, 0o1777)
+        (folder / "pids").mkdir(mode=0o1777)
+        os.chmod(folder / "pids", 0o1777)
+        script = str(BOTS / "hostile.py")
+        spec = MatchSpec(
+            match_id="nobody",
+            variant="three-hand",
+            bots=[
+                BotEntry(name="snoop", argv=[SYSTEM_PYTHON, script, "snoop"]),
+                BotEntry(name="bomb", argv=[SYSTEM_PYTHON, script, "fork-bomb"]),
+                BotEntry(name="escape", argv=[SYSTEM_PYTHON, script, "escape", "--pid-dir", str(folder / "pids")]),
+            ],
+            games=[GameSpec(seed=0, seating=[0, 1, 2])],
+            log_dir=str(folder / "logs"),
+            limits=Limits(processes=16),
+        )
+        site = next(p for p in sys.path if p.endswith("site-packages"))
+        root = str(Path(__file__).resolve().parent.parent)
+        env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{root}:{site}"}
+        privileges = [f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+        result = subprocess.run(
+            [SETPRIV, *privileges, SYSTEM_PYTHON, "-m", "arena.referee"],
+            input=spec.model_dump_json().encode(),
+            capture_output=True,
+            env=env,
+            cwd=folder,
+            timeout=60,
+        )
+        assert result.returncode == 0, result.stderr.decode()
+        (line,) = result.stdout.splitlines()
+        record = json.loads(line)["record"]
+        assert record["violations"] == [] and "forfeit" not in record
+        logs = folder / "logs"
+        seen = json.loads(
+            next(x for x in (logs / "nobody-bot0-snoop.log").read_text().splitlines() if "snoop" in x)[7:]
+        )
+        assert seen["uid"] == NOBODY and seen["fds_at_start"] == [0, 1, 2, 3]
+        bomb = (logs / "nobody-bot1-bomb.log").read_text()
+        assert "fork-bomb:" in bomb
+        escaped = [int(p.name) for p in (folder / "pids").iterdir()]
+        assert len(escaped) == 2 and all(gone(pid) for pid in escaped)
+        deadline = time.monotonic() + 5
+        while processes_of(NOBODY) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert processes_of(NOBODY) == []
+        if _userns_works():
+            assert denied(seen["network"]) and denied(seen["parent"]["environ"])
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _userns_works() -> bool:
+    probe = subprocess.run(["unshare", "--user", "--net", "true"], capture_output=True, user=NOBODY, group=NOBODY)
+    return probe.returncode == 0
