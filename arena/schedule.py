@@ -86,29 +86,44 @@ def plan_matches(
 ) -> list[tuple[MatchSpec, list[str]]]:
     """Matches still to play (skipping games in ``done``), each with the keys of its games in order.
 
-    A match holds the games of one pairing, at most ``games_per_match`` of them, never splitting a deal's rotations.
+    A match holds games of one pairing in one seat rotation, at most ``games_per_match`` of them. The rotations of a
+    deal are never played by the same bot processes: a bot that remembered its cards in one rotation would otherwise
+    meet them in an opponent's hand in the next (duplicate deals are only fair between fresh processes).
     """
     names = list(commands)
     players = make_rules(config.variant, config.options).players
     matches: list[tuple[MatchSpec, list[str]]] = []
     for pairing in pairings_for(names, players, config.partnership):
         todo = [g for g in plan_games(config, pairing) if g.key not in done]
-        per_deal = len(pairing.rotations) if config.duplicate else 1
-        size = max(per_deal, config.games_per_match // per_deal * per_deal)
-        for start in range(0, len(todo), size):
-            chunk = todo[start : start + size]
-            spec = MatchSpec(
-                match_id=f"{pairing.key}/{chunk[0].deal}-{chunk[-1].deal}".replace("|", "-").replace("/", "_"),
-                variant=config.variant,
-                options=config.options,
-                bots=[BotEntry(name=name, argv=list(commands[name].argv)) for name in pairing.slots],
-                games=[GameSpec(seed=g.seed, seating=list(g.seating)) for g in chunk],
-                time=config.time,
-                max_decision=config.max_decision,
-                policy=config.policy,
-                max_strikes=config.max_strikes,
-                log_dir=log_dir,
-                limits=config.limits,
-            )
-            matches.append((spec, [g.key for g in chunk]))
+        by_rotation: dict[tuple[int, ...], list[PlannedGame]] = {}
+        for game in todo:
+            by_rotation.setdefault(game.seating, []).append(game)
+        for rotation, games in enumerate(by_rotation.values()):
+            for start in range(0, len(games), config.games_per_match):
+                chunk = games[start : start + config.games_per_match]
+                match_id = f"{pairing.key}/r{rotation}/{chunk[0].deal}-{chunk[-1].deal}"
+                matches.append((_spec(config, commands, pairing, chunk, match_id, log_dir), [g.key for g in chunk]))
     return matches
+
+
+def _spec(
+    config: TournamentConfig,
+    commands: dict[str, BotCommand],
+    pairing: Pairing,
+    chunk: list[PlannedGame],
+    match_id: str,
+    log_dir: str,
+) -> MatchSpec:
+    return MatchSpec(
+        match_id=match_id.replace("|", "-").replace("/", "_"),
+        variant=config.variant,
+        options=config.options,
+        bots=[BotEntry(name=name, argv=list(commands[name].argv)) for name in pairing.slots],
+        games=[GameSpec(seed=g.seed, seating=list(g.seating)) for g in chunk],
+        time=config.time,
+        max_decision=config.max_decision,
+        policy=config.policy,
+        max_strikes=config.max_strikes,
+        log_dir=log_dir,
+        limits=config.limits,
+    )

@@ -87,16 +87,17 @@ def test_every_pairing_plays_the_same_deals() -> None:
     assert deal_seed(1, 0) != deal_seed(2, 0) and deal_seed(1, 0) == deal_seed(1, 0)
 
 
-def test_matches_skip_done_games_and_keep_a_deals_rotations_together() -> None:
+def test_matches_skip_done_games_and_never_let_one_process_see_two_rotations_of_a_deal() -> None:
     cfg = config("two-hand", games_per_match=5)
     commands = {n: BotCommand(n, ("true",)) for n in NAMES}
     matches = plan_matches(cfg, commands, done=set(), log_dir="logs")
     keys = [k for _, ks in matches for k in ks]
-    assert len(keys) == 10 * 3 * 2
+    assert len(keys) == len(set(keys)) == 10 * 3 * 2
     for spec, ks in matches:
         assert len(spec.games) == len(ks) <= 5
         deals = Counter(k.rsplit("/", 2)[1] for k in ks)
-        assert set(deals.values()) == {2}, "both rotations of a deal belong to one match"
+        assert set(deals.values()) == {1}, "a match holds one rotation of each of its deals"
+        assert len({tuple(g.seating) for g in spec.games}) == 1
     done = set(keys[:7])
     rest = [k for _, ks in plan_matches(cfg, commands, done=done, log_dir="logs") for k in ks]
     assert sorted(rest) == sorted(set(keys) - done)
