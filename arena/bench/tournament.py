@@ -13,13 +13,13 @@ from arena.tournament import resolve_entrants, run_tournament
 
 
 def bench_config(games: int) -> TournamentConfig:
-    """A two-hand tournament of the bundled bots, cut into matches of four games so that jobs have work to share."""
+    """A two-hand tournament of the bundled bots, cut into matches of eight games so that jobs have work to share."""
     return TournamentConfig(
         name="bench",
         variant="two-hand",
         entrants=["heuristic", "random"],
         games_per_pairing=max(1, games // 2),
-        games_per_match=4,
+        games_per_match=8,
         time="10+1",
         seed=11,
     )
