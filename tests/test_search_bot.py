@@ -1,0 +1,148 @@
+"""The search bot: legal in every variant, replays identically, sound in set positions, and beats the heuristic.
+
+The strength test is small on purpose (seeded in-process duplicate games, a reduced budget); the real measurement
+is ``arena tournament run tournaments/strength.toml`` and ``tournaments/strength-two-hand.toml``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import action, make_hand
+
+from arena import messages
+from arena.actions import Action, Discard, parse_action
+from arena.game import Game
+from arena.local import play_game
+from arena.options import make_rules
+from arena.sdk import Bot
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bots"))
+
+from heuristic_bot import HeuristicBot
+from random_bot import RandomBot
+from search_bot import SearchBot
+
+QUICK = 0.25  # a quarter of the default budget: plenty to test legality
+
+
+def play(
+    variant: str, seats: set[int], seed: int, options: dict[str, Any], *, samples: float = QUICK
+) -> dict[str, Any]:
+    """One game: search bots in ``seats``, heuristic and random bots elsewhere, all strict about legality."""
+    n = make_rules(variant, options).players
+    bots: list[Bot] = [
+        SearchBot(samples=samples, strict=True)
+        if s in seats
+        else HeuristicBot(strict=True)
+        if s % 4 < 2
+        else RandomBot(strict=True)
+        for s in range(n)
+    ]
+    record = play_game([b.handle for b in bots], variant, options, seed)
+    assert record["violations"] == [], record["violations"]
+    return record
+
+
+CONFIGS: list[tuple[str, dict[str, Any]]] = [
+    ("two-hand", {"stick_the_dealer": True}),
+    ("two-hand", {"dealer_exchange": "mandatory"}),
+    ("three-hand", {"stick_the_dealer": True}),
+    ("four-hand", {"defend_alone": True}),
+    ("four-hand", {"stick_the_dealer": True, "dealer_exchange": "mandatory"}),
+    ("four-hand-32", {"defend_alone": True}),
+    ("british", {"stick_the_dealer": True}),
+    ("british", {"defend_alone": True, "rubber": True}),
+]
+
+
+@pytest.mark.parametrize(("variant", "options"), CONFIGS)
+def test_search_bot_never_answers_illegally(variant: str, options: dict[str, Any]) -> None:
+    n = make_rules(variant, options).players
+    play(variant, set(range(0, n, 2)), 1, {"points_to_win": 3, **options})
+
+
+def test_search_bot_replays_a_game_identically() -> None:
+    first = play("four-hand", {0, 1, 2, 3}, 7, {"points_to_win": 2})
+    second = play("four-hand", {0, 1, 2, 3}, 7, {"points_to_win": 2})
+    assert first["hands"] == second["hands"]
+
+
+# ---- decisions in set positions ----
+
+TIME = {"bank_ms": 5000, "increment_ms": 200, "max_decision_ms": 10000}
+
+
+def decision(hands: list[str], upcard: str, script: str, *, dealer: int, **options: Any) -> Action:
+    """What the search bot on turn decides after ``script`` (``"SEAT ACTION, ..."``), told it all as messages."""
+    rules = make_rules("four-hand" if len(hands) == 4 else "two-hand", options)
+    game = Game(rules, 0)
+    game.hand = make_hand(rules.variant, hands, upcard, dealer=dealer, **options)
+    pending = [[event] for event in messages.hand_start_events(game)]
+    bots = [SearchBot(strict=True) for _ in hands]
+    for seat, bot in enumerate(bots):
+        bot.handle(messages.game_start(game, 0, seat, TIME))
+    for step in filter(None, (s.strip() for s in script.split(","))):
+        seat_text, _, text = step.partition(" ")
+        seat, move, hand, tricks = int(seat_text), action(text), game.hand, len(game.hand.tricks)
+        game.apply(move, seat)
+        for s, events in enumerate(messages.action_events(game, hand, 0, seat, move, tricks)):
+            pending[s].extend(events)
+    turn = game.current_seat()
+    assert turn is not None
+    reply = bots[turn].handle(messages.act_request(game, turn, 1, pending[turn], 1000))
+    assert reply is not None
+    return parse_action(reply["action"])
+
+
+def test_search_bot_orders_up_alone_with_the_five_top_trumps() -> None:
+    hands = ["JH JD AH KH QH", "9S JC QC KC 9D", "AS TS AC TD AD", "KS 9C TC QD KD"]
+    assert decision(hands, "9H", "", dealer=3) == action("order alone")
+
+
+def test_search_bot_passes_a_hand_without_trump() -> None:
+    hands = ["9C TC 9D TS QS", "9S JC QC KC KD", "AS KS AC TD AD", "JH QH KH AH JD"]
+    assert decision(hands, "TH", "", dealer=3) == action("pass")
+
+
+def test_search_bot_dealer_throws_an_off_suit_nine_not_a_trump() -> None:
+    hands = ["KS 9C TC QD KD", "9S JC QC KC 9D", "AS TS AC TD AD", "JH JD AH QS QH"]
+    choice = decision(hands, "9H", "0 order", dealer=3)
+    assert isinstance(choice, Discard) and str(choice.card) == "QS"
+
+
+def test_search_bot_trumps_in_cheaply_on_the_way_to_a_march() -> None:
+    # Two-hand, hearts trump: the dealer took the 9H and holds JH 9H and three top diamonds; the other player has
+    # only clubs. Trumping the AC (with the cheaper trump) and cashing the diamonds takes all five tricks.
+    hands = ["AC KC QC TC 9C", "JH AD KD QD 9S"]
+    assert decision(hands, "9H", "0 pass, 1 order, 1 discard 9S, 0 AC", dealer=1) == action("play 9H")
+
+
+# ---- strength, small and seeded ----
+
+STRENGTH_SEEDS = range(15)  # fifteen deal sequences, each played twice with the seats swapped: 30 games
+
+
+def test_search_bot_beats_the_heuristic_in_two_hand_duplicate_games() -> None:
+    wins = 0
+    for seed in STRENGTH_SEEDS:
+        for seats in ({0}, {1}):
+            record = play_duel("two-hand", seats, seed)
+            wins += bool(set(record["winners"]) & seats)
+    games = 2 * len(STRENGTH_SEEDS)
+    print(f"search won {wins} of {games} two-hand games against the heuristic")
+    assert wins / games > 0.5
+
+
+def play_duel(variant: str, seats: set[int], seed: int) -> dict[str, Any]:
+    """Search against the heuristic, half the default budget."""
+    n = make_rules(variant).players
+    bots: list[Bot] = [
+        SearchBot(samples=0.5, strict=True) if s in seats else HeuristicBot(strict=True) for s in range(n)
+    ]
+    record = play_game([b.handle for b in bots], variant, {}, seed)
+    assert record["violations"] == []
+    return record
