@@ -508,9 +508,24 @@ SETPRIV = shutil.which("setpriv")
 NOBODY = 65534
 
 
+def _open_to_others(path: Path) -> bool:
+    """Whether a user with no rights of its own can reach ``path`` (every directory above it searchable by others)."""
+    path = path.resolve()
+    return all(os.stat(p).st_mode & 0o001 for p in [path, *path.parents] if p.is_dir()) and bool(
+        os.stat(path).st_mode & 0o004
+    )
+
+
+_SITE = next((Path(p) for p in sys.path if p.endswith("site-packages")), Path("/nonexistent"))
+
+
 @pytest.mark.skipif(
     not (CAPS.root and SETPRIV and os.path.exists(SYSTEM_PYTHON) and sys.version_info[:2] == (3, 11)),
     reason="needs root, setpriv and a system Python 3.11 that an unprivileged user can run",
+)
+@pytest.mark.skipif(
+    not (_open_to_others(Path(__file__).resolve().parent.parent) and _SITE.exists() and _open_to_others(_SITE)),
+    reason="the checkout or its site-packages is not readable by an unprivileged user (e.g. under a 0700 folder)",
 )
 def test_not_root_bots_share_the_referees_uid_but_their_forks_are_bounded_and_killed() -> None:
     """The arena as ``nobody``: no uid of their own, no view; a fork bomb is bounded, escapees die at the end."""
