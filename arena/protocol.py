@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from arena.actions import PASS, PLAY, Action, parse_action
+from arena.actions import CALL, DEFEND_ALONE, DISCARD, NAME_TRUMP, ORDER_UP, PASS, PLAY, Action, parse_action
 from arena.cards import Card
 from arena.errors import ArenaError
 
@@ -367,6 +368,22 @@ def parse_bot_message(raw: bytes) -> Hello | ActionReply:
             raise MessageError("malformed", f"not UTF-8 JSON: {first['msg']}") from None
         where = _location(first["loc"])
         raise MessageError("schema", f"invalid message at {where}: {first['msg']}") from None
+
+
+# Every action's wire form as orjson writes it (and so the SDK): a reply that is byte for byte the canonical reply to
+# the open request is valid by construction, and the referee takes it without running the validator.
+CALLS = tuple(a for pair in CALL for a in pair)
+ALL_ACTIONS: tuple[Action, ...] = (PASS, DEFEND_ALONE, *ORDER_UP, *CALLS, *NAME_TRUMP, *PLAY, *DISCARD)
+_CANONICAL: dict[bytes, Action] = {orjson.dumps(a.to_json()): a for a in ALL_ACTIONS}
+
+
+def canonical_reply(raw: bytes, request_id: int) -> Action | None:
+    """The action of ``raw`` if it is exactly ``{"type":"action","request_id":ID,"action":A}`` as orjson writes it
+    (no spaces, keys in this order) for ``request_id`` and some action; None for anything else, valid or not."""
+    prefix = b'{"type":"action","request_id":%d,"action":' % request_id
+    if raw.startswith(prefix) and raw.endswith(b"}"):
+        return _CANONICAL.get(raw[len(prefix) : -1])
+    return None
 
 
 _TAGS = frozenset({"hello", "action", "pass", "order_up", "call", "discard", "defend_alone", "name_trump", "play"})

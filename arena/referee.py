@@ -27,6 +27,7 @@ from arena.protocol import (
     ActionReply,
     Hello,
     MessageError,
+    canonical_reply,
     parse_bot_message,
     to_engine_action,
 )
@@ -211,7 +212,8 @@ class Referee:
         b = self.seating[seat]
         endpoint, process = self.endpoints[b], self.processes[b]
         assert process is not None
-        if self.needs_restart[b] or endpoint.peer is None or not process.alive():
+        # A process that died since its last answer is found below, when it does not answer (no wait() per request).
+        if self.needs_restart[b] or endpoint.peer is None:
             if self.spec.policy == "substitute":
                 failure = self._relaunch_midgame(b)
                 if failure is not None:
@@ -258,6 +260,10 @@ class Referee:
                 if unsolicited is None and not self._stale(b, raw):
                     unsolicited = Violation("unsolicited", "message while not asked to act", _excerpt(raw))
                 continue
+            action = canonical_reply(raw, request_id)
+            if action is not None:  # the common case, valid by construction: no validator run
+                answer = Answer(action, None, 0.0, _excerpt(raw))
+                continue
             try:
                 reply = parse_bot_message(raw)
             except MessageError as exc:
@@ -287,7 +293,7 @@ class Referee:
 
     def _drain_others(self, asked: int) -> None:
         """Read what the bots not asked have sent meanwhile (each frame is an ``unsolicited`` violation)."""
-        for endpoint in self.endpoints:
+        for endpoint in self.hub.maybe_waiting():
             if endpoint.index != asked and endpoint.has_input():
                 self._drain(endpoint, asked, -1)
 

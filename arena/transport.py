@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import select
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -45,11 +46,15 @@ class Endpoint:
     bytes_out: int = 0  # traffic with the accepted peer, for timing reports
     bytes_in: int = 0
     _timeout: int = -1
+    # True when the last look found nothing waiting and no socket call came since: then nothing has arrived for as
+    # long as the socket's mailbox fd (ZMQ_FD) stays unreadable (see Hub.maybe_waiting).
+    quiet: bool = False
 
     def send(self, data: bytes) -> bool:
         """Send one frame to the accepted peer; False when there is none or it cannot take more."""
         if self.peer is None:
             return False
+        self.quiet = False  # a send may process the socket's commands, input arrivals among them
         try:
             self.socket.send(self.peer, _SNDMORE_NOBLOCK)
             self.socket.send(data, _NOBLOCK)
@@ -60,6 +65,7 @@ class Endpoint:
 
     def send_to(self, peer: bytes, data: bytes) -> None:
         """Send one frame to a peer that was not accepted (to tell it why)."""
+        self.quiet = False
         with contextlib.suppress(zmq.ZMQError):
             self.socket.send_multipart([peer, data], flags=zmq.NOBLOCK)
 
@@ -70,7 +76,9 @@ class Endpoint:
         try:
             parts = self.socket.recv_multipart(_NOBLOCK)
         except zmq.Again:
+            self.quiet = True
             return None
+        self.quiet = False
         return self._split(parts)
 
     def receive_within(self, timeout: float) -> tuple[bytes, bytes] | None:
@@ -82,7 +90,9 @@ class Endpoint:
         try:
             parts = self.socket.recv_multipart()
         except zmq.Again:
+            self.quiet = True
             return None
+        self.quiet = False
         return self._split(parts)
 
     def _split(self, parts: list[bytes]) -> tuple[bytes, bytes] | None:
@@ -94,12 +104,14 @@ class Endpoint:
 
     def wait(self, timeout: float) -> bool:
         """Whether a frame is waiting, after at most ``timeout`` seconds."""
+        self.quiet = False
         return bool(self.socket.poll(max(0, int(timeout * 1000)), zmq.POLLIN))
 
     def has_input(self) -> bool:
         """Whether a frame is waiting, without waiting."""
         events: int = self.socket.getsockopt(_EVENTS)  # type: ignore[assignment]
-        return bool(events & _POLLIN)
+        self.quiet = not events & _POLLIN
+        return not self.quiet
 
     def forget_peer(self) -> None:
         """Forget the accepted peer (its process is gone; a restarted process says hello again)."""
@@ -149,6 +161,8 @@ class Hub:
             Path(self.directory, OWNER).write_text(f"{os.getpid()} {me}")
         self.endpoints: list[Endpoint] = []
         self.poller = zmq.Poller()
+        self.mailboxes = select.poll()  # the sockets' ZMQ_FDs, by fd
+        self._by_fd: dict[int, Endpoint] = {}
         self._starts = itertools.count()
 
     def open(self) -> Endpoint:
@@ -165,6 +179,9 @@ class Hub:
         endpoint = Endpoint(index, address, socket)
         self.endpoints.append(endpoint)
         self.poller.register(socket, zmq.POLLIN)
+        fd: int = socket.getsockopt(zmq.FD)  # type: ignore[assignment]
+        self.mailboxes.register(fd, select.POLLIN)
+        self._by_fd[fd] = endpoint
         return endpoint
 
     def admit(self, endpoint: Endpoint, gid: int | None) -> None:
@@ -191,7 +208,19 @@ class Hub:
     def wait(self, timeout: float) -> list[Endpoint]:
         """Endpoints with frames waiting, after at most ``timeout`` seconds."""
         ready = dict(self.poller.poll(max(0, int(timeout * 1000))))
+        for endpoint in self.endpoints:
+            endpoint.quiet = False
         return [e for e in self.endpoints if e.socket in ready]
+
+    def maybe_waiting(self) -> list[Endpoint]:
+        """Endpoints that may have frames waiting, at the cost of one system call for all the quiet ones.
+
+        A ZeroMQ socket's mailbox fd turns readable when a command reaches it, and a message that arrives for a
+        reader that found nothing is announced by one. So a quiet endpoint whose fd is not readable has nothing
+        waiting; the others are worth a real look (``has_input`` or ``receive``), which also makes them quiet again.
+        """
+        stirred = {fd for fd, _ in self.mailboxes.poll(0)}
+        return [e for fd, e in self._by_fd.items() if not e.quiet or fd in stirred]
 
     def close(self) -> None:
         """Close every socket and remove the private directory."""

@@ -28,14 +28,23 @@ from arena.game import Game
 from arena.local import LocalSeats
 from arena.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.options import make_rules
-from arena.protocol import MAX_MESSAGE_BYTES, ActionReply, Hello, MessageError, parse_bot_message, to_engine_action
+from arena.protocol import (
+    ALL_ACTIONS,
+    MAX_MESSAGE_BYTES,
+    ActionReply,
+    Hello,
+    MessageError,
+    canonical_reply,
+    parse_bot_message,
+    to_engine_action,
+)
 from arena.record import replay
 from arena.referee import Referee
 from arena.runner import Message, Violation, play
 
 KINDS = {"malformed", "schema", "oversized"}
 # Cases per test (ARENA_FUZZ_EXAMPLES overrides each): at least 10,000 in all.
-CASES = {"frames": 5000, "json": 2200, "runner": 1300, "referee": 1200, "handshake": 300}
+CASES = {"frames": 5000, "json": 2200, "canonical": 1000, "runner": 1300, "referee": 1200, "handshake": 300}
 
 
 def examples(default: int, *, shrink: bool = True) -> Any:
@@ -152,6 +161,52 @@ def test_any_json_value_parses_into_a_message_or_a_documented_violation(value: A
     if message is not None:  # what was accepted is exactly what was sent: nothing coerced, nothing dropped
         assert isinstance(value, dict) and value["type"] == message.type
         assert message.model_dump(exclude_unset=True) == value
+
+
+# ---- the referee's fast path for canonical replies ----
+
+
+def canonical(action: Action, request_id: int) -> bytes:
+    return orjson.dumps({"type": "action", "request_id": request_id, "action": action.to_json()})
+
+
+def mutated(raw: bytes, at: int, byte: int, how: int) -> bytes:
+    """``raw`` with one byte changed, inserted or removed (at a position wrapped into range)."""
+    i = at % (len(raw) + 1)
+    if how == 0:
+        return raw[:i] + bytes([byte]) + raw[i + 1 :]
+    if how == 1:
+        return raw[:i] + bytes([byte]) + raw[i:]
+    return raw[:i] + raw[i + 1 :]
+
+
+@st.composite
+def near_canonical(draw: st.DrawFn) -> tuple[bytes, int]:
+    """A canonical reply with one byte changed, inserted or removed, and the request it answers."""
+    request_id = draw(small_ints)
+    raw = canonical(draw(st.sampled_from(ALL_ACTIONS)), request_id)
+    return mutated(raw, draw(st.integers(0, 200)), draw(st.integers(0, 255)), draw(st.integers(0, 2))), request_id
+
+
+@pytest.mark.parametrize("action", ALL_ACTIONS, ids=str)
+def test_every_canonical_reply_takes_the_fast_path_to_the_parsers_action(action: Action) -> None:
+    for request_id in (0, 1, 77, 2**63 - 1, -5):
+        raw = canonical(action, request_id)
+        assert canonical_reply(raw, request_id) is action
+        parsed = parse_bot_message(raw)
+        assert isinstance(parsed, ActionReply) and to_engine_action(parsed.action) == action
+        assert canonical_reply(raw, request_id + 1) is None  # an answer to another request is never taken
+
+
+@examples(CASES["canonical"])
+@given(st.one_of(near_canonical(), st.tuples(frames, small_ints)))
+def test_the_fast_path_takes_only_what_the_parser_accepts_as_the_same_answer(case: tuple[bytes, int]) -> None:
+    raw, request_id = case
+    action = canonical_reply(raw, request_id)
+    if action is not None:
+        parsed = parse_bot_message(raw)
+        assert isinstance(parsed, ActionReply)
+        assert parsed.request_id == request_id and to_engine_action(parsed.action) == action
 
 
 # ---- the runner, with in-process seats ----

@@ -65,8 +65,11 @@ def run(
 def _loop(socket: Any, player: Bot, idle_timeout: float) -> None:
     parent = os.getppid()
     last = time.monotonic()
+    socket.setsockopt(zmq.RCVTIMEO, POLL_MS)  # a blocking read that gives up now and then: no poll per message
     while not player.finished:
-        if not socket.poll(POLL_MS):
+        try:
+            raw = socket.recv()
+        except zmq.Again:
             if time.monotonic() - last > idle_timeout:
                 log.warning("no message from the referee for %.0f s; exiting", idle_timeout)
                 return
@@ -75,7 +78,6 @@ def _loop(socket: Any, player: Bot, idle_timeout: float) -> None:
                 return
             continue
         last = time.monotonic()
-        raw = socket.recv()
         try:
             message = orjson.loads(raw)
         except orjson.JSONDecodeError:

@@ -1,0 +1,90 @@
+"""The referee's transport over real ZeroMQ sockets: the cheap look for waiting frames never misses one."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+import zmq
+
+from arena.transport import Endpoint, Hub
+
+
+@pytest.fixture
+def hub() -> Iterator[Hub]:
+    hub = Hub()
+    yield hub
+    for socket in DEALERS.pop(id(hub), []):
+        socket.close(linger=0)
+    hub.close()
+
+
+DEALERS: dict[int, list[zmq.Socket]] = {}  # type: ignore[type-arg]
+
+
+def connect(hub: Hub, endpoint: Endpoint) -> zmq.Socket:  # type: ignore[type-arg]
+    """A bot's DEALER on ``endpoint``, accepted as its peer after a first frame (closed with the hub)."""
+    dealer = hub.context.socket(zmq.DEALER)
+    DEALERS.setdefault(id(hub), []).append(dealer)
+    dealer.setsockopt(zmq.LINGER, 0)
+    dealer.connect(endpoint.address)
+    dealer.send(b"hello")
+    frame = endpoint.receive_within(5.0)
+    assert frame is not None and frame[1] == b"hello"
+    endpoint.peer = frame[0]
+    return dealer
+
+
+def test_a_quiet_endpoint_shows_up_as_soon_as_a_frame_arrives(hub: Hub) -> None:
+    first, second = hub.open(), hub.open()
+    dealer = connect(hub, first)
+    connect(hub, second)
+    assert not first.has_input() and not second.has_input()
+    assert hub.maybe_waiting() == []  # both looked at and found empty: nothing to look at again
+    dealer.send(b"late")
+    deadline = time.monotonic() + 5.0
+    while first not in hub.maybe_waiting():
+        assert time.monotonic() < deadline, "a frame arrived and the quiet endpoint never stirred"
+        time.sleep(0.001)
+    assert second not in hub.maybe_waiting()
+    assert first.receive() is not None and first.receive() is None
+    assert first.send(b"to the bot")
+    assert first in hub.maybe_waiting()  # a send may have read the socket's commands: no longer known to be quiet
+
+
+def test_every_frame_is_read_by_a_referee_that_looks_only_where_maybe_waiting_points(hub: Hub) -> None:
+    """A sender thread sends at random moments; the referee side sends, looks and reads in a random order, but reads
+    only endpoints that ``maybe_waiting`` names. A frame stuck behind an endpoint wrongly taken as quiet would never
+    be read, and the loop would run into its deadline."""
+    endpoints = [hub.open() for _ in range(3)]
+    dealers = [connect(hub, e) for e in endpoints]
+    count = 400
+    rng = random.Random(7)
+    pauses = [rng.random() * 0.0004 for _ in range(count)]
+    targets = [rng.randrange(3) for _ in range(count)]
+
+    def send() -> None:
+        for pause, target in zip(pauses, targets, strict=True):
+            time.sleep(pause)
+            dealers[target].send(b"frame")
+
+    sender = threading.Thread(target=send)
+    sender.start()
+    received = [0, 0, 0]
+    deadline = time.monotonic() + 30.0
+    while sum(received) < count and time.monotonic() < deadline:
+        candidates = hub.maybe_waiting()
+        move = rng.randrange(3)
+        if move == 0:
+            endpoints[rng.randrange(3)].send(b"request")
+        elif move == 1:
+            for endpoint in candidates:
+                while endpoint.receive() is not None:
+                    received[endpoint.index] += 1
+        elif candidates:
+            rng.choice(candidates).has_input()
+    sender.join()
+    assert received == [targets.count(i) for i in range(3)]
