@@ -25,7 +25,7 @@ from arena.game import Game
 from arena.local import play_game
 from arena.options import make_rules
 from arena.protocol import PROTOCOL_VERSION, ActionReply, Hello, parse_bot_message
-from arena.sdk import Bot, FunctionBot, Table, as_bot, parse_view, run, view_rng
+from arena.sdk import Bot, FunctionBot, Table, as_bot, parse_view, run, view_rng, view_seed
 from arena.view import SeatView, seat_view
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -380,6 +380,19 @@ def test_view_rng_depends_on_the_view_only() -> None:
     assert view_rng(view).random() != view_rng(seat_view(game, 2).to_json()).random()
     game.apply(game.legal_actions()[0])
     assert view_rng(view).random() != view_rng(seat_view(game, 1).to_json()).random()
+
+
+def test_pick_is_the_views_seed_and_spreads_evenly_over_the_options() -> None:
+    counts = [0, 0, 0]
+    for seed in range(600):
+        game = Game(make_rules("four-hand"), seed)
+        view = seat_view(game, game.current_seat() or 0)
+        bot = Bot()
+        bot._view = view  # as while answering a request
+        chosen = bot.pick(("a", "b", "c"))
+        assert chosen == bot.pick(("a", "b", "c")) == "abc"[view_seed(view) % 3]
+        counts["abc".index(chosen)] += 1
+    assert all(160 < c < 240 for c in counts), counts  # 200 each expected; this band is over 4 sigma wide
 
 
 def test_match_end_finishes_and_a_violation_is_logged(caplog: pytest.LogCaptureFixture) -> None:

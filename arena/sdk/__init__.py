@@ -21,8 +21,19 @@ seeded from the view, so a game replays identically.
 
 from __future__ import annotations
 
-from arena.sdk.bot import ActFunction, Answer, Bot, FunctionBot, as_bot, parse_view, view_rng
+from arena.sdk.bot import ActFunction, Answer, Bot, FunctionBot, as_bot, parse_view, view_rng, view_seed
 from arena.sdk.runner import run
 from arena.sdk.table import Table
 
-__all__ = ["ActFunction", "Answer", "Bot", "FunctionBot", "Table", "as_bot", "parse_view", "run", "view_rng"]
+__all__ = [
+    "ActFunction",
+    "Answer",
+    "Bot",
+    "FunctionBot",
+    "Table",
+    "as_bot",
+    "parse_view",
+    "run",
+    "view_rng",
+    "view_seed",
+]

@@ -95,7 +95,10 @@ class Table:
         the hand from the view.
         """
         kind = event.get("type")
-        if kind == "hand_start":
+        if kind == "action":  # the most common event first
+            if self.live:
+                self._action(event["seat"], action_from_json(event["action"]))
+        elif kind == "hand_start":
             self._hand_start(event)
         elif kind == "hand_end":
             self.scores = list(event["scores"])
@@ -103,8 +106,6 @@ class Table:
             self.results.append(event)
         elif not self.live:
             return
-        elif kind == "action":
-            self._action(event["seat"], action_from_json(event["action"]))
         elif kind == "cards":
             self.hand = sorted(Card.parse(c) for c in event["hand"])
         elif kind == "exchange":
