@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -235,8 +235,9 @@ class Referee:
                 return Answer(None, Violation("timeout", f"no answer within {allowed:.3f} s"), now - start)
             first = endpoint.receive_within(min(deadline - now, 0.1))
             if first is not None:
-                answer = self._drain(endpoint, b, request_id, first)
+                answer = self._answer(endpoint, request_id, first)
                 if answer is not None:
+                    self._drain(endpoint)  # more frames after the answer: unsolicited
                     self._drain_others(b)
                     return Answer(answer.action, answer.violation, time.perf_counter() - start, answer.excerpt)
                 continue
@@ -245,43 +246,49 @@ class Referee:
                 self.needs_restart[b] = True
                 return Answer(None, Violation("crash", f"bot {process.exit_description()}"), now - start)
 
-    def _drain(
-        self, endpoint: Endpoint, asked: int, request_id: int, first: tuple[bytes, bytes] | None = None
-    ) -> Answer | None:
-        """Read the waiting frames of an endpoint (``first`` already read); the answer to the open request, if any."""
+    def _answer(self, endpoint: Endpoint, request_id: int, frame: tuple[bytes, bytes] | None) -> Answer | None:
+        """Read the asked bot's frames (``frame`` already read) up to the first that settles the open request: its
+        answer or a violation."""
+        while frame is not None:
+            settled = self._settle(endpoint, request_id, *frame)
+            if settled is not None:
+                return settled
+            frame = endpoint.receive()
+        return None
+
+    def _settle(self, endpoint: Endpoint, request_id: int, ident: bytes, raw: bytes) -> Answer | None:
+        """What one frame of the asked bot means for the open request; None for a frame that does not count."""
+        if ident != endpoint.peer:
+            endpoint.foreign_frames += 1
+            return None
+        action = canonical_reply(raw, request_id)
+        if action is not None:  # the common case, valid by construction: no validator run
+            return Answer(action, None, 0.0, _excerpt(raw))
+        try:
+            reply = parse_bot_message(raw)
+        except MessageError as exc:
+            return Answer(None, Violation(exc.kind, exc.detail, _excerpt(raw)), 0.0)
+        if not isinstance(reply, ActionReply):
+            return Answer(None, Violation("out_of_turn", "hello again in the middle of a match", _excerpt(raw)), 0.0)
+        if reply.request_id in self.expired[endpoint.index]:
+            return None  # a late answer to a request that timed out (or a copy of one): ignored
+        if reply.request_id != request_id:
+            detail = f"answer to request {reply.request_id}, which was never sent"
+            return Answer(None, Violation("out_of_turn", detail, _excerpt(raw)), 0.0)
+        return Answer(to_engine_action(reply.action), None, 0.0, _excerpt(raw))
+
+    def _drain(self, endpoint: Endpoint) -> None:
+        """Read every waiting frame of a bot with no open request: a burst is one ``unsolicited`` violation."""
         b = endpoint.index
         unsolicited: Violation | None = None
-        answer: Answer | None = None
-        for ident, raw in _frames(endpoint, first):
+        while (frame := endpoint.receive()) is not None:
+            ident, raw = frame
             if ident != endpoint.peer:
                 endpoint.foreign_frames += 1
-                continue
-            if b != asked or answer is not None:  # unasked, or more frames after the answer: unsolicited
-                if unsolicited is None and not self._stale(b, raw):
-                    unsolicited = Violation("unsolicited", "message while not asked to act", _excerpt(raw))
-                continue
-            action = canonical_reply(raw, request_id)
-            if action is not None:  # the common case, valid by construction: no validator run
-                answer = Answer(action, None, 0.0, _excerpt(raw))
-                continue
-            try:
-                reply = parse_bot_message(raw)
-            except MessageError as exc:
-                answer = Answer(None, Violation(exc.kind, exc.detail, _excerpt(raw)), 0.0)
-                continue
-            if not isinstance(reply, ActionReply):
-                hello = Violation("out_of_turn", "hello again in the middle of a match", _excerpt(raw))
-                answer = Answer(None, hello, 0.0)
-            elif reply.request_id in self.expired[b]:
-                continue  # a late answer to a request that timed out (or a copy of one): ignored
-            elif reply.request_id != request_id:
-                detail = f"answer to request {reply.request_id}, which was never sent"
-                answer = Answer(None, Violation("out_of_turn", detail, _excerpt(raw)), 0.0)
-            else:
-                answer = Answer(to_engine_action(reply.action), None, 0.0, _excerpt(raw))
+            elif unsolicited is None and not self._stale(b, raw):
+                unsolicited = Violation("unsolicited", "message while not asked to act", _excerpt(raw))
         if unsolicited is not None:
             self.report(b, unsolicited)  # one strike for a burst, however many frames it had
-        return answer
 
     def _stale(self, b: int, raw: bytes) -> bool:
         """Whether a frame is a late answer to a request this bot was sent earlier (not a violation)."""
@@ -292,10 +299,10 @@ class Referee:
         return isinstance(message, ActionReply) and message.request_id in self.expired[b]
 
     def _drain_others(self, asked: int) -> None:
-        """Read what the bots not asked have sent meanwhile (each frame is an ``unsolicited`` violation)."""
+        """Read what the bots other than ``asked`` have sent (each burst one ``unsolicited`` violation)."""
         for endpoint in self.hub.maybe_waiting():
-            if endpoint.index != asked and endpoint.has_input():
-                self._drain(endpoint, asked, -1)
+            if endpoint.index != asked:
+                self._drain(endpoint)
 
     def report(self, b: int, violation: Violation) -> None:
         """Queue a violation of bot ``b`` found outside a decision (handshake, unsolicited message)."""
@@ -356,14 +363,6 @@ class Referee:
     def disqualified(self, seat: int) -> bool:
         """Whether the bot in ``seat`` has forfeited the rest of the match."""
         return self.out[self.seating[seat]]
-
-
-def _frames(endpoint: Endpoint, first: tuple[bytes, bytes] | None) -> Iterator[tuple[bytes, bytes]]:
-    """``first`` (if any), then every frame waiting on the endpoint."""
-    if first is not None:
-        yield first
-    while (frame := endpoint.receive()) is not None:
-        yield frame
 
 
 def _excerpt(raw: bytes) -> str:
