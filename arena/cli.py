@@ -79,6 +79,9 @@ def bench_protocol(seconds: float, games: int, variant: str, as_json: bool) -> N
         f"per game {result['seconds_per_game'] * 1000:.1f} ms, match setup (spawn + handshake) "
         f"{result['match_setup_seconds'] * 1000:.0f} ms"
     )
+    load = result["load_average"]
+    if load is not None and load > 0.5:
+        click.echo(f"warning: load average {load:.2f} before the run; the ratio is only meaningful on a quiet machine")
 
 
 @bench.command("tournament")

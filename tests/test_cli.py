@@ -126,3 +126,13 @@ def test_a_corrupted_database_is_refused_and_left_untouched(tmp_path: Path) -> N
     result = CliRunner().invoke(main, ["ranking", str(db)])
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert db.read_bytes() == before
+
+
+def test_bench_protocol_prints_both_rates_and_their_ratio_as_json() -> None:
+    result = CliRunner().invoke(main, ["bench", "protocol", "--seconds", "0.5", "--games", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.output)
+    assert figures["arena_decisions_per_second"] > 0 and figures["pyzmq_round_trips_per_second"] > 0
+    assert figures["ratio"] == sorted(figures["round_ratios"])[2]  # the median of five interleaved rounds
+    assert figures["request_bytes"] > figures["reply_bytes"] > 0
+    assert "load_average" in figures

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -89,7 +90,13 @@ def referee_rate(variant: str, games: int, bot: str) -> dict[str, float]:
 def run(
     seconds: float, games: int = 20, variant: str = "four-hand", bot: str = "random", rounds: int = 5
 ) -> dict[str, Any]:
-    """Both measurements, interleaved in ``rounds`` rounds so that machine noise hits both; the median round ratio."""
+    """Both measurements, interleaved in ``rounds`` rounds so that machine noise hits both; the median round ratio.
+
+    The ratio needs a quiet machine: on one whose other cores are busy, a ping-pong wakes its peer on a running core
+    (2-3x faster than from an idle one) while a match's five processes contend for the cores; ``load_average`` (the
+    1-minute figure before the run) says which case it was.
+    """
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     details = referee_rate(variant, 2, bot)  # a warm-up that also measures the real message sizes
     request_size = round(details["bytes_per_decision_out"])
     reply_size = round(details["bytes_per_decision_in"])
@@ -110,6 +117,7 @@ def run(
         "pyzmq_round_trips_per_second": sum(zmq_rates) / rounds,
         "round_ratios": [round(r, 3) for r in ratios],
         "ratio": ratios[rounds // 2],
+        "load_average": load,
         "seconds_per_game": details["seconds_per_game"],
         "referee_seconds_per_game": details["referee_seconds_per_game"],
         "match_setup_seconds": details["match_setup_seconds"],
