@@ -133,6 +133,6 @@ def test_bench_protocol_prints_both_rates_and_their_ratio_as_json() -> None:
     assert result.exit_code == 0, result.output
     figures = json.loads(result.output)
     assert figures["arena_decisions_per_second"] > 0 and figures["pyzmq_round_trips_per_second"] > 0
-    assert figures["ratio"] == sorted(figures["round_ratios"])[2]  # the median of five interleaved rounds
+    assert round(figures["ratio"], 3) == sorted(figures["round_ratios"])[2]  # the median of five rounds
     assert figures["request_bytes"] > figures["reply_bytes"] > 0
     assert "load_average" in figures
