@@ -209,6 +209,9 @@ class Bot:
         return {"type": "action", "request_id": message["request_id"], "action": self._check(answer, legal)}
 
     def _check(self, answer: Answer, legal: tuple[Action, ...]) -> dict[str, Any]:
+        for offered in legal:  # one of the very objects offered (the usual case): no comparisons needed
+            if offered is answer:
+                return answer.to_json()
         if not isinstance(answer, dict) and answer in legal:
             return answer.to_json()
         if isinstance(answer, dict):
@@ -236,22 +239,22 @@ class Bot:
 
 
 def phase_of(legal: tuple[Action, ...]) -> Phase:
-    """The phase of a decision, told by its legal actions."""
-    kinds = {a.type for a in legal}
-    for kind, phase in _PHASES:
-        if kind in kinds:
+    """The phase of a decision, told by its legal actions (each phase has one kind of action besides ``pass``)."""
+    for action in reversed(legal):  # pass, where legal, comes first
+        phase = _PHASES.get(action.type)
+        if phase is not None:
             return phase
-    raise ProtocolError(f"no phase has the legal actions {sorted(kinds)}")
+    raise ProtocolError(f"no phase has the legal actions {sorted({a.type for a in legal})}")
 
 
-_PHASES = (
-    ("play", Phase.PLAY),
-    ("discard", Phase.DISCARD),
-    ("name_trump", Phase.NAME_TRUMP),
-    ("order_up", Phase.BID1),
-    ("call", Phase.BID2),
-    ("defend_alone", Phase.DEFEND),
-)
+_PHASES = {
+    "play": Phase.PLAY,
+    "discard": Phase.DISCARD,
+    "name_trump": Phase.NAME_TRUMP,
+    "order_up": Phase.BID1,
+    "call": Phase.BID2,
+    "defend_alone": Phase.DEFEND,
+}
 
 
 class ProtocolError(ArenaError):

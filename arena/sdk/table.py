@@ -95,9 +95,15 @@ class Table:
         the hand from the view.
         """
         kind = event.get("type")
-        if kind == "action":  # the most common event first
+        if kind == "action":  # the most common event first, and a card played the most common action
             if self.live:
-                self._action(event["seat"], action_from_json(event["action"]))
+                action = event["action"]
+                played = len(action) == 2 and action.get("type") == "play"
+                card = CARD_BY_TEXT.get(action.get("card")) if played else None
+                if card is not None:
+                    self._play(event["seat"], card)
+                else:
+                    self._action(event["seat"], action_from_json(action))
         elif kind == "hand_start":
             self._hand_start(event)
         elif kind == "hand_end":
