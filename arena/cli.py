@@ -72,9 +72,14 @@ def bench_protocol(seconds: float, games: int, variant: str, as_json: bool) -> N
         click.echo(json.dumps(result))
         return
     click.echo(f"message sizes: request {result['request_bytes']} B, reply {result['reply_bytes']} B")
-    click.echo(f"arena   {result['arena_decisions_per_second']:10.0f} decisions/s ({variant}, random bots)")
+    where = "one core, as matches run" if result["cpus"] else "placed by the OS: this system cannot pin"
+    click.echo(f"arena   {result['arena_decisions_per_second']:10.0f} decisions/s ({variant}, random bots, {where})")
     click.echo(f"pyzmq   {result['pyzmq_round_trips_per_second']:10.0f} round trips/s (ping-pong, same sizes)")
     click.echo(f"ratio   {result['ratio']:.2f}  (median of rounds {result['round_ratios']})")
+    click.echo(
+        f"unpinned {result['arena_unpinned_decisions_per_second']:9.0f} decisions/s with the match spread by the OS: "
+        f"ratio {result['ratio_unpinned']:.2f}"
+    )
     click.echo(
         f"per game {result['seconds_per_game'] * 1000:.1f} ms, match setup (spawn + handshake) "
         f"{result['match_setup_seconds'] * 1000:.0f} ms"
@@ -143,6 +148,12 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 )
 @click.option("--record", "record_path", type=click.Path(dir_okay=False), help="Append game records (JSONL).")
 @click.option(
+    "--pin/--no-pin",
+    default=True,
+    show_default=True,
+    help="Run the referee and its bots on one core, the idlest (faster; --no-pin for bots using several threads).",
+)
+@click.option(
     "--log-dir",
     type=click.Path(file_okay=False),
     default="logs",
@@ -160,6 +171,7 @@ def match_command(
     policy: str,
     max_strikes: int,
     record_path: str | None,
+    pin: bool,
     log_dir: str,
 ) -> None:
     """Play a match between BOTS (bundled names or script paths), seats rotated over duplicate deals.
@@ -183,6 +195,10 @@ def match_command(
         max_strikes=max_strikes,
         log_dir=log_dir,
     )
+    if pin:
+        from arena.cpus import idlest
+
+        spec = spec.model_copy(update={"cpus": idlest(1) or None})
     from arena.referee import run_match
 
     sink = open(record_path, "a", encoding="utf-8") if record_path else None  # noqa: SIM115

@@ -48,6 +48,7 @@ class TournamentConfig(BaseModel):
     max_decision: float = Field(default=10.0, gt=0)
     seed: int = 1
     jobs: int | None = Field(default=None, ge=1)
+    pin: bool = Field(default=True, description="Each parallel match on a core of its own (arena.cpus)")
     duplicate: bool = True
     partnership: Literal["self", "mixed"] = "self"
     policy: Literal["forfeit", "substitute"] = "forfeit"
@@ -71,7 +72,7 @@ class TournamentConfig(BaseModel):
     def fingerprint(self) -> str:
         """A hash of everything that decides which games are played and how (not jobs or rating settings)."""
         # default limits are left out, so that tournaments started before limits existed keep their fingerprint
-        fixed = self.model_dump(exclude={"jobs", "rating"} | ({"limits"} if self.limits == Limits() else set()))
+        fixed = self.model_dump(exclude={"jobs", "pin", "rating"} | ({"limits"} if self.limits == Limits() else set()))
         return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()[:16]
 
     def job_count(self) -> int:

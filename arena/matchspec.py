@@ -45,3 +45,6 @@ class MatchSpec(BaseModel):
     max_hands: int = Field(default=1000, ge=1, description="A game not decided after this many hands is drawn")
     log_dir: str = "logs"
     limits: Limits = Field(default_factory=Limits, description="What each bot process may use (SECURITY.md)")
+    cpus: list[int] | None = Field(
+        default=None, description="Cores the referee and its bots run on (arena.cpus); None: wherever the OS puts them"
+    )

@@ -18,6 +18,7 @@ import orjson
 
 from arena.botproc import BotCommand, BotProcess
 from arena.clock import TimeControl
+from arena.cpus import pin_match, unpin
 from arena.errors import ArenaError
 from arena.game import Game
 from arena.matchspec import MatchSpec
@@ -62,6 +63,7 @@ class Referee:
         self.seating: list[int] = []
         self._interrupts: list[tuple[int, Violation]] = []
         self._game_start: list[Message | None] = [None] * len(spec.bots)
+        self._affinity: set[int] | None = None  # this thread's cores before the match was pinned
         self.log_dir = Path(spec.log_dir)
 
     # ---- lifecycle ----
@@ -78,7 +80,10 @@ class Referee:
             self.endpoints.append(self.hub.open())
             self.processes.append(None)
             self.hello.append(None)
-        return self._launch(list(range(len(self.spec.bots))))
+        failed = self._launch(list(range(len(self.spec.bots))))
+        # Only now onto the match's cores: the bots started up in parallel; bots restarted later inherit the pinning.
+        self._affinity = pin_match(self.spec.cpus, [p.pid for p in self.processes if p is not None])
+        return failed
 
     def _launch(self, indexes: list[int]) -> list[tuple[int, Violation]]:
         for b in indexes:
@@ -180,6 +185,7 @@ class Referee:
             if process is not None:
                 process.kill()
         self.hub.close()
+        unpin(self._affinity)
 
     # ---- the runner's Seats interface ----
 

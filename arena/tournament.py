@@ -16,6 +16,7 @@ from typing import Any
 
 from arena.botproc import BotCommand, file_digest, resolve_bot
 from arena.config import TournamentConfig
+from arena.cpus import idlest
 from arena.errors import ArenaError
 from arena.executor import Executor, LocalExecutor
 from arena.options import make_rules
@@ -113,16 +114,21 @@ def run_tournament(
         work.put(item)
     results: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
 
-    def worker() -> None:
+    slots = min(jobs, len(matches))
+    cores = idlest(slots) if config.pin else []
+
+    def worker(slot: int) -> None:
         while True:
             try:
                 spec, keys = work.get_nowait()
             except queue.Empty:
                 return
+            if cores:
+                spec = spec.model_copy(update={"cpus": [cores[slot]]})
             error = executor.run(spec, _forward(results, spec, keys))
             results.put(("match", spec.match_id, error))
 
-    threads = [threading.Thread(target=worker, daemon=True) for _ in range(min(jobs, len(matches)))]
+    threads = [threading.Thread(target=worker, args=(slot,), daemon=True) for slot in range(slots)]
     for thread in threads:
         thread.start()
     finished = played = 0

@@ -13,6 +13,7 @@ from typing import Any
 import zmq
 
 from arena.botproc import resolve_bot
+from arena.cpus import idlest
 from arena.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.referee import run_match
 
@@ -55,8 +56,9 @@ def ping_pong(request_size: int, reply_size: int, seconds: float) -> float:
         Path(directory, "echo.sock").unlink(missing_ok=True)
 
 
-def referee_rate(variant: str, games: int, bot: str) -> dict[str, float]:
-    """Decisions per second inside games, mean message sizes, and per-game and per-match overheads, for ``bot``."""
+def referee_rate(variant: str, games: int, bot: str, cpus: list[int] | None = None) -> dict[str, float]:
+    """Decisions per second inside games, mean message sizes, and per-game and per-match overheads, for ``bot``;
+    the match on ``cpus`` (None: wherever the OS puts its processes)."""
     command = resolve_bot(bot)
     players = 4 if variant.startswith("four") else 2
     with tempfile.TemporaryDirectory(prefix="arena-bench-logs-") as logs:
@@ -67,6 +69,7 @@ def referee_rate(variant: str, games: int, bot: str) -> dict[str, float]:
             games=[GameSpec(seed=g, seating=list(range(players))) for g in range(games)],
             time="60+1",
             log_dir=logs,
+            cpus=cpus,
         )
         start = time.perf_counter()
         records = run_match(spec)
@@ -92,33 +95,45 @@ def run(
 ) -> dict[str, Any]:
     """Both measurements, interleaved in ``rounds`` rounds so that machine noise hits both; the median round ratio.
 
-    The ratio needs a quiet machine: on one whose other cores are busy, a ping-pong wakes its peer on a running core
-    (2-3x faster than from an idle one) while a match's five processes contend for the cores; ``load_average`` (the
-    1-minute figure before the run) says which case it was.
+    The match runs as the arena runs matches, on one core (arena.cpus), and, for comparison, spread by the OS
+    (``ratio_unpinned``). The ping-pong is plain pyzmq between two processes wherever the OS puts them. The ratio
+    needs a quiet machine: when other cores are busy, a ping-pong wakes its peer on a running core (2-3x faster
+    than from an idle one); ``load_average`` (the 1-minute figure before the run) says which case it was.
     """
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    details = referee_rate(variant, 2, bot)  # a warm-up that also measures the real message sizes
+    core = idlest(1) or None
+    details = referee_rate(variant, 2, bot, core)  # a warm-up that also measures the real message sizes
     request_size = round(details["bytes_per_decision_out"])
     reply_size = round(details["bytes_per_decision_in"])
-    arena_rates, zmq_rates, ratios = [], [], []
+    zmq_rates: list[float] = []
+    arena_rates: dict[str, list[float]] = {"pinned": [], "unpinned": []}
+    ratios: dict[str, list[float]] = {"pinned": [], "unpinned": []}
+    per_game = max(1, games // rounds)
     for _ in range(rounds):
         raw = ping_pong(request_size, reply_size, seconds / rounds)
-        details = referee_rate(variant, max(1, games // rounds), bot)
-        arena_rates.append(details["decisions_per_second"])
         zmq_rates.append(raw)
-        ratios.append(details["decisions_per_second"] / raw)
-    ratios.sort()
+        for how, cpus in (("pinned", core), ("unpinned", None)):
+            measured = referee_rate(variant, per_game, bot, cpus)
+            arena_rates[how].append(measured["decisions_per_second"])
+            ratios[how].append(measured["decisions_per_second"] / raw)
+            if how == "pinned":
+                details = measured
+    for values in ratios.values():
+        values.sort()
     return {
         "variant": variant,
         "bot": bot,
         "request_bytes": request_size,
         "reply_bytes": reply_size,
-        "arena_decisions_per_second": sum(arena_rates) / rounds,
+        "cpus": core,
+        "arena_decisions_per_second": sum(arena_rates["pinned"]) / rounds,
+        "arena_unpinned_decisions_per_second": sum(arena_rates["unpinned"]) / rounds,
         "pyzmq_round_trips_per_second": sum(zmq_rates) / rounds,
-        "round_ratios": [round(r, 3) for r in ratios],
-        "ratio": ratios[rounds // 2],
-        "load_average": load,
+        "round_ratios": [round(r, 3) for r in ratios["pinned"]],
+        "ratio": ratios["pinned"][rounds // 2],
+        "ratio_unpinned": ratios["unpinned"][rounds // 2],
         "seconds_per_game": details["seconds_per_game"],
         "referee_seconds_per_game": details["referee_seconds_per_game"],
         "match_setup_seconds": details["match_setup_seconds"],
+        "load_average": load,
     }
