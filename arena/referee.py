@@ -82,7 +82,8 @@ class Referee:
             self.hello.append(None)
         failed = self._launch(list(range(len(self.spec.bots))))
         # Only now onto the match's cores: the bots started up in parallel; bots restarted later inherit the pinning.
-        self._affinity = pin_match(self.spec.cpus, [p.pid for p in self.processes if p is not None])
+        if self.spec.cpus:
+            self._affinity = pin_match(self.spec.cpus, [p.pid for p in self.processes if p is not None])
         return failed
 
     def _launch(self, indexes: list[int]) -> list[tuple[int, Violation]]:

@@ -54,8 +54,9 @@ def test_missing_config_is_a_clear_error(tmp_path: Path) -> None:
         load_config(tmp_path / "absent.toml")
 
 
-def test_fingerprint_ignores_jobs_but_not_seed(tmp_path: Path) -> None:
+def test_fingerprint_ignores_jobs_and_pinning_but_not_seed(tmp_path: Path) -> None:
     a = load_config(write(tmp_path, BASE + "seed = 1\njobs = 1\n"))
-    b = load_config(write(tmp_path, BASE + "seed = 1\njobs = 2\n"))
+    b = load_config(write(tmp_path, BASE + "seed = 1\njobs = 2\npin = false\n"))
     c = load_config(write(tmp_path, BASE + "seed = 2\n"))
+    assert a.pin and not b.pin
     assert a.fingerprint() == b.fingerprint() != c.fingerprint()
