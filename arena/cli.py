@@ -146,6 +146,13 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
     show_default=True,
     help="Violations after which a bot forfeits the rest of the match.",
 )
+@click.option(
+    "--max-hands",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Hands after which an undecided game is drawn.",
+)
 @click.option("--record", "record_path", type=click.Path(dir_okay=False), help="Append game records (JSONL).")
 @click.option(
     "--pin/--no-pin",
@@ -170,6 +177,7 @@ def match_command(
     max_decision: float,
     policy: str,
     max_strikes: int,
+    max_hands: int,
     record_path: str | None,
     pin: bool,
     log_dir: str,
@@ -193,6 +201,7 @@ def match_command(
         max_decision=max_decision,
         policy=policy,
         max_strikes=max_strikes,
+        max_hands=max_hands,
         log_dir=log_dir,
     )
     if pin:

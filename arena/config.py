@@ -53,6 +53,7 @@ class TournamentConfig(BaseModel):
     partnership: Literal["self", "mixed"] = "self"
     policy: Literal["forfeit", "substitute"] = "forfeit"
     max_strikes: int = Field(default=3, ge=1)
+    max_hands: int = Field(default=1000, ge=1, description="A game not decided after this many hands is drawn")
     rating: RatingSettings = RatingSettings()
     limits: Limits = Limits()
 
@@ -71,8 +72,9 @@ class TournamentConfig(BaseModel):
 
     def fingerprint(self) -> str:
         """A hash of everything that decides which games are played and how (not jobs or rating settings)."""
-        # default limits are left out, so that tournaments started before limits existed keep their fingerprint
-        fixed = self.model_dump(exclude={"jobs", "pin", "rating"} | ({"limits"} if self.limits == Limits() else set()))
+        # settings added later are left out at their defaults, so that older tournaments keep their fingerprint
+        later = {key for key, default in (("limits", Limits()), ("max_hands", 1000)) if getattr(self, key) == default}
+        fixed = self.model_dump(exclude={"jobs", "pin", "rating"} | later)
         return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()[:16]
 
     def job_count(self) -> int:

@@ -26,6 +26,7 @@ def build_match(
     policy: str,
     max_strikes: int,
     log_dir: str,
+    max_hands: int = 1000,
 ) -> MatchSpec:
     """A match of ``games`` games: deal seeds ``seed, seed+1, ...``, each played with the seats rotated through."""
     rules = make_rules(variant, options)
@@ -52,6 +53,7 @@ def build_match(
         max_decision=max_decision,
         policy=policy,
         max_strikes=max_strikes,
+        max_hands=max_hands,
         log_dir=log_dir,
     )
 

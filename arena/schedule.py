@@ -124,6 +124,7 @@ def _spec(
         max_decision=config.max_decision,
         policy=config.policy,
         max_strikes=config.max_strikes,
+        max_hands=config.max_hands,
         log_dir=log_dir,
         limits=config.limits,
     )

@@ -68,6 +68,14 @@ def test_match_appends_to_an_existing_record_file(tmp_path: Path) -> None:
     assert [r["seed"] for r in read_records(path)] == [1, 2]
 
 
+def test_max_hands_draws_a_game_still_undecided_after_that_many_hands(tmp_path: Path) -> None:
+    path = tmp_path / "games.jsonl"
+    result = CliRunner().invoke(main, two_hand(tmp_path, "--games", "1", "--max-hands", "2", "--record", str(path)))
+    assert result.exit_code == 0, result.output
+    (record,) = read_records(path)
+    assert len(record["hands"]) == 2 and record["winners"] == []
+
+
 def test_match_runs_as_a_real_command(tmp_path: Path) -> None:
     if not ARENA.exists():
         pytest.skip("the arena console script is not installed next to this Python")

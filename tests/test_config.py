@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from arena.config import ConfigError, load_config
+from arena.schedule import plan_matches
+from arena.tournament import resolve_entrants
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,3 +62,14 @@ def test_fingerprint_ignores_jobs_and_pinning_but_not_seed(tmp_path: Path) -> No
     c = load_config(write(tmp_path, BASE + "seed = 2\n"))
     assert a.pin and not b.pin
     assert a.fingerprint() == b.fingerprint() != c.fingerprint()
+
+
+def test_max_hands_reaches_every_match_and_counts_in_the_fingerprint_only_when_set(tmp_path: Path) -> None:
+    default = load_config(write(tmp_path, BASE))
+    capped = load_config(write(tmp_path, BASE + "max_hands = 7\n"))
+    commands = resolve_entrants(capped.entrants)
+    assert {spec.max_hands for spec, _ in plan_matches(capped, commands, done=set(), log_dir="logs")} == {7}
+    assert {spec.max_hands for spec, _ in plan_matches(default, commands, done=set(), log_dir="logs")} == {1000}
+    assert capped.fingerprint() != default.fingerprint()
+    with pytest.raises(ConfigError, match="max_hands"):
+        load_config(write(tmp_path, BASE + "max_hands = 0\n"))
