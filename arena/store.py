@@ -92,16 +92,25 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+_SQLITE_READONLY = 8
+
+
+def _result_code(exc: sqlite3.Error) -> int:
+    """The primary result code of an sqlite3 error (-1 when it has none)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return -1 if code is None else int(code) & 0xFF
+
+
 def _describe(exc: sqlite3.Error, path: Path, timeout: float) -> str:
-    code = getattr(exc, "sqlite_errorcode", -1) & 0xFF
+    code = _result_code(exc)
     if code in (5, 6):  # SQLITE_BUSY, SQLITE_LOCKED
         return f"{path}: the database is locked by another process (gave up after {timeout:g} s)"
     if code in (11, 26):  # SQLITE_CORRUPT, SQLITE_NOTADB
         return f"{path}: the database file is corrupted ({exc})"
     if code == 14:  # SQLITE_CANTOPEN
         return f"{path}: cannot open the database file (does its directory exist, and may we write there?)"
-    if code == 8:  # SQLITE_READONLY
-        return f"{path}: the database file is read-only"
+    if code == _SQLITE_READONLY:
+        return f"{path}: the database file is read-only ({getattr(exc, 'sqlite_errorname', exc)})"
     if code == 13:  # SQLITE_FULL
         return f"{path}: the disk is full"
     return f"{path}: database error: {exc}"
@@ -152,17 +161,28 @@ def _check_file(path: Path, timeout: float) -> bool:
     if app_id not in (0, APPLICATION_ID):
         raise StoreError(f"{path}: not a Euchre Arena database (application_id {app_id:#x}); refusing to touch it")
     try:
-        conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=timeout)
+        return _quick_check(path, timeout, read_only=True)
+    except sqlite3.Error as exc:
+        if _result_code(exc) != _SQLITE_READONLY or not Path(f"{path}-wal").exists():
+            raise StoreError(_describe(exc, path, timeout)) from None
+    # A process killed while it wrote left a write-ahead log that only a writer may recover (SQLITE_READONLY_RECOVERY
+    # and kin); the header says SQLite (and ours, or no one's), so let SQLite replay its own log as any opener would.
+    try:
+        return _quick_check(path, timeout, read_only=False)
     except sqlite3.Error as exc:
         raise StoreError(_describe(exc, path, timeout)) from None
+
+
+def _quick_check(path: Path, timeout: float, *, read_only: bool) -> bool:
+    """Run SQLite's quick_check and inspect the schema; return whether the database is empty."""
+    uri = path.resolve().as_uri() + ("?mode=ro" if read_only else "")
+    conn = sqlite3.connect(uri, uri=True, timeout=timeout)
     try:
         problems = [row[0] for row in conn.execute("PRAGMA quick_check(5)")]
         if problems != ["ok"]:
             lines = [line for p in problems for line in str(p).splitlines() if line and not line.startswith("***")]
             raise StoreError(f"{path}: the database file is corrupted (quick_check: {'; '.join(lines[:2])})")
         return _inspect(conn, path)
-    except sqlite3.Error as exc:
-        raise StoreError(_describe(exc, path, timeout)) from None
     finally:
         conn.close()
 

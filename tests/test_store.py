@@ -228,6 +228,37 @@ def test_a_process_killed_mid_write_leaves_no_partial_game(db: Path) -> None:
         assert store.game_count() == 2
 
 
+def test_a_log_that_only_a_writer_may_recover_is_recovered_not_refused(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A writer killed mid-write can leave a write-ahead log that a read-only look cannot use (SQLite then says
+    SQLITE_READONLY_RECOVERY; rare, seen once in the kill test): the store lets SQLite recover it, every game kept."""
+    with Store.open(db) as store:
+        store.add_game("before", "m", tiny(0))
+    done = subprocess.run([sys.executable, "-c", CRASH, str(db), json.dumps(tiny(1))], timeout=30)
+    assert done.returncode == 7 and Path(f"{db}-wal").exists()
+    connect = sqlite3.connect
+    refused: list[str] = []
+
+    def read_only_needs_recovery(database: Any, *args: Any, **kwargs: Any) -> sqlite3.Connection:
+        if "mode=ro" in str(database):
+            refused.append(str(database))
+            error = sqlite3.OperationalError("attempt to write a readonly database")
+            error.sqlite_errorcode = 264  # type: ignore[attr-defined]  # SQLITE_READONLY_RECOVERY
+            error.sqlite_errorname = "SQLITE_READONLY_RECOVERY"  # type: ignore[attr-defined]
+            raise error
+        return connect(database, *args, **kwargs)
+
+    monkeypatch.setattr(store_module.sqlite3, "connect", read_only_needs_recovery)
+    with Store.open(db, create=False) as store:
+        assert store.game_keys() == {"before"}
+    assert refused
+    Path(f"{db}-wal").unlink(missing_ok=True)  # without a log there is nothing to recover: the error stands
+    Path(f"{db}-shm").unlink(missing_ok=True)
+    with pytest.raises(StoreError, match=r"read-only \(SQLITE_READONLY_RECOVERY\)"):
+        Store.open(db, create=False)
+
+
 # ---- the file ----
 
 
