@@ -3,3 +3,4 @@
 from __future__ import annotations
 
 __version__ = "0.1.0"
+PROTOCOL_VERSION = 1  # of the wire protocol (protocol.md); here so that a bot need not load the message models

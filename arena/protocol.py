@@ -12,11 +12,11 @@ from typing import Annotated, Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from arena import PROTOCOL_VERSION
 from arena.actions import CALL, DEFEND_ALONE, DISCARD, NAME_TRUMP, ORDER_UP, PASS, PLAY, Action, parse_action
 from arena.cards import Card
 from arena.errors import ArenaError
 
-PROTOCOL_VERSION = 1
 MAX_MESSAGE_BYTES = 64 * 1024
 
 CardText = Annotated[str, Field(pattern=r"^([789TJQKA][CDHS]|JK)$", description="rank then suit, or JK")]

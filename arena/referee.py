@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from arena import PROTOCOL_VERSION
 from arena.botproc import BotCommand, BotProcess
 from arena.clock import TimeControl
 from arena.cpus import pin_match, unpin
@@ -24,7 +25,6 @@ from arena.game import Game
 from arena.matchspec import MatchSpec
 from arena.options import make_rules
 from arena.protocol import (
-    PROTOCOL_VERSION,
     ActionReply,
     Hello,
     MessageError,

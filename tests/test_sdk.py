@@ -17,14 +17,14 @@ from typing import Any
 import pytest
 import zmq
 
-from arena import messages
+from arena import PROTOCOL_VERSION, messages
 from arena.actions import PASS, Action, parse_action
 from arena.cards import Card, Suit, cards, effective_suit
 from arena.errors import IllegalActionError
 from arena.game import Game
 from arena.local import play_game
 from arena.options import make_rules
-from arena.protocol import PROTOCOL_VERSION, ActionReply, Hello, parse_bot_message
+from arena.protocol import ActionReply, Hello, parse_bot_message
 from arena.sdk import Bot, FunctionBot, Table, as_bot, parse_view, run, view_rng, view_seed
 from arena.view import SeatView, seat_view
 

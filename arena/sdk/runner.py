@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 import zmq
 
-from arena.protocol import PROTOCOL_VERSION
+from arena import PROTOCOL_VERSION
 from arena.sdk.bot import ActFunction, Bot, as_bot
 
 log = logging.getLogger("arena.sdk")
