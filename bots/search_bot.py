@@ -11,8 +11,10 @@ The imagined deals fit what the bids said: the same model weighs each deal by ho
 passes were with the hands it gives them, and deals are drawn in proportion to that weight.
 
 Deterministic: all randomness comes from ``self.rng``, seeded by the view, and the budget is counted in deals and
-search nodes, never in seconds, so a game replays identically. Options (argv or environment):
-``--samples X`` / ``SEARCH_BOT_SAMPLES`` scales every budget (default 1.0, about 0.1 s a decision or less here),
+search nodes, never in seconds, so a game replays identically. The one exception is a safety net: a decision that
+has run :data:`SAFETY` seconds (a loaded machine) stops adding deals and answers on those it has. Options (argv or
+environment): ``--samples X`` / ``SEARCH_BOT_SAMPLES`` scales every budget (default 1.0: about 0.05 s a decision
+on average here, bids about 0.1 s),
 ``--margin X`` / ``SEARCH_BOT_MARGIN`` the expected points a bid must beat passing by. Runnable as
 ``python bots/search_bot.py`` under a referee (it reads ARENA_ENDPOINT and ARENA_TOKEN).
 """
@@ -23,6 +25,7 @@ import argparse
 import functools
 import math
 import os
+import time
 from collections.abc import Sequence
 
 from arena.actions import DEFEND_ALONE, PASS, Action, Call, Discard, NameTrump, OrderUp, Pass, Play
@@ -34,11 +37,13 @@ from arena.sdk.sampling import Knowledge, Sample, sample
 from arena.sdk.solver import Position, Solver, distinct_cards, teams_of
 from arena.view import SeatView
 
-PLAY_DEALS = (12, 40)  # at least, at most imagined deals per card played
-PLAY_NODES = 2500  # ... adding deals while the searches have stored fewer positions than this
-BID_DEALS = 20
-DISCARD_DEALS = 16
-DEFEND_DEALS = 16
+PLAY_DEALS = (24, 80)  # at least, at most imagined deals per card played
+PLAY_NODES = 5000  # ... adding deals while the searches have stored fewer positions than this
+BID_DEALS = 40
+DISCARD_DEALS = 32
+DEFEND_DEALS = 32
+SAFETY = 0.3  # seconds: a decision this late answers on the deals it has solved (never on a quiet machine)
+MIN_DEALS = 4  # ... but on at least these
 OVERSAMPLE = 3  # candidate deals drawn per deal kept, to weigh by the bids
 MARGIN = 0.0
 UNLIKELY = 0.02  # a bid by another player this unlikely is not played out
@@ -274,9 +279,14 @@ class SearchBot(Bot):
         self.scale = samples
         self.margin = margin
         self.trace: list[tuple[SeatView, list[tuple[float, Action]]]] | None = None  # set to a list to record bids
+        self._start = time.perf_counter()  # when the current decision began
 
     def _count(self, base: int) -> int:
         return max(1, round(base * self.scale))
+
+    def _late(self, done: int, ahead: float = 1.0) -> bool:
+        """Whether, with ``done`` deals solved, the decision is out of time (``ahead`` times its time so far)."""
+        return done >= MIN_DEALS and (time.perf_counter() - self._start) * ahead > SAFETY
 
     # ---- the decisions ----
 
@@ -284,6 +294,7 @@ class SearchBot(Bot):
         """Pick an action by phase; a single legal action needs no thought."""
         if len(legal) == 1:
             return legal[0]
+        self._start = time.perf_counter()
         if view.phase is Phase.PLAY:
             return self.play(view, legal)
         if view.phase is Phase.NAME_TRUMP:
@@ -323,7 +334,7 @@ class SearchBot(Bot):
         budget = PLAY_NODES * self.scale
         nodes = 0
         for i, deal in enumerate(self._deals(view, self._count(high))):
-            if i >= self._count(low) and nodes >= budget:
+            if (i >= self._count(low) and nodes >= budget) or self._late(i):
                 break
             solver = Solver(Position(trump, deal.hands, seat, teams, view.trick, out))
             for card in moves:
@@ -352,7 +363,9 @@ class SearchBot(Bot):
         table = self._stakes(view).table(view.maker, alone=view.alone)
         out = set(view.sitting_out)
         totals = dict.fromkeys(candidates, 0.0)
-        for deal in self._deals(view, self._count(DISCARD_DEALS)):
+        for i, deal in enumerate(self._deals(view, self._count(DISCARD_DEALS))):
+            if self._late(i):
+                break
             for card in candidates:
                 hands = [list(h) for h in deal.hands]
                 hands[seat].remove(card)
@@ -369,33 +382,49 @@ class SearchBot(Bot):
         out = set(view.sitting_out)
         value_pass = value_alone = 0.0
         deals = self._deals(view, self._count(DEFEND_DEALS))
-        for deal in deals:
+        for i, deal in enumerate(deals):
+            if self._late(i):
+                deals = deals[:i]
+                break
             hands = [list(h) for h in deal.hands]
             value_pass += _worth(hands, trump, view.maker, out, view.dealer, seat, with_partner)
             value_alone += _worth(hands, trump, view.maker, out | {(seat + 2) % 4}, view.dealer, seat, solo)
         return DEFEND_ALONE if value_alone > value_pass + self.margin * len(deals) else PASS
 
     def bid(self, view: SeatView, legal: tuple[Action, ...]) -> Action:
-        """Each legal contract and passing, played out on the same imagined deals; the best expected score."""
-        seat, upsuit = view.seat, view.upcard & 3
+        """Each legal contract and passing, played out on the same imagined deals; the best expected score.
+
+        The deals are taken in growing prefixes (each reusing the solves of the last), so that a late decision can
+        stop at the prefix it has; on a quiet machine the last prefix is always all of them.
+        """
         round1 = view.phase is Phase.BID1
         model = self._model(view)
         stakes = self._stakes(view)
         deals = [Contracts(view, deal, round1, stakes) for deal in self._deals(view, self._count(BID_DEALS))]
+        k = min(len(deals), 2 * MIN_DEALS)
+        options = self._bids(view, legal, model, deals[:k], round1)
+        while k < len(deals) and not self._late(k, ahead=2.0):
+            k = min(len(deals), 2 * k)
+            options = self._bids(view, legal, model, deals[:k], round1)
+        if self.trace is not None:
+            self.trace.append((view, options))
+        return max(options, key=lambda o: (round(o[0], 6), o[1] is PASS))[1]
+
+    def _bids(
+        self, view: SeatView, legal: tuple[Action, ...], model: BidModel, deals: list[Contracts], round1: bool
+    ) -> list[tuple[float, Action]]:
+        """The worth of each legal bid on ``deals``."""
+        seat, upsuit = view.seat, view.upcard & 3
         options: list[tuple[float, Action]] = []
-        plain: dict[int, float] = {}
         for a in sorted((a for a in legal if isinstance(a, OrderUp | Call)), key=lambda a: a.alone):
             suit = upsuit if isinstance(a, OrderUp) else int(a.suit)
             if not a.alone:
-                plain[suit] = _mean([d.worth(suit, seat) for d in deals])
-                options.append((plain[suit], a))
+                options.append((_mean([d.worth(suit, seat) for d in deals]), a))
             elif sum(d.worth(suit, seat) > 0 for d in deals) >= 0.7 * len(deals):  # alone only on a sure-looking bid
                 options.append((_mean([d.worth(suit, seat, alone=True) for d in deals]), a))
         if PASS in legal:
             options.append((self._pass_value(view, model, deals, round1) + self.margin, PASS))
-        if self.trace is not None:
-            self.trace.append((view, options))
-        return max(options, key=lambda o: (round(o[0], 6), o[1] is PASS))[1]
+        return options
 
     def _pass_value(self, view: SeatView, model: BidModel, deals: list[Contracts], round1: bool) -> float:
         """What passing is worth: the players after us bid as the model says; in round 2 we call our best suit."""

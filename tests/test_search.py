@@ -26,7 +26,7 @@ from arena.sdk.sampling import Knowledge, Sample, samples
 from arena.sdk.solver import Position, Solver, distinct_cards, solve, teams_of
 from arena.view import SeatView, hand_view
 
-SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 
 
 @st.composite

@@ -26,7 +26,7 @@ from heuristic_bot import HeuristicBot
 from random_bot import RandomBot
 from search_bot import SearchBot
 
-QUICK = 0.25  # a quarter of the default budget: plenty to test legality
+QUICK = 0.125  # an eighth of the default budget: plenty to test legality
 
 
 def play(
@@ -138,10 +138,10 @@ def test_search_bot_beats_the_heuristic_in_two_hand_duplicate_games() -> None:
 
 
 def play_duel(variant: str, seats: set[int], seed: int) -> dict[str, Any]:
-    """Search against the heuristic, half the default budget."""
+    """Search against the heuristic, a quarter of the default budget."""
     n = make_rules(variant).players
     bots: list[Bot] = [
-        SearchBot(samples=0.5, strict=True) if s in seats else HeuristicBot(strict=True) for s in range(n)
+        SearchBot(samples=0.25, strict=True) if s in seats else HeuristicBot(strict=True) for s in range(n)
     ]
     record = play_game([b.handle for b in bots], variant, {}, seed)
     assert record["violations"] == []

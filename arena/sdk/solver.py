@@ -162,16 +162,21 @@ class Solver:
         m = h & _BLOCK[self.led] if self.played else h
         if not m:
             m = h
+        return [self.from_index[x] for x in _indices(_reps(m, self._live()))]
+
+    def _live(self) -> int:
+        """Every card in play in the current trick: the hands and the trick's cards."""
         live = self.trick_mask
         for hs in self.hands:
             live |= hs
-        return [self.from_index[x] for x in _indices(_reps(m, live))]
+        return live
 
     def value(self, alpha: int = -1, beta: int = 99) -> int:
         """Tricks of the root side from here, exact if strictly inside ``(alpha, beta)``, else a bound on that side."""
         if not self.played:
             return self._lead(self.turn, alpha, beta)
-        return self._follow(self.turn, self.played, self.led, self.win_seat, self.win, self.trick_mask, alpha, beta)
+        live = self._live()
+        return self._follow(self.turn, self.played, self.led, self.win_seat, self.win, live, alpha, beta)
 
     def after(self, card: int, alpha: int = -1, beta: int = 99) -> int:
         """Tricks of the root side if the seat to move plays ``card`` (a legal card), in the sense of :meth:`value`."""
@@ -187,12 +192,13 @@ class Solver:
                 ws, wi = seat, x
         else:
             led, ws, wi = x >> 4, seat, x
+        live = self._live()
         hands[seat] = h ^ b
         try:
             if self.played + 1 == self.size:
                 g = self.mine[ws]
                 return g + self._lead(ws, alpha - g, beta - g)
-            return self._follow(self.next[seat], self.played + 1, led, ws, wi, self.trick_mask | b, alpha, beta)
+            return self._follow(self.next[seat], self.played + 1, led, ws, wi, live, alpha, beta)
         finally:
             hands[seat] = h
 
@@ -253,8 +259,9 @@ def _search(
 ) -> tuple[Lead, Follow]:
     """The alpha-beta search over the shared mutable ``hands``, as two closures (locals are the fastest names).
 
-    ``lead(leader, alpha, beta)`` starts a trick; ``follow(seat, k, led, ws, wi, tmask, alpha, beta)`` asks the
-    ``k``-th card of a trick led in block ``led``, won so far by seat ``ws`` with index ``wi``, its cards ``tmask``.
+    ``lead(leader, alpha, beta)`` starts a trick; ``follow(seat, k, led, ws, wi, live, alpha, beta)`` asks the
+    ``k``-th card of a trick led in block ``led``, won so far by seat ``ws`` with index ``wi``; ``live`` is every
+    card in play at the trick's start (the hands then, the trick's cards included).
     Both return the root side's tricks from the current trick on, fail-soft.
     """
     block = _BLOCK
@@ -337,7 +344,7 @@ def _search(
             while True:
                 c = b.bit_length() - 1
                 hands[leader] = h ^ b
-                v = follow(n1, 1, c >> 4, leader, c, b, alpha, beta)
+                v = follow(n1, 1, c >> 4, leader, c, live, alpha, beta)
                 if v > best:
                     best, good = v, b
                     if v > alpha:
@@ -353,7 +360,7 @@ def _search(
             while True:
                 c = b.bit_length() - 1
                 hands[leader] = h ^ b
-                v = follow(n1, 1, c >> 4, leader, c, b, alpha, beta)
+                v = follow(n1, 1, c >> 4, leader, c, live, alpha, beta)
                 if v < best:
                     best, good = v, b
                     if v < beta:
@@ -374,15 +381,12 @@ def _search(
         tt[key] = (lo, hi, good)
         return best
 
-    def follow(seat: int, k: int, led: int, ws: int, wi: int, tmask: int, alpha: int, beta: int) -> int:
+    def follow(seat: int, k: int, led: int, ws: int, wi: int, live: int, alpha: int, beta: int) -> int:
         h = hands[seat]
         m = h & block[led]
         if not m:
             m = h
         if m & (m - 1):
-            live = tmask
-            for hs in hands:
-                live |= hs
             x = m
             reps = 0
             while x:
@@ -411,7 +415,7 @@ def _search(
                 g = mine[s2]
                 v = g + lead(s2, alpha - g, beta - g)
             else:
-                v = follow(n1, k + 1, led, s2, w2, tmask | b, alpha, beta)
+                v = follow(n1, k + 1, led, s2, w2, live, alpha, beta)
             if me:
                 if v > best:
                     best = v
