@@ -1,4 +1,5 @@
-"""Shared helpers for the engine tests: deals from text, scripted actions, and an independent model of the rules.
+"""Shared helpers for the tests: deals from text, scripted actions, an independent model of the rules, and a bot's
+decision in a set deal.
 
 The rule model here (effective suit, trick winner, scoring table) is written from RULES.md on card *text*, on
 purpose without the engine's tables, so that tests compare the engine with a second reading of the book.
@@ -11,6 +12,7 @@ import random
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from arena import messages
 from arena.actions import (
     DEFEND_ALONE,
     PASS,
@@ -20,11 +22,13 @@ from arena.actions import (
     NameTrump,
     OrderUp,
     Play,
+    parse_action,
 )
 from arena.cards import Card, Suit, make_deck
 from arena.game import Game
 from arena.hand import Deal, HandState
 from arena.options import Rules, make_rules
+from arena.sdk import Bot
 
 # ---- building deals and hands ----
 
@@ -274,3 +278,29 @@ def cards_in_json(data: Any) -> set[str]:
             return set()
         return {data}
     return set()
+
+
+def bot_decision(
+    make_bot: Callable[[], Bot], hands: list[str], upcard: str, script: str, *, dealer: int, **options: Any
+) -> Action:
+    """What the bot on turn decides after ``script`` (``"SEAT ACTION, ..."``) in a set deal, told it all as the
+    referee's messages through the SDK (a bot from ``make_bot`` in every seat)."""
+    rules = make_rules("four-hand" if len(hands) == 4 else "two-hand", options)
+    game = Game(rules, 0)
+    game.hand = make_hand(rules.variant, hands, upcard, dealer=dealer, **options)
+    bots = [make_bot() for _ in hands]
+    pending = [[event] for event in messages.hand_start_events(game)]
+    clock = {"bank_ms": 5000, "increment_ms": 200, "max_decision_ms": 10000}
+    for seat, bot in enumerate(bots):
+        bot.handle(messages.game_start(game, 0, seat, clock))
+    for step in filter(None, (s.strip() for s in script.split(","))):
+        seat_text, _, text = step.partition(" ")
+        seat, move, hand, tricks = int(seat_text), action(text), game.hand, len(game.hand.tricks)
+        game.apply(move, seat)
+        for s, events in enumerate(messages.action_events(game, hand, 0, seat, move, tricks)):
+            pending[s].extend(events)
+    turn = game.current_seat()
+    assert turn is not None
+    reply = bots[turn].handle(messages.act_request(game, turn, 1, pending[turn], 1000))
+    assert reply is not None
+    return parse_action(reply["action"])

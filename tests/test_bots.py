@@ -7,12 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import action, make_hand
+from helpers import action, bot_decision
 
-from arena import messages
-from arena.actions import Action, parse_action
+from arena.actions import Action
 from arena.cards import Suit, cards
-from arena.game import Game
 from arena.local import play_game
 from arena.options import make_rules
 from arena.sdk import Bot
@@ -88,29 +86,11 @@ def test_heuristic_goes_alone_and_defends_alone_when_strong() -> None:
 
 # Four-hand, dealer 3, upcard 9H; the kitty holds JD TH JS.
 HANDS = ["KS 9C TC QD KD", "9S JC QC KC 9D", "AS TS AC TD AD", "JH QH KH AH QS"]
-TIME = {"bank_ms": 5000, "increment_ms": 100, "max_decision_ms": 10000}
 
 
 def decision(hands: list[str], upcard: str, script: str, *, dealer: int, **options: Any) -> Action:
     """What the heuristic on turn decides after ``script`` (``"SEAT ACTION, ..."``), told it all through the SDK."""
-    rules = make_rules("four-hand" if len(hands) == 4 else "two-hand", options)
-    game = Game(rules, 0)
-    game.hand = make_hand(rules.variant, hands, upcard, dealer=dealer, **options)
-    bots = [HeuristicBot(strict=True) for _ in hands]
-    pending = [[event] for event in messages.hand_start_events(game)]
-    for seat, bot in enumerate(bots):
-        bot.handle(messages.game_start(game, 0, seat, TIME))
-    for step in filter(None, (s.strip() for s in script.split(","))):
-        seat_text, _, text = step.partition(" ")
-        seat, move, hand, tricks = int(seat_text), action(text), game.hand, len(game.hand.tricks)
-        game.apply(move, seat)
-        for s, events in enumerate(messages.action_events(game, hand, 0, seat, move, tricks)):
-            pending[s].extend(events)
-    turn = game.current_seat()
-    assert turn is not None
-    reply = bots[turn].handle(messages.act_request(game, turn, 1, pending[turn], 1000))
-    assert reply is not None
-    return parse_action(reply["action"])
+    return bot_decision(lambda: HeuristicBot(strict=True), hands, upcard, script, dealer=dealer, **options)
 
 
 BID_PASSES = "0 pass, 1 pass, 2 pass, 3 order, 3 discard QS"

@@ -11,11 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import action, make_hand
+from helpers import action, bot_decision
 
-from arena import messages
-from arena.actions import Action, Discard, parse_action
-from arena.game import Game
+from arena.actions import Action, Discard
 from arena.local import play_game
 from arena.options import make_rules
 from arena.sdk import Bot
@@ -73,29 +71,10 @@ def test_search_bot_replays_a_game_identically() -> None:
 
 # ---- decisions in set positions ----
 
-TIME = {"bank_ms": 5000, "increment_ms": 200, "max_decision_ms": 10000}
-
 
 def decision(hands: list[str], upcard: str, script: str, *, dealer: int, **options: Any) -> Action:
-    """What the search bot on turn decides after ``script`` (``"SEAT ACTION, ..."``), told it all as messages."""
-    rules = make_rules("four-hand" if len(hands) == 4 else "two-hand", options)
-    game = Game(rules, 0)
-    game.hand = make_hand(rules.variant, hands, upcard, dealer=dealer, **options)
-    pending = [[event] for event in messages.hand_start_events(game)]
-    bots = [SearchBot(strict=True) for _ in hands]
-    for seat, bot in enumerate(bots):
-        bot.handle(messages.game_start(game, 0, seat, TIME))
-    for step in filter(None, (s.strip() for s in script.split(","))):
-        seat_text, _, text = step.partition(" ")
-        seat, move, hand, tricks = int(seat_text), action(text), game.hand, len(game.hand.tricks)
-        game.apply(move, seat)
-        for s, events in enumerate(messages.action_events(game, hand, 0, seat, move, tricks)):
-            pending[s].extend(events)
-    turn = game.current_seat()
-    assert turn is not None
-    reply = bots[turn].handle(messages.act_request(game, turn, 1, pending[turn], 1000))
-    assert reply is not None
-    return parse_action(reply["action"])
+    """What the search bot on turn decides after ``script`` (``"SEAT ACTION, ..."``), told it all through the SDK."""
+    return bot_decision(lambda: SearchBot(strict=True), hands, upcard, script, dealer=dealer, **options)
 
 
 def test_search_bot_orders_up_alone_with_the_five_top_trumps() -> None:
