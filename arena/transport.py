@@ -102,11 +102,6 @@ class Endpoint:
         self.bytes_in += len(parts[1])
         return parts[0], parts[1] if len(parts) == 2 else b"\x00multipart"
 
-    def wait(self, timeout: float) -> bool:
-        """Whether a frame is waiting, after at most ``timeout`` seconds."""
-        self.quiet = False
-        return bool(self.socket.poll(max(0, int(timeout * 1000)), zmq.POLLIN))
-
     def has_input(self) -> bool:
         """Whether a frame is waiting, without waiting."""
         events: int = self.socket.getsockopt(_EVENTS)  # type: ignore[assignment]
