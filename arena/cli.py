@@ -9,6 +9,8 @@ import click
 
 from arena import __version__
 from arena.errors import ArenaError
+from arena.signals import stop_like_ctrl_c
+from arena.text import open_private, terminal_safe
 
 
 class ArenaGroup(click.Group):
@@ -31,6 +33,7 @@ class ArenaGroup(click.Group):
 @click.version_option(__version__, prog_name="arena")
 def main() -> None:
     """Euchre Arena: programs play Euchre against each other."""
+    stop_like_ctrl_c()  # kill -TERM and a closed terminal stop a run as Ctrl-C does (and it resumes the same way)
 
 
 @main.group()
@@ -167,6 +170,11 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
     show_default=True,
     help="Where each bot's output goes.",
 )
+@click.option(
+    "--trusted-bots",
+    is_flag=True,
+    help="Play even where this host cannot keep bots apart (not root, no user namespaces): for bots you trust.",
+)
 def match_command(
     bots: tuple[str, ...],
     variant: str,
@@ -181,6 +189,7 @@ def match_command(
     record_path: str | None,
     pin: bool,
     log_dir: str,
+    trusted_bots: bool,
 ) -> None:
     """Play a match between BOTS (bundled names or script paths), seats rotated over duplicate deals.
 
@@ -204,18 +213,19 @@ def match_command(
         max_hands=max_hands,
         log_dir=log_dir,
     )
+    spec = spec.model_copy(update={"trusted_bots": trusted_bots})
     if pin:
         from arena.cpus import idlest
 
         spec = spec.model_copy(update={"cpus": idlest(1) or None})
     from arena.referee import run_match
 
-    sink = open(record_path, "a", encoding="utf-8") if record_path else None  # noqa: SIM115
+    sink = open_private(record_path) if record_path else None
     results: list[dict[str, Any]] = []
 
     def on_game(record: dict[str, Any]) -> None:
         results.append(record)
-        click.echo(game_line(record))
+        click.echo(terminal_safe(game_line(record)))
         if sink is not None:
             sink.write(json.dumps(record, separators=(",", ":")) + "\n")
             sink.flush()
@@ -306,12 +316,20 @@ def tournament() -> None:
 @DB_OPTION
 @click.option("--jobs", type=click.IntRange(min=1), help="Matches in parallel (default: config, else cores).")
 @click.option("--quiet", is_flag=True, help="No progress display.")
+@click.option(
+    "--stall-timeout",
+    type=click.FloatRange(min=1),
+    help="End a match that finishes no game for this many seconds (default: from its clock, at least 300).",
+)
 @FORMAT_OPTION
-def tournament_run(config_path: str, db_path: str | None, jobs: int | None, quiet: bool, fmt: str) -> None:
+def tournament_run(
+    config_path: str, db_path: str | None, jobs: int | None, quiet: bool, stall_timeout: float | None, fmt: str
+) -> None:
     """Run (or resume) the tournament in CONFIG_PATH and print its ranking table."""
     from pathlib import Path
 
     from arena.config import load_config
+    from arena.executor import LocalExecutor
     from arena.progress import ProgressPrinter
     from arena.ranking import format_ranking, ranking
     from arena.registry import Registry
@@ -331,6 +349,7 @@ def tournament_run(config_path: str, db_path: str | None, jobs: int | None, quie
             commands,
             jobs=jobs or config.job_count(),
             log_dir=log_dir,
+            executor=LocalExecutor(stall_timeout=stall_timeout),
             on_progress=printer.update if printer else None,
         )
         if printer:
@@ -452,7 +471,7 @@ def replay_command(game: str, source: str | None, db_path: str | None, as_json: 
         store, _ = _open_results(source, db_path)
         with store:
             _, _, record = store.game(int(game) if game.isdigit() else game)
-    click.echo(json.dumps(record, indent=2) if as_json else describe(record))
+    click.echo(json.dumps(record, indent=2) if as_json else terminal_safe(describe(record)))
 
 
 @main.command("submit")
@@ -471,6 +490,15 @@ def submit_command(path: str, name: str | None, time_control: str) -> None:
         raise SystemExit(1)
     state = "registered" if added else "already registered"
     click.echo(f"{row.name} version {row.version} {state} ({validation.games} smoke games clean)")
+
+
+@main.command("doctor")
+def doctor_command() -> None:
+    """What this host gives a bot: its confinement, one line each (SECURITY.md)."""
+    from arena.sandbox import capabilities
+
+    for line in capabilities().describe():
+        click.echo(line)
 
 
 @main.command("bots")

@@ -54,6 +54,9 @@ class TournamentConfig(BaseModel):
     policy: Literal["forfeit", "substitute"] = "forfeit"
     max_strikes: int = Field(default=3, ge=1)
     max_hands: int = Field(default=1000, ge=1, description="A game not decided after this many hands is drawn")
+    trusted_bots: bool = Field(
+        default=False, description="Play even where the host cannot keep bots apart (SECURITY.md); not for strangers"
+    )
     rating: RatingSettings = RatingSettings()
     limits: Limits = Limits()
 
@@ -74,7 +77,7 @@ class TournamentConfig(BaseModel):
         """A hash of everything that decides which games are played and how (not jobs or rating settings)."""
         # settings added later are left out at their defaults, so that older tournaments keep their fingerprint
         later = {key for key, default in (("limits", Limits()), ("max_hands", 1000)) if getattr(self, key) == default}
-        fixed = self.model_dump(exclude={"jobs", "pin", "rating"} | later)
+        fixed = self.model_dump(exclude={"jobs", "pin", "rating", "trusted_bots"} | later)
         return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()[:16]
 
     def job_count(self) -> int:

@@ -45,6 +45,10 @@ class MatchSpec(BaseModel):
     max_hands: int = Field(default=1000, ge=1, description="A game not decided after this many hands is drawn")
     log_dir: str = "logs"
     limits: Limits = Field(default_factory=Limits, description="What each bot process may use (SECURITY.md)")
+    trusted_bots: bool = Field(
+        default=False,
+        description="Run the match even where the host cannot keep bots apart (SECURITY.md): for bots you trust",
+    )
     cpus: list[int] | None = Field(
         default=None, description="Cores the referee and its bots run on (arena.cpus); None: wherever the OS puts them"
     )

@@ -7,6 +7,7 @@ are size-capped and validated here before anything else reads them.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 import orjson
@@ -361,13 +362,26 @@ def parse_bot_message(raw: bytes) -> Hello | ActionReply:
     if len(raw) > MAX_MESSAGE_BYTES:
         raise MessageError("oversized", f"message of {len(raw)} bytes exceeds the limit of {MAX_MESSAGE_BYTES}")
     try:
-        return BOT_MESSAGE.validate_json(raw)
+        message = BOT_MESSAGE.validate_json(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
         if first["type"] == "json_invalid":
             raise MessageError("malformed", f"not UTF-8 JSON: {first['msg']}") from None
         where = _location(first["loc"])
         raise MessageError("schema", f"invalid message at {where}: {first['msg']}") from None
+    # Valid, and so small and shallow: now the one thing the validator lets pass (the last of two equal keys wins).
+    json.loads(raw, object_pairs_hook=_unique_keys)
+    return message
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's members, refusing a key that occurs twice (``{"action": A, "action": B}`` is ambiguous)."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
+        raise MessageError("malformed", f"the key {twice!r} occurs twice in one object")
+    return found
 
 
 # Every action's wire form as orjson writes it (and so the SDK): a reply that is byte for byte the canonical reply to

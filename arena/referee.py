@@ -32,12 +32,26 @@ from arena.protocol import (
     parse_bot_message,
     to_engine_action,
 )
-from arena.runner import Answer, Message, Violation, play
-from arena.sandbox import Jail
+from arena.runner import DETAIL_LIMIT, EXCERPT_LIMIT, Answer, Message, Violation, play
+from arena.sandbox import Jail, require_isolation
+from arena.signals import stop_like_ctrl_c
+from arena.text import printable
 from arena.transport import Endpoint, Hub
 
 # Kinds after which the bot's process is replaced before its next game (it may be dead or stuck).
-RESTART_AFTER = frozenset({"crash", "timeout", "handshake"})
+RESTART_AFTER = frozenset({"crash", "timeout", "handshake", "flood"})
+
+# Every read loop is bounded: at most this many frames of one endpoint are read in one look, the rest waits for the
+# next look (the asked bot's endpoint is looked at first, and between looks the deadline is checked).
+READ_BUDGET = 64
+# Only the bot's own processes can reach its endpoint (SECURITY.md), so traffic there is the bot's doing. Frames from
+# connections other than its accepted one (or hellos with a wrong token) are dropped, up to these limits per process;
+# past them the endpoint is flooded: a ``flood`` violation, and the process (with all it started) is killed at once.
+STRANGER_FRAMES = 100
+STRANGER_BYTES = 64 * 1024 * 1024
+# Unasked frames of the accepted connection: a burst is one ``unsolicited`` strike; past this many it is a flood.
+BURST_FRAMES = 1000
+DRAIN_BUDGET = STRANGER_FRAMES + BURST_FRAMES + 2  # a look at an unasked endpoint empties it, or finds a flood
 
 
 class Referee:
@@ -61,7 +75,7 @@ class Referee:
         self.viewed = [-1] * len(spec.bots)  # hand of the last request that carried the view, per bot
         self.request_ids = itertools.count(1)  # unique across the match, so a late answer is never mistaken
         self.seating: list[int] = []
-        self._interrupts: list[tuple[int, Violation]] = []
+        self._reports: list[tuple[int, Violation]] = []  # by bot index
         self._game_start: list[Message | None] = [None] * len(spec.bots)
         self._affinity: set[int] | None = None  # this thread's cores before the match was pinned
         self.log_dir = Path(spec.log_dir)
@@ -76,6 +90,7 @@ class Referee:
 
     def start(self) -> list[tuple[int, Violation]]:
         """Start every bot and shake hands; returns the bots that failed the handshake."""
+        require_isolation(self.spec.trusted_bots)
         for _ in self.spec.bots:
             self.endpoints.append(self.hub.open())
             self.processes.append(None)
@@ -92,9 +107,7 @@ class Referee:
             if old is not None:
                 old.kill()
             entry, endpoint = self.spec.bots[b], self.endpoints[b]
-            endpoint.forget_peer()
-            while endpoint.receive() is not None:  # what the dead process sent last is not the new one's first word
-                endpoint.foreign_frames += 1
+            self.hub.renew(endpoint)  # what the dead process (or its leftovers) sent is dropped unread
             log = self.log_dir / f"{self.spec.match_id}-bot{b}-{entry.name}.log"
             jail = Jail(self.spec.limits, workdir=self.hub.workdir(endpoint))  # its own uid when we are root
             self.hub.admit(endpoint, jail.gid)  # the endpoint opens to this process alone
@@ -113,15 +126,26 @@ class Referee:
                 break
             for endpoint in self.hub.wait(min(remaining, 0.05)):
                 b = endpoint.index
-                while (frame := endpoint.receive()) is not None:
-                    if b not in waiting:
-                        continue
+                if b not in waiting:
+                    self._drain(endpoint)  # a second hello, or a stranger: after its hello, unasked frames
+                    continue
+                for _ in range(READ_BUDGET):
+                    frame = endpoint.receive()
+                    if frame is None:
+                        break
                     problem = self._check_hello(b, *frame)
                     if problem is None:
                         waiting.discard(b)
-                    elif problem.kind != "foreign":
+                        self._drain(endpoint)  # what came right behind the hello was not asked for
+                        break
+                    if problem.kind != "foreign":
                         failed.append((b, problem))
                         waiting.discard(b)
+                        break
+                    if (flood := self._flooded(endpoint)) is not None:
+                        failed.append((b, flood))
+                        waiting.discard(b)
+                        break
             for b in list(waiting):
                 process = self.processes[b]
                 if process is not None and not process.alive():
@@ -140,7 +164,7 @@ class Referee:
             notice = {
                 "type": "violation",
                 "kind": "handshake",
-                "detail": violation.detail,
+                "detail": violation.detail[:DETAIL_LIMIT],
                 "strikes": self.strikes[b] + 1,
                 "max_strikes": self.spec.max_strikes,
             }
@@ -156,7 +180,7 @@ class Referee:
         if not isinstance(message, Hello):
             return Violation("handshake", "the first message must be hello", _excerpt(raw))
         if message.token != process.token:
-            self.endpoints[b].foreign_frames += 1
+            self._stranger(self.endpoints[b], raw)
             return Violation("foreign", "hello with a wrong token")
         if message.protocol != PROTOCOL_VERSION:
             return Violation("handshake", f"protocol {message.protocol} not spoken (this referee speaks 1)")
@@ -231,43 +255,65 @@ class Referee:
                 why = "no accepted connection" if process.alive() else process.exit_description()
                 return Answer(None, Violation("crash", f"bot {why}"), 0.0)
         request_id = message["request_id"]
+        endpoint.burst = 0
         self._send(b, message)
         start = time.perf_counter()
         deadline = start + allowed
         while True:
             now = time.perf_counter()
             if now >= deadline:
+                # What already waits arrived in time (the referee may have been busy): one last bounded look.
+                settled = self._answer(endpoint, request_id, None)
+                if settled is not None and settled.violation is None:
+                    return self._answered(b, endpoint, settled, allowed)
                 self.expired[b].add(request_id)
                 self.needs_restart[b] = True
+                if settled is not None:  # a flood, or a broken frame: that is what it did
+                    return Answer(None, settled.violation, allowed, settled.excerpt)
                 return Answer(None, Violation("timeout", f"no answer within {allowed:.3f} s"), now - start)
-            first = endpoint.receive_within(min(deadline - now, 0.1))
+            first = endpoint.receive_within(min(deadline - now, 0.05))
             if first is not None:
-                answer = self._answer(endpoint, request_id, first)
-                if answer is not None:
-                    self._drain(endpoint)  # more frames after the answer: unsolicited
-                    self._drain_others(b)
-                    return Answer(answer.action, answer.violation, time.perf_counter() - start, answer.excerpt)
-                continue
+                settled = self._answer(endpoint, request_id, first)
+                if settled is not None:
+                    elapsed = time.perf_counter() - start
+                    if elapsed > allowed and settled.violation is None:  # read after the deadline: too late
+                        self.expired[b].add(request_id)
+                        self.needs_restart[b] = True
+                        late = Violation("timeout", f"answered after {elapsed:.3f} s, allowed {allowed:.3f} s")
+                        return Answer(None, late, elapsed, settled.excerpt)
+                    return self._answered(b, endpoint, settled, elapsed)
+                continue  # frames that did not count (or the look's budget ran out): check the clock, look again
             self._drain_others(b)
             if not process.alive():
                 self.needs_restart[b] = True
                 return Answer(None, Violation("crash", f"bot {process.exit_description()}"), now - start)
 
+    def _answered(self, b: int, endpoint: Endpoint, settled: Answer, elapsed: float) -> Answer:
+        """The asked bot's answer, charged ``elapsed``; frames that came with it are read (bounded) as unasked."""
+        self._drain(endpoint)  # more frames after the answer: unsolicited
+        self._drain_others(b)
+        return Answer(settled.action, settled.violation, elapsed, settled.excerpt)
+
     def _answer(self, endpoint: Endpoint, request_id: int, frame: tuple[bytes, bytes] | None) -> Answer | None:
-        """Read the asked bot's frames (``frame`` already read) up to the first that settles the open request: its
-        answer or a violation."""
-        while frame is not None:
+        """Read the asked bot's frames (``frame`` already read), at most ``READ_BUDGET``, up to the first that settles
+        the open request: its answer or a violation (a flood of strangers' frames among them)."""
+        for _ in range(READ_BUDGET):
+            if frame is None:
+                frame = endpoint.receive()
+                if frame is None:
+                    return None
             settled = self._settle(endpoint, request_id, *frame)
             if settled is not None:
                 return settled
-            frame = endpoint.receive()
+            frame = None
         return None
 
     def _settle(self, endpoint: Endpoint, request_id: int, ident: bytes, raw: bytes) -> Answer | None:
         """What one frame of the asked bot means for the open request; None for a frame that does not count."""
         if ident != endpoint.peer:
-            endpoint.foreign_frames += 1
-            return None
+            self._stranger(endpoint, raw)
+            flood = self._flooded(endpoint)
+            return None if flood is None else Answer(None, flood, 0.0)
         action = canonical_reply(raw, request_id)
         if action is not None:  # the common case, valid by construction: no validator run
             return Answer(action, None, 0.0, _excerpt(raw))
@@ -285,17 +331,57 @@ class Referee:
         return Answer(to_engine_action(reply.action), None, 0.0, _excerpt(raw))
 
     def _drain(self, endpoint: Endpoint) -> None:
-        """Read every waiting frame of a bot with no open request: a burst is one ``unsolicited`` violation."""
+        """Read the waiting frames of a bot with no open request: a burst of its own frames is one ``unsolicited``
+        violation, too many frames a ``flood``. Bounded: by the time the limits allow no more frames, it is a flood."""
         b = endpoint.index
         unsolicited: Violation | None = None
-        while (frame := endpoint.receive()) is not None:
+        for _ in range(DRAIN_BUDGET):
+            frame = endpoint.receive()
+            if frame is None:
+                break
             ident, raw = frame
             if ident != endpoint.peer:
-                endpoint.foreign_frames += 1
-            elif unsolicited is None and not self._stale(b, raw):
-                unsolicited = Violation("unsolicited", "message while not asked to act", _excerpt(raw))
+                self._stranger(endpoint, raw)
+            elif not self._stale(b, raw):
+                endpoint.burst += 1
+                if endpoint.burst == 1:
+                    unsolicited = Violation("unsolicited", "message while not asked to act", _excerpt(raw))
+            if (flood := self._flooded(endpoint)) is not None:
+                self._stop(b, flood)
+                return
         if unsolicited is not None:
             self.report(b, unsolicited)  # one strike for a burst, however many frames it had
+
+    def _stranger(self, endpoint: Endpoint, raw: bytes) -> None:
+        """Count a frame from a connection that is not the endpoint's accepted one (dropped unread)."""
+        endpoint.foreign_frames += 1
+        endpoint.strangers += 1
+        endpoint.stranger_bytes += len(raw)
+
+    def _flooded(self, endpoint: Endpoint) -> Violation | None:
+        """A ``flood`` violation once the endpoint's unasked traffic passes its limits (once a process), else None."""
+        if endpoint.flooded:
+            return None
+        if endpoint.strangers > STRANGER_FRAMES or endpoint.stranger_bytes > STRANGER_BYTES:
+            endpoint.flooded = True
+            return Violation(
+                "flood",
+                f"{endpoint.strangers} frames ({endpoint.stranger_bytes} bytes) from connections other than the bot's "
+                f"own on its endpoint (limit {STRANGER_FRAMES} frames, {STRANGER_BYTES >> 20} MiB)",
+            )
+        if endpoint.burst > BURST_FRAMES:
+            endpoint.flooded = True
+            return Violation("flood", f"more than {BURST_FRAMES} frames in a row without being asked")
+        return None
+
+    def _stop(self, b: int, violation: Violation) -> None:
+        """Kill a flooding bot's process (and everything it started) now, and record the violation against it."""
+        process = self.processes[b]
+        if process is not None:
+            process.kill()
+        self.hub.renew(self.endpoints[b])
+        self.needs_restart[b] = True
+        self.report(b, violation)
 
     def _stale(self, b: int, raw: bytes) -> bool:
         """Whether a frame is a late answer to a request this bot was sent earlier (not a violation)."""
@@ -312,9 +398,10 @@ class Referee:
                 self._drain(endpoint)
 
     def report(self, b: int, violation: Violation) -> None:
-        """Queue a violation of bot ``b`` found outside a decision (handshake, unsolicited message)."""
-        if not self.out[b] and b in self.seating:
-            self._interrupts.append((self.seating.index(b), violation))
+        """Queue a violation of bot ``b`` found outside a decision (handshake, unsolicited message, flood): it is
+        charged in the bot's current game, or in its next one if it is not seated yet."""
+        if not self.out[b]:
+            self._reports.append((b, violation))
 
     def _relaunch_midgame(self, b: int) -> Violation | None:
         """Under the substitute policy a dead bot is replaced at once and rejoins the game from its next view."""
@@ -339,8 +426,11 @@ class Referee:
         return first
 
     def interrupts(self) -> list[tuple[int, Violation]]:
-        """Violations of bots that spoke without being asked, since the last call."""
-        found, self._interrupts = self._interrupts, []
+        """Violations of seated bots that spoke without being asked (or flooded), since the last call, by seat."""
+        if not self._reports:
+            return []
+        found = [(self.seating.index(b), v) for b, v in self._reports if b in self.seating and not self.out[b]]
+        self._reports = [(b, v) for b, v in self._reports if b not in self.seating and not self.out[b]]
         return found
 
     def penalize(self, seat: int, violation: Violation, *, game: int) -> bool:
@@ -349,12 +439,17 @@ class Referee:
         self.strikes[b] += 1
         if violation.kind in RESTART_AFTER:
             self.needs_restart[b] = True
+        if violation.kind == "flood":  # stop the flood now: the process, all it started, and its connections
+            process = self.processes[b]
+            if process is not None:
+                process.kill()
+            self.hub.renew(self.endpoints[b])
         self._send(
             b,
             {
                 "type": "violation",
                 "kind": violation.kind,
-                "detail": violation.detail,
+                "detail": violation.detail[:DETAIL_LIMIT],
                 "strikes": self.strikes[b],
                 "max_strikes": self.spec.max_strikes,
             },
@@ -373,7 +468,8 @@ class Referee:
 
 
 def _excerpt(raw: bytes) -> str:
-    return raw[:200].decode("utf-8", errors="replace")
+    """The start of a frame as printable text: every byte a bot controls is escaped before it reaches a terminal."""
+    return printable(raw[:EXCERPT_LIMIT].decode("utf-8", errors="replace"))
 
 
 def run_match(spec: MatchSpec, on_game: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
@@ -409,8 +505,8 @@ def run_match(spec: MatchSpec, on_game: Callable[[dict[str, Any]], None] | None 
                 {
                     "seat": seat,
                     "name": spec.bots[b].name,
-                    "hello": None if (hello := referee.hello[b]) is None else hello.name,
-                    "version": None if hello is None else hello.version,
+                    "hello": None if (hello := referee.hello[b]) is None else printable(hello.name),
+                    "version": None if hello is None or hello.version is None else printable(hello.version),
                     "strikes": referee.strikes[b],
                 }
                 for seat, b in enumerate(game_spec.seating)
@@ -425,13 +521,18 @@ def main() -> None:
     """Entry point of a referee process: a match spec (JSON) on stdin, one JSON line per finished game on stdout."""
     import sys
 
+    stop_like_ctrl_c()
     spec = MatchSpec.model_validate_json(sys.stdin.buffer.read())
 
     def emit(record: dict[str, Any]) -> None:
         sys.stdout.buffer.write(orjson.dumps({"type": "game", "record": record}) + b"\n")
         sys.stdout.buffer.flush()
 
-    run_match(spec, emit)
+    try:
+        run_match(spec, emit)  # a signal closes the match on the way out: every bot process is ended
+    except KeyboardInterrupt as stop:
+        sys.stderr.write(f"referee: {stop or 'interrupted'}; the match was closed\n")
+        sys.exit(130)
 
 
 if __name__ == "__main__":

@@ -19,18 +19,31 @@ from arena.actions import Action
 from arena.clock import Clock, TimeControl
 from arena.game import Game
 from arena.record import game_record
+from arena.text import printable
 
 Policy = Literal["forfeit", "substitute"]
 Message = dict[str, Any]
 
 
+# A violation's detail and excerpt are cut to these lengths (a 4,000-digit request id makes no 4,000-character line).
+DETAIL_LIMIT = 300
+EXCERPT_LIMIT = 200
+
+
 @dataclass(frozen=True, slots=True)
 class Violation:
-    """A broken rule of the protocol: its kind, a description, and an excerpt of what the bot sent."""
+    """A broken rule of the protocol: its kind, a description, and an excerpt of what the bot sent.
+
+    Both texts may quote the bot: they are made printable and cut to their limits here, once for every consumer.
+    """
 
     kind: str
     detail: str
     excerpt: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "detail", printable(self.detail, DETAIL_LIMIT))
+        object.__setattr__(self, "excerpt", printable(self.excerpt, EXCERPT_LIMIT))
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +199,7 @@ def _violation_json(violation: Violation, seat: int, hand_number: int, at: float
         "seat": seat,
         "kind": violation.kind,
         "detail": violation.detail,
-        "excerpt": violation.excerpt[:200],
+        "excerpt": violation.excerpt,
         "hand_number": hand_number,
         "at_seconds": round(at, 4),
         "wall_time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

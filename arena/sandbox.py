@@ -43,10 +43,12 @@ SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "
 DEVICES = ("null", "zero", "full", "random", "urandom")
 # Mount points of the view a program's directory may not cover (a bot in /tmp sees its file, not the host's /tmp).
 PRIVATE_POINTS = ("/", "/tmp", "/dev", "/proc", "/sys", "/var", "/var/tmp")
+SYS_DIRS = ("/sys/devices/system/cpu",)
 
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWIPC = 0x08000000
 _CLONE_NEWUSER = 0x10000000
+_CLONE_NEWPID = 0x20000000
 _CLONE_NEWNET = 0x40000000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
 _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 16384, 1 << 18
@@ -93,6 +95,27 @@ class Capabilities:
     hidepid: bool  # that /proc hides other users' processes
     network: bool  # no network at all (a network namespace of its own)
     ipc: bool  # no System V IPC shared with others (an IPC namespace)
+    pid: bool = False  # a pid namespace of its own: its processes see no others (nor their file locks), and all die
+    userns: bool = False  # not root: the namespaces above come inside a user namespace of the bot's own
+
+    def describe(self) -> list[str]:
+        """What a bot gets here, one line each (for ``arena doctor`` and the match log)."""
+        yes = {True: "yes", False: "no"}
+        return [
+            f"own uid per bot: {yes[self.root]}" + ("" if self.root else " (bots run as the referee's user)"),
+            f"private filesystem view: {yes[self.mount]}" + (" (in a user namespace)" if self.userns else ""),
+            f"own pid namespace (no other processes, their file locks, or escapes): {yes[self.pid]}",
+            f"no network: {yes[self.network]}",
+            f"own IPC namespace: {yes[self.ipc]}",
+            "bots kept apart (endpoints, tokens, files): "
+            + ("yes" if self.isolated else "NO: matches need --trusted-bots (SECURITY.md)"),
+        ]
+
+    @property
+    def isolated(self) -> bool:
+        """Whether bots are kept apart: none can reach another's endpoint, token, files or processes (a uid of its
+        own, or a private view in a user namespace of its own)."""
+        return self.root or (self.userns and self.mount)
 
 
 # ---- system calls, bound once so that the child between fork and exec only calls them ----
@@ -143,12 +166,23 @@ def capabilities() -> Capabilities:
         return Capabilities(root=False, mount=False, hidepid=False, network=False, ipc=False)
     bits = _probe(os.geteuid() == 0)
     return Capabilities(
-        root=bool(bits & 16), mount=bool(bits & 1), hidepid=bool(bits & 2), network=bool(bits & 4), ipc=bool(bits & 8)
+        root=bool(bits & 16),
+        mount=bool(bits & 1),
+        hidepid=bool(bits & 2),
+        network=bool(bits & 4),
+        ipc=bool(bits & 8),
+        pid=bool(bits & 32),
+        userns=bool(bits & 64),
     )
 
 
 def _probe(root: bool) -> int:
-    """Try each namespace in a child; its exit code has a bit per success (mounts land in its own namespace)."""
+    """Try each namespace in a child; its exit code has a bit per success (mounts land in its own namespace).
+
+    Root: a mount namespace (1) whose /proc may hide other users' processes (2), network (4), IPC (8), a uid of
+    the bot's own (16), a pid namespace with its own /proc (32). Not root: all of these but the uid inside a user
+    namespace (64), or else just network and IPC in one.
+    """
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child
         bits = 0
@@ -162,6 +196,9 @@ def _probe(root: bool) -> int:
                     with contextlib.suppress(OSError):
                         _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, "hidepid=2")
                         bits |= 2
+                    with contextlib.suppress(OSError):
+                        _unshare(_CLONE_NEWPID)
+                        bits |= 32 if _in_new_pid_namespace() else 0
                 with contextlib.suppress(OSError):
                     _unshare(_CLONE_NEWNET)
                     bits |= 4
@@ -174,13 +211,55 @@ def _probe(root: bool) -> int:
                     os.setresuid(UID_RANGE[0], UID_RANGE[0], UID_RANGE[0])
                     bits |= 16
             else:
-                with contextlib.suppress(OSError):
-                    _unshare(_CLONE_NEWUSER | _CLONE_NEWNET | _CLONE_NEWIPC)
-                    bits |= 4 | 8
+                uid, gid = os.geteuid(), os.getegid()
+                try:
+                    _unshare(_CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC | _CLONE_NEWPID)
+                    _map_ids(uid, gid)
+                    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+                    _mount("tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, "size=64k")
+                    if _in_new_pid_namespace():
+                        bits |= 1 | 4 | 8 | 32 | 64
+                except OSError:
+                    with contextlib.suppress(OSError):
+                        _unshare(_CLONE_NEWUSER | _CLONE_NEWNET | _CLONE_NEWIPC)
+                        bits |= 4 | 8
         finally:
             os._exit(bits)
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 0
+
+
+def _in_new_pid_namespace() -> bool:  # pragma: no cover - runs in the probe's child
+    """After unshare(CLONE_NEWPID): whether a child becomes pid 1 of the namespace and can mount its /proc there."""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        with contextlib.suppress(OSError):
+            _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
+            code = 0 if os.getpid() == 1 and os.listdir("/proc/1") else 1
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+def _map_ids(uid: int, gid: int) -> None:
+    """In a fresh user namespace: be there who we are outside (one uid and one gid mapped to themselves)."""
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+        fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
+        try:
+            os.write(fd, text.encode())
+        finally:
+            os.close(fd)
+
+
+def require_isolation(trusted: bool) -> None:
+    """Refuse to run untrusted bots where the host cannot keep them apart (one line that says what to do)."""
+    if not trusted and not capabilities().isolated:
+        raise SandboxError(
+            "this host cannot keep bots apart (not root, and no user namespaces): one bot could take another's "
+            "seat or read its files. Run the arena as root or where unprivileged user namespaces work, or, for "
+            "bots you trust, pass --trusted-bots (config: trusted_bots = true)"
+        )
 
 
 # ---- user ids ----
@@ -374,23 +453,39 @@ class Jail:
         return env
 
     def preexec(self, argv: tuple[str, ...], endpoint: str) -> Callable[[], None]:
-        """The function to run in the child between fork and exec (everything it needs is computed here)."""
-        limits = _rlimits(self.limits, self.caps, self.uid)
-        steps = self.view(argv, endpoint) if self.caps.root and self.caps.mount else []
-        if self.identity is not None and not self.caps.mount:
+        """The function to run in the child between fork and exec (everything it needs is computed here).
+
+        With a pid namespace the child forks once more: the bot becomes pid 1 of a namespace of its own, and the
+        child stays outside as its monitor (``_monitor``), the process the referee knows. When the bot exits, or
+        the monitor is killed, the kernel kills everything left in the namespace: nothing a bot starts outlives it.
+        """
+        caps = self.caps
+        limits = _rlimits(self.limits, caps, self.uid)
+        private = caps.mount and (caps.root or caps.userns)
+        steps = self.view(argv, endpoint) if private else []
+        if self.identity is not None and not caps.mount:
             _check_reachable(self.identity.uid, exposures(argv, endpoint, self.limits))
         flags = 0
-        if os.geteuid() == 0:
-            flags |= (_CLONE_NEWNS if steps else 0) | (_CLONE_NEWNET if self.caps.network else 0)
-            flags |= _CLONE_NEWIPC if self.caps.ipc else 0
-        elif self.caps.network:
+        if caps.root:
+            flags |= (_CLONE_NEWNS if steps else 0) | (_CLONE_NEWNET if caps.network else 0)
+            flags |= (_CLONE_NEWIPC if caps.ipc else 0) | (_CLONE_NEWPID if steps and caps.pid else 0)
+        elif caps.userns:
+            flags |= _CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC | _CLONE_NEWPID
+        elif caps.network:
             flags |= _CLONE_NEWUSER | _CLONE_NEWNET | _CLONE_NEWIPC
+        ids = (os.geteuid(), os.getegid()) if flags & _CLONE_NEWUSER else None
         uid, root, home, linux = self.uid, self.workdir, self.workdir, _LIBC is not None
 
         def child() -> None:  # pragma: no cover - runs in the child (tests observe its effects)
             try:
                 if flags:
                     _unshare(flags)
+                if ids is not None:
+                    _map_ids(*ids)
+                if flags & _CLONE_NEWPID:
+                    bot = os.fork()
+                    if bot != 0:
+                        _monitor(bot)  # never returns
                 if steps:
                     _build_view(root, steps, uid)
                     os.chdir(root)
@@ -439,7 +534,10 @@ class Jail:
         ]
         hidepid = "hidepid=2" if self.caps.hidepid else ""
         steps += [_Step("mkdir", "/proc"), _Step("proc", "/proc", data=hidepid)]
-        steps += [_Step("mkdir", "/sys"), _Step("bind", "/sys", source="/sys")]
+        # Of /sys only what runtimes read to count processors: not the host's network devices, cgroups, hardware.
+        for path in SYS_DIRS:
+            if os.path.isdir(path):
+                steps += [_Step("mkdir", path), _Step("bind", path, source=path)]
         size = f"size={self.limits.disk_mb}m,nr_inodes={max(1024, self.limits.disk_mb * 64)}"
         steps += [_Step("mkdir", "/tmp"), _Step("tmpfs", "/tmp", data=f"mode=1777,{size}")]
         steps += [_Step("mkdir", "/var"), _Step("symlink", "/var/tmp", source="/tmp")]
@@ -544,7 +642,7 @@ def _build_view(root: str, steps: list[_Step], uid: int | None) -> None:  # prag
         elif step.op in ("bind", "rbind", "device"):
             _mount(step.source, at, None, _MS_BIND | (_MS_REC if step.op == "rbind" else 0))
             locked = _MS_NOSUID | (0 if step.op == "device" else _MS_NODEV) | (_MS_RDONLY if step.readonly else 0)
-            _mount(None, at, None, _MS_BIND | _MS_REMOUNT | locked)
+            _mount(None, at, None, _MS_BIND | _MS_REMOUNT | locked | _kept_flags(at))
         elif step.op == "proc":
             _mount("proc", at, "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, step.data or None)
         elif step.op == "home":
@@ -552,6 +650,53 @@ def _build_view(root: str, steps: list[_Step], uid: int | None) -> None:  # prag
             if uid is not None:
                 os.chown(at, uid, uid)
             os.chmod(at, 0o700)
+
+
+def _kept_flags(path: str) -> int:  # pragma: no cover - runs in the child
+    """The flags of the mount at ``path`` that a remount must keep (in a user namespace it may not drop them)."""
+    have = os.statvfs(path).f_flag
+    kept = 0
+    for st, ms in _KEPT:
+        if have & st:
+            kept |= ms
+    return kept
+
+
+_KEPT = (
+    (os.ST_RDONLY, _MS_RDONLY),
+    (os.ST_NOSUID, _MS_NOSUID),
+    (os.ST_NODEV, _MS_NODEV),
+    (os.ST_NOEXEC, _MS_NOEXEC),
+    (os.ST_NOATIME, 1024),
+    (os.ST_NODIRATIME, 2048),
+    (os.ST_RELATIME, 1 << 21),
+)
+
+
+def _monitor(bot: int) -> None:  # pragma: no cover - runs in the child
+    """The bot's monitor (outside its pid namespace): wait for the bot and end the same way. Never returns.
+
+    It holds no descriptor but its standard streams (so the referee sees the bot's exec, and no socket of the
+    referee's lingers), and dies with the referee, which takes the bot's whole namespace with it.
+    """
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    os.closerange(3, 65536)
+    while True:
+        try:
+            _, status = os.waitpid(bot, 0)
+            break
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            os._exit(1)
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        with contextlib.suppress(OSError, ValueError):  # SIGKILL and SIGSTOP keep their default anyway
+            signal.signal(number, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [number])
+        os.kill(os.getpid(), number)
+        os._exit(128 + number)  # a signal that does not end a process by default
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
 
 def _rlimits(limits: Limits, caps: Capabilities, uid: int | None) -> list[tuple[int, tuple[int, int]]]:

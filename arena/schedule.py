@@ -127,4 +127,5 @@ def _spec(
         max_hands=config.max_hands,
         log_dir=log_dir,
         limits=config.limits,
+        trusted_bots=config.trusted_bots,
     )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -207,6 +209,10 @@ class Store:
             empty = _check_file(path, timeout)
         elif create:
             empty = True
+            # results are the referee user's alone (SQLite's -wal and -shm files copy this mode); a missing folder is
+            # left for sqlite3 to report below
+            with contextlib.suppress(FileExistsError, FileNotFoundError, NotADirectoryError):
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         else:
             raise StoreError(f"{path}: no such database file")
         try:

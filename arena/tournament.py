@@ -6,6 +6,7 @@ seeds and seats, so the final table is the one an unbroken run gives.
 
 from __future__ import annotations
 
+import json
 import queue
 import threading
 import time
@@ -22,6 +23,7 @@ from arena.executor import Executor, LocalExecutor
 from arena.options import make_rules
 from arena.ranking import cluster_of, comparisons
 from arena.ratings import LiveElo
+from arena.sandbox import require_isolation
 from arena.schedule import pairings_for, plan_games, plan_matches
 from arena.store import Store
 
@@ -92,6 +94,8 @@ def run_tournament(
     on_progress: Callable[[Progress], None] | None = None,
 ) -> RunReport:
     """Play every game not yet in ``store``; stop cleanly on KeyboardInterrupt (the run can be resumed)."""
+    if executor is None or isinstance(executor, LocalExecutor):  # matches run here: refuse now, not once a match
+        require_isolation(config.trusted_bots)
     store.bind_config(config.name, config.fingerprint())
     entrants = entrant_fingerprint(commands)
     known = store.get_meta("entrants")
@@ -143,6 +147,7 @@ def run_tournament(
                 finished += 1
                 if payload:
                     progress.errors.append(f"match {key}: {payload}")
+                    record_failure(store, key, payload)
                 continue
             spec, record = payload
             store.add_game(key, spec.match_id, record)
@@ -172,6 +177,22 @@ def run_tournament(
     for thread in threads:
         thread.join(timeout=10)
     return RunReport(played, progress.done, progress.total, interrupted, progress.errors)
+
+
+def record_failure(store: Store, match_id: str, what: str) -> None:
+    """Keep a failed match's story in the results file (``failures`` meta: a JSON list), beside its finished games.
+
+    Its unplayed games stay unplayed: running the tournament again retries them.
+    """
+    failures = json.loads(store.get_meta("failures") or "[]")
+    failures.append({"match": match_id, "error": what, "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    store.set_meta("failures", json.dumps(failures[-1000:]))
+
+
+def failures(store: Store) -> list[dict[str, str]]:
+    """The failed matches recorded in ``store`` (oldest first)."""
+    found: list[dict[str, str]] = json.loads(store.get_meta("failures") or "[]")
+    return found
 
 
 def _forward(

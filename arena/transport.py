@@ -2,9 +2,11 @@
 
 Each bot process gets its own ipc endpoint and its own secret token. The endpoint's socket sits alone in a directory
 of its own inside the match's private directory; when bots run under uids of their own (arena.sandbox), that
-directory is open to the group of the bot process of the moment and to nobody else. The first peer whose hello
-carries the token becomes the endpoint's one accepted peer; frames from any other peer on that endpoint are dropped
-and counted, never attributed to the seat.
+directory is open to the group of the bot process of the moment and to nobody else, and in a bot's private view no
+other endpoint exists. The first peer whose hello carries the token becomes the endpoint's one accepted peer;
+frames from any other peer on that endpoint (which only the bot itself can have opened) are counted apart, for the
+referee to judge (a flood past its limits), and their bytes are not the seat's traffic. Before a bot process is
+restarted its endpoint is bound afresh (``Hub.renew``): old connections and their queues are dropped unread.
 """
 
 from __future__ import annotations
@@ -42,7 +44,11 @@ class Endpoint:
     socket: zmq.Socket  # type: ignore[type-arg]
     peer: bytes | None = None
     last_sender: bytes | None = None
-    foreign_frames: int = 0
+    foreign_frames: int = 0  # frames from other connections (or a wrong token), over the match
+    strangers: int = 0  # the same since the current process started, and their bytes: past a limit, a flood
+    stranger_bytes: int = 0
+    burst: int = 0  # frames of the accepted peer in the current unasked burst
+    flooded: bool = False  # a flood was charged for the current process: not again until it is replaced
     bytes_out: int = 0  # traffic with the accepted peer, for timing reports
     bytes_in: int = 0
     _timeout: int = -1
@@ -99,7 +105,8 @@ class Endpoint:
         if len(parts) < 2:
             return None
         self.last_sender = parts[0]
-        self.bytes_in += len(parts[1])
+        if parts[0] == self.peer:  # strangers' bytes are not the seat's traffic
+            self.bytes_in += len(parts[1])
         return parts[0], parts[1] if len(parts) == 2 else b"\x00multipart"
 
     def has_input(self) -> bool:
@@ -112,6 +119,8 @@ class Endpoint:
         """Forget the accepted peer (its process is gone; a restarted process says hello again)."""
         self.peer = None
         self.last_sender = None
+        self.strangers = self.stranger_bytes = self.burst = 0
+        self.flooded = False
 
 
 OWNER = "referee"  # in a match directory: the pid and start time of the referee process that made it
@@ -165,19 +174,44 @@ class Hub:
         index = len(self.endpoints)
         folder = Path(self.directory, f"ep{index}")
         folder.mkdir(mode=0o700)
+        address = f"ipc://{folder}/bot{index}.sock"
+        endpoint = Endpoint(index, address, self._bind(address))
+        self.endpoints.append(endpoint)
+        self._watch(endpoint)
+        return endpoint
+
+    def renew(self, endpoint: Endpoint) -> None:
+        """Close the endpoint's socket and bind a fresh one at the same address, before a bot process is restarted.
+
+        Every connection of the old process (and of anything it started) is cut, and whatever it queued is dropped
+        unread: a flooder's backlog costs nothing, and nothing the dead process sent becomes the new one's word.
+        """
+        self.poller.unregister(endpoint.socket)
+        fd: int = endpoint.socket.getsockopt(zmq.FD)  # type: ignore[assignment]
+        self.mailboxes.unregister(fd)
+        del self._by_fd[fd]
+        endpoint.socket.close(linger=0)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(endpoint.address.removeprefix("ipc://"))
+        endpoint.socket = self._bind(endpoint.address)
+        endpoint.quiet = False
+        endpoint._timeout = -1
+        endpoint.forget_peer()
+        self._watch(endpoint)
+
+    def _bind(self, address: str) -> zmq.Socket:  # type: ignore[type-arg]
         socket = self.context.socket(zmq.ROUTER)
         socket.setsockopt(zmq.LINGER, 0)
         socket.setsockopt(zmq.MAXMSGSIZE, HARD_FRAME_LIMIT)
         socket.setsockopt(zmq.RCVHWM, 1000)
-        address = f"ipc://{folder}/bot{index}.sock"
         socket.bind(address)
-        endpoint = Endpoint(index, address, socket)
-        self.endpoints.append(endpoint)
-        self.poller.register(socket, zmq.POLLIN)
-        fd: int = socket.getsockopt(zmq.FD)  # type: ignore[assignment]
+        return socket
+
+    def _watch(self, endpoint: Endpoint) -> None:
+        self.poller.register(endpoint.socket, zmq.POLLIN)
+        fd: int = endpoint.socket.getsockopt(zmq.FD)  # type: ignore[assignment]
         self.mailboxes.register(fd, select.POLLIN)
         self._by_fd[fd] = endpoint
-        return endpoint
 
     def admit(self, endpoint: Endpoint, gid: int | None) -> None:
         """Open an endpoint to one group alone (a bot process's own), closing it to the group admitted before.

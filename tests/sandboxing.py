@@ -7,6 +7,8 @@ files. A test that wants its bots to write somewhere opens that directory to the
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from arena.sandbox import Limits
@@ -23,3 +25,31 @@ def open_to_bots(directory: Path, limits: Limits | None = None) -> Limits:
             os.chmod(os.path.join(root, name), 0o666)
     base = limits or Limits()
     return base.model_copy(update={"writable": (*base.writable, str(directory))})
+
+
+def started(directory: Path) -> dict[str, int]:
+    """The processes that test bots recorded in ``directory`` (files ``TOKEN-PID`` holding the uid), name to uid.
+
+    A bot runs as pid 1 of a pid namespace of its own where the OS allows it, so its pid means nothing on the host:
+    its ``ARENA_TOKEN`` (new at every process start, inherited by what it starts) tells its processes apart.
+    """
+    if not directory.exists():
+        return {}
+    return {p.name: int(p.read_text() or -1) for p in directory.iterdir() if re.fullmatch(r"[0-9a-f]{32}-\d+", p.name)}
+
+
+def still_running(names: Iterable[str]) -> list[str]:
+    """Those of ``started``'s names whose token a live process on this host still carries (zombies count as gone)."""
+    tokens = {name.partition("-")[0] for name in names}
+    live: set[str] = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except (OSError, IndexError):
+            continue
+        if state not in ("Z", "X"):
+            live |= {v.removeprefix(b"ARENA_TOKEN=").decode() for v in environ if v.startswith(b"ARENA_TOKEN=")}
+    return sorted(name for name in names if name.partition("-")[0] in live & tokens)

@@ -8,7 +8,6 @@ with the other seats and the rest of the match.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sandboxing import open_to_bots
+from sandboxing import open_to_bots, started, still_running
 
 from arena.actions import parse_action
 from arena.game import Game
@@ -29,6 +28,7 @@ from arena.protocol import REFEREE_MESSAGE
 from arena.record import replay
 from arena.referee import Referee, run_match
 from arena.runner import play
+from arena.sandbox import capabilities
 
 BOTS = Path(__file__).resolve().parent / "bots"
 RAW = [sys.executable, str(BOTS / "raw_random.py")]
@@ -83,18 +83,14 @@ def strikes(record: dict[str, Any], name: str) -> int:
     return count
 
 
-def gone(pid: int) -> bool:
-    """Whether the process has exited (a zombie left to init counts as gone)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+def gone(process: str) -> bool:
+    """Whether a process that a hostile.py bot recorded has exited (a zombie left to init counts as gone)."""
+    return not still_running([process])
 
 
-def pids(directory: Path) -> list[int]:
-    """The pids that hostile.py bots left in ``directory``."""
-    return [int(p.name) for p in directory.iterdir()] if directory.exists() else []
+def pids(directory: Path) -> list[str]:
+    """The processes that hostile.py bots recorded in ``directory`` (``TOKEN-PID``, see sandboxing.started)."""
+    return list(started(directory))
 
 
 def comparable(record: dict[str, Any]) -> dict[str, Any]:
@@ -401,11 +397,7 @@ def test_a_second_process_cannot_speak_for_another_bots_seat(tmp_path: Path) -> 
     assert unaffected == [{k: v for k, v in comparable(r).items() if k != "bots"} for r in baseline]
 
 
-@pytest.mark.xfail(
-    os.geteuid() != 0,
-    strict=True,
-    reason="not root: bots share the referee's uid, so a bot can read another's token from /proc (SECURITY.md)",
-)
+@pytest.mark.skipif(not capabilities().isolated, reason="this host cannot keep bots apart (SECURITY.md)")
 def test_a_process_that_reads_a_bots_environment_cannot_take_its_seat(tmp_path: Path) -> None:
     spoken = tmp_path / "spoken"
     bots = [hostile("slow", "polite", "--wait-for", spoken), hostile("thief", "thief", "--signal", spoken)]
@@ -425,7 +417,7 @@ for address in sys.argv[2:]:
     sockets[-1].setsockopt(zmq.LINGER, 0)
     sockets[-1].connect(address)
 guess = 0
-while True:
+for _ in range(3):  # 36 frames an endpoint: under the limit past which strangers' traffic is a flood
     for s in sockets:
         s.send(json.dumps({"type": "hello", "name": "intruder", "protocol": 1, "token": "0" * 32}).encode())
         for request_id in range(guess, guess + 10):
@@ -434,10 +426,11 @@ while True:
     pathlib.Path(sys.argv[1]).touch()
     guess = (guess + 1) % 300
     time.sleep(0.001)
+time.sleep(600)
 """
 
 
-def test_frames_from_a_stranger_on_a_bots_endpoint_are_dropped_not_charged(tmp_path: Path) -> None:
+def test_a_few_frames_from_a_stranger_on_a_bots_endpoint_are_dropped_not_charged(tmp_path: Path) -> None:
     bots = [BotEntry(name="raw0", argv=RAW), BotEntry(name="raw1", argv=RAW)]
     spec = match(tmp_path, bots, [[0, 1]])
     (baseline,) = run_match(spec)

@@ -37,7 +37,8 @@ Other modes:
 
 With ``--once`` the bot misbehaves only if MARKER does not exist yet (and creates it), so a restarted process
 behaves. ``--dump`` appends every frame received to FILE, ``--pid-dir`` leaves a file named for each pid it starts
-(holding the uid it runs as), ``--noise`` writes that many bytes to stderr first, ``--wait-for FILE`` makes a slow
+(``TOKEN-PID``: a bot's pid is its own namespace's, its token tells it apart on the host; the file holds
+the uid it runs as), ``--noise`` writes that many bytes to stderr first, ``--wait-for FILE`` makes a slow
 starter that connects once FILE exists (or after 5 s). A thief creates ``--signal FILE`` once it has spoken; a
 flooder creates FILE.coming before its answer and FILE after its burst, and a bot with ``--hold FILE`` then holds
 back its next answer until FILE exists (so that the burst is read while that bot is being asked). ``--spin`` burns
@@ -99,16 +100,16 @@ def send(sock: zmq.Socket, message: object) -> None:
 
 
 if args.pid_dir:
-    Path(args.pid_dir, str(os.getpid())).write_text(str(os.getuid()))
+    Path(args.pid_dir, f"{token}-{os.getpid()}").write_text(str(os.getuid()))
 if mode == "spawn":
     child = subprocess.Popen(["sleep", "600"])
-    Path(args.pid_dir, str(child.pid)).touch()
+    Path(args.pid_dir, f"{token}-{child.pid}").touch()
 if mode == "escape":
     if os.fork() == 0:
         os.setsid()
         if os.fork() == 0:
             if args.pid_dir:
-                Path(args.pid_dir, str(os.getpid())).write_text(str(os.getuid()))
+                Path(args.pid_dir, f"{token}-{os.getpid()}").write_text(str(os.getuid()))
             time.sleep(600)
         os._exit(0)
     os.wait()
@@ -224,7 +225,8 @@ def snoop() -> dict:
         name: attempt(lambda name=name: Path(f"/proc/{parent}/{name}").read_bytes())
         for name in ("environ", "mem", "cmdline", "maps")
     }
-    seen["signal_parent"] = attempt(lambda: os.kill(parent, 0))
+    # pid 1 of a namespace of its own has no parent it can name (getppid() is 0): the referee is out of sight
+    seen["signal_parent"] = attempt(lambda: os.kill(parent, 0)) if parent > 0 else "hidden: no parent in sight"
     tokens = []
     for pid in seen["pids"]:
         try:

@@ -1,0 +1,181 @@
+"""A second wave of hostile bots (raw pyzmq, written from protocol.md and SECURITY.md): attacks on the referee itself.
+
+    adversary.py [MODE] [--think S] [--out DIR] [--game G]
+
+MODE defaults to the script's own name (a copy named ``stranger-flood.py`` floods: a tournament entrant needs no
+arguments). Processes it starts are recorded in DIR as ``TOKEN-PID`` files (see tests/sandboxing.py).
+Plays a seeded-random legal action like raw_random.py, thinking ``--think`` seconds before each answer, and:
+    polite           nothing more
+    stranger-flood   once welcomed, starts two children that connect sockets of their own to the bot's endpoint and
+                     send frames without end, never saying hello
+    dup-keys         answers {"action": <an illegal card>, "action": <a legal one>}: the last key would win
+    double-hello     says hello twice in a row
+    long-id          answers a 4,000-digit request id
+    escapes          answers with a frame of terminal escape codes (clear screen, set title, bidi override)
+    escape-name      calls itself, in its hello, by a name full of escape codes
+    lock-spy         (four-hand partners) takes POSIX record locks on its own script at offsets that encode its cards,
+                     reads /proc/locks for its partner's, and writes what it learned to DIR/<token>.json; it also
+                     writes which machine-wide tables it could read
+    disk-hog         writes up to 200 MiB into /tmp, /dev/shm and its home, and as many small files as it may;
+                     reports to DIR/<token>.json what it managed, and leaves it all behind
+    spawn-and-wait   starts a child in a session of its own that ignores SIGTERM, SIGINT and SIGHUP, records it in
+                     DIR, then plays on
+
+Misbehaviour in answers (dup-keys, long-id, escapes) happens at the first decision of game ``--game`` (default 0).
+"""
+
+import argparse
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import zmq
+
+parser = argparse.ArgumentParser()
+parser.add_argument("mode", nargs="?", default=Path(__file__).stem)
+parser.add_argument("--think", type=float, default=0.0)
+parser.add_argument("--out")
+parser.add_argument("--game", type=int, default=0)
+args = parser.parse_args()
+mode = args.mode
+endpoint, token = os.environ["ARENA_ENDPOINT"], os.environ["ARENA_TOKEN"]
+CARDS = [r + s for s in "CDHS" for r in "789TJQKA"] + ["JK"]
+FLOODER = """
+import sys, zmq
+socket = zmq.Context().socket(zmq.DEALER)
+socket.setsockopt(zmq.SNDHWM, 0)
+socket.connect(sys.argv[1])
+while True:
+    socket.send(b'{"type": "action", "request_id": 1, "action": {"type": "pass"}}')
+"""
+ESCAPES = "\x1b]0;pwned\x07\x1b[2J\x1b[H\x1b[31mRED\u202eevil\x9b"
+
+
+def report(found: dict) -> None:
+    Path(args.out, f"{token}.json").write_text(json.dumps(found))
+
+
+def readable(path: str) -> bool:
+    try:
+        if os.path.isdir(path):
+            return bool(os.listdir(path))
+        with open(path, "rb") as f:
+            return bool(f.read(4096))
+    except OSError:
+        return False
+
+
+def hog_disk() -> dict:
+    written = {}
+    for k, folder in enumerate(("/tmp", "/dev/shm", os.environ.get("HOME", "/tmp"))):
+        total = 0
+        with contextlib.suppress(OSError), open(os.path.join(folder, f"hog-{k}-{token}"), "wb") as f:
+            chunk = b"x" * (1 << 20)
+            for _ in range(200):
+                f.write(chunk)
+                f.flush()
+                total += len(chunk)
+        written[folder] = total
+    files = 0
+    with contextlib.suppress(OSError):
+        os.makedirs(f"/tmp/many-{token}", exist_ok=True)
+        for k in range(20_000):
+            Path(f"/tmp/many-{token}/{k}").touch()
+            files += 1
+    return {"written": written, "files": files}
+
+
+def flood() -> None:
+    """Two flooding processes (faster together than one referee can read), then a moment for them to start."""
+    for _ in range(2):
+        flooder = subprocess.Popen([sys.executable, "-c", FLOODER, endpoint], start_new_session=True)
+        if args.out:
+            Path(args.out, f"{token}-{flooder.pid}").write_text(str(os.getuid()))
+    time.sleep(0.3)
+
+
+if args.out:
+    Path(args.out, f"{token}-{os.getpid()}").write_text(str(os.getuid()))
+if mode == "spawn-and-wait":
+    child = os.fork()
+    if child == 0:
+        os.setsid()
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        time.sleep(600)
+        os._exit(0)
+    Path(args.out, f"{token}-{child}").write_text(str(os.getuid()))
+if mode == "disk-hog":
+    report(hog_disk())
+
+context = zmq.Context()
+socket = context.socket(zmq.DEALER)
+socket.connect(endpoint)
+name = "adversary" + (ESCAPES if mode == "escape-name" else "")
+hello = json.dumps({"type": "hello", "name": name[:64], "protocol": 1, "token": token}).encode()
+socket.send(hello)
+if mode == "double-hello":
+    socket.send(hello)
+
+script = open(__file__, "rb")  # noqa: SIM115 - held for its locks
+learned: list[str] = []
+game = -1
+while socket.poll(60_000):
+    message = json.loads(socket.recv())
+    kind = message["type"]
+    if kind == "match_end":
+        break
+    if kind == "welcome" and mode == "stranger-flood":
+        flood()
+    if kind == "game_start":
+        game, first = message["game"], True
+    if kind != "act":
+        continue
+    legal, view, request_id = message["legal"], message.get("view"), message["request_id"]
+    if mode == "lock-spy" and view is not None:
+        for k, card in enumerate(view["hand"]):  # this seat's cards, as lock offsets of the shared script
+            with contextlib.suppress(OSError):
+                fcntl.lockf(script, fcntl.LOCK_SH | fcntl.LOCK_NB, 1, 1000 * view["seat"] + 10 * k + CARDS.index(card))
+        with contextlib.suppress(OSError):
+            for line in Path("/proc/locks").read_text().splitlines():
+                start = int(line.split()[-2]) if line.split()[-2].isdigit() else -1
+                if 0 <= start < 4000 and start // 1000 != view["seat"]:  # another seat's card
+                    learned.append(f"{start}")
+        report(
+            {
+                "learned": len(learned),
+                "tables": {p: readable(p) for p in ("/proc/locks", "/sys/class/net", "/proc/self/mountinfo")},
+            }
+        )
+    digest = hashlib.sha256(json.dumps(view, sort_keys=True).encode()).digest()
+    choice = random.Random(digest).choice(legal)
+    if args.think:
+        time.sleep(args.think)
+    reply: bytes = json.dumps({"type": "action", "request_id": request_id, "action": choice}).encode()
+    if first and game == args.game:
+        first = False
+        if mode == "dup-keys" and choice.get("type") == "play":
+            illegal = next(c for c in CARDS if {"type": "play", "card": c} not in legal)
+            reply = b'{"type": "action", "request_id": %d, "action": {"type": "play", "card": "%s"}, "action": %s}' % (
+                request_id,
+                illegal.encode(),
+                json.dumps(choice).encode(),
+            )
+        elif mode == "dup-keys":
+            first = True  # wait for a card to play
+        elif mode == "long-id":
+            reply = b'{"type": "action", "request_id": 1%s, "action": {"type": "pass"}}' % (b"7" * 4000)
+        elif mode == "escapes":
+            reply = ESCAPES.encode()
+    socket.send(reply)
+socket.close(linger=0)
+context.term()

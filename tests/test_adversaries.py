@@ -1,0 +1,375 @@
+"""The referee against a second wave of hostile bots (tests/bots/adversary.py): real processes, sockets and files.
+
+Each test is one attack: a flood from a stranger socket the bot opened on its own endpoint, an innocent opponent
+thinking while the flood goes on, a flooder thinking past its clock, partners reading each other's cards from the
+kernel's lock table, a bot taking another's seat, a signalled referee leaving processes behind, escape codes meant
+for the user's terminal, a full disk, and the small ones (duplicate keys, a second hello, a 4,000-digit request id,
+strangers' bytes in the seat's traffic, record file modes). Every test has a time limit: an attack that hangs the
+referee fails the test instead of the suite.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from sandboxing import open_to_bots, started, still_running
+
+from arena.cli import main
+from arena.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.referee import run_match
+from arena.sandbox import capabilities
+
+BOTS = Path(__file__).resolve().parent / "bots"
+ADVERSARY = [sys.executable, str(BOTS / "adversary.py")]
+RAW = [sys.executable, str(BOTS / "raw_random.py")]
+CAPS = capabilities()
+isolated = pytest.mark.skipif(not CAPS.isolated, reason="no private view for bots here (neither root nor user ns)")
+ESC = "\x1b"
+
+
+def adversary(name: str, mode: str, *args: str | Path) -> BotEntry:
+    return BotEntry(name=name, argv=[*ADVERSARY, mode, *map(str, args)])
+
+
+def spec_of(
+    tmp_path: Path, bots: list[BotEntry], seatings: list[list[int]], *, variant: str = "two-hand", **settings: Any
+) -> MatchSpec:
+    games = [GameSpec(seed=seed, seating=seating) for seed, seating in enumerate(seatings)]
+    settings.setdefault("limits", open_to_bots(tmp_path / "out"))
+    return MatchSpec(
+        match_id=f"m{time.monotonic_ns()}",
+        variant=variant,
+        bots=bots,
+        games=games,
+        log_dir=str(tmp_path / "logs"),
+        **settings,
+    )
+
+
+def violations_of(record: dict[str, Any], seat: int) -> list[str]:
+    return [v["kind"] for v in record["violations"] if v["seat"] == seat]
+
+
+# ---- 1-3: a stranger's flood on the bot's own endpoint ----
+
+
+@pytest.mark.timeout(90)
+def test_a_stranger_flood_on_its_own_endpoint_is_the_bots_flood_and_the_innocent_pays_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    bots = [adversary("innocent", "polite", "--think", "0.2"), adversary("flooder", "stranger-flood", "--out", out)]
+    spec = spec_of(tmp_path, bots, [[0, 1], [1, 0]], time="1+0.3")
+    started_at = time.monotonic()
+    records = run_match(spec)
+    assert time.monotonic() - started_at < 60  # it ended: the flood neither hung the referee nor ran it out
+    for record, flooder_seat in zip(records, (1, 0), strict=True):
+        assert record["forfeit"]["seat"] == flooder_seat and record["forfeit"]["kind"] == "flood"
+        assert violations_of(record, 1 - flooder_seat) == []  # the innocent thinks 0.2 s and never times out
+        assert "frames" in record["forfeit"]["detail"]
+    strikes = {entry["name"]: entry["strikes"] for entry in records[-1]["bots"]}
+    assert strikes == {"innocent": 0, "flooder": 2}
+    processes = started(out)
+    assert len(processes) >= 4  # two processes of the flooder, each with its flooding child
+    deadline = time.monotonic() + 5
+    while still_running(processes) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert still_running(processes) == []
+
+
+@pytest.mark.timeout(90)
+def test_a_flooder_thinking_past_its_allowance_never_wins_on_time(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    bots = [
+        adversary("innocent", "polite"),
+        adversary("flooder", "stranger-flood", "--think", "2.5", "--out", out),
+    ]
+    spec = spec_of(tmp_path, bots, [[0, 1]], time="1+0.1", max_decision=1.1)
+    (record,) = run_match(spec)
+    assert record["forfeit"]["seat"] == 1 and record["forfeit"]["kind"] in ("flood", "timeout")
+    assert record["winners"] == [0]
+    assert max(record["timing"]["thinking"]) < 30
+
+
+@pytest.mark.timeout(90)
+def test_an_answer_read_after_its_allowance_is_a_timeout_whatever_else_happened(tmp_path: Path) -> None:
+    """A slow bot with no flood at all: 0.6 s a decision on an allowance of at most 0.5 s times out, every time."""
+    bots = [adversary("fast", "polite"), adversary("slow", "polite", "--think", "0.6")]
+    spec = spec_of(tmp_path, bots, [[0, 1], [1, 0]], time="0.3+0.2", max_decision=0.5)
+    records = run_match(spec)
+    for record, slow in zip(records, (1, 0), strict=True):
+        assert record["forfeit"]["seat"] == slow and record["forfeit"]["kind"] == "timeout"
+        assert record["timing"]["thinking"][slow] >= 0.5
+
+
+# ---- 4: partners reading each other's cards from machine-wide tables ----
+
+
+@isolated
+@pytest.mark.skipif(not CAPS.pid, reason="no pid namespaces here: /proc/locks is machine-wide (SECURITY.md)")
+@pytest.mark.timeout(90)
+def test_partners_cannot_read_each_others_cards_from_the_kernels_lock_table(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    spy, raw = adversary("spy", "lock-spy", "--out", out), BotEntry(name="raw", argv=RAW)
+    (record,) = run_match(spec_of(tmp_path, [spy, raw, spy, raw], [[0, 1, 2, 3]], variant="four-hand"))
+    assert record["violations"] == []
+    reports = [json.loads(p.read_text()) for p in out.glob("*.json")]
+    assert len(reports) == 2  # both partners looked
+    for report in reports:
+        assert report["learned"] == 0  # /proc/locks shows the locks of its own pid namespace alone
+        assert report["tables"]["/sys/class/net"] is False  # nor the host's network devices
+
+
+# ---- 5: taking another bot's seat ----
+
+
+@isolated
+@pytest.mark.timeout(90)
+def test_an_intruder_cannot_reach_another_bots_endpoint(tmp_path: Path) -> None:
+    hostile = [sys.executable, str(BOTS / "hostile.py")]
+    bots = [BotEntry(name="intruder", argv=[*hostile, "intruder"]), BotEntry(name="raw", argv=RAW)]
+    spec = spec_of(tmp_path, bots, [[0, 1], [1, 0]])
+    records = run_match(spec)
+    for record in records:
+        assert record["violations"] == [] and "forfeit" not in record
+
+
+# ---- 6: a signalled referee leaves nothing running ----
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["TERM", "INT", "HUP"])
+@pytest.mark.timeout(60)
+def test_a_signalled_referee_ends_every_process_of_the_match(tmp_path: Path, signum: int) -> None:
+    out = tmp_path / "out"
+    bots = [adversary("spawner", "spawn-and-wait", "--out", out, "--think", "0.5"), BotEntry(name="raw", argv=RAW)]
+    spec = spec_of(tmp_path, bots, [[0, 1]] * 20)
+    referee = subprocess.Popen(
+        [sys.executable, "-m", "arena.referee"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, cwd=tmp_path
+    )
+    assert referee.stdin is not None
+    referee.stdin.write(spec.model_dump_json().encode())
+    referee.stdin.close()
+    deadline = time.monotonic() + 20
+    while len(started(out)) < 2 and time.monotonic() < deadline:  # the bot and its child that ignores signals
+        time.sleep(0.05)
+    processes = started(out)
+    assert len(processes) == 2 and len(still_running(processes)) == 2
+    referee.send_signal(signum)
+    referee.wait(timeout=15)
+    deadline = time.monotonic() + 5
+    while still_running(processes) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert still_running(processes) == []
+
+
+# ---- 7: escape codes meant for the user's terminal ----
+
+
+@pytest.mark.timeout(60)
+def test_escape_codes_from_a_bot_never_reach_the_terminal(tmp_path: Path) -> None:
+    records = tmp_path / "games.jsonl"
+    runner = CliRunner()
+    args = ["match", str(BOTS / "adversary.py"), "random", "--variant", "two-hand", "--games", "2", "--seed", "3"]
+    shutil.copy(BOTS / "adversary.py", tmp_path / "escapes.py")
+    shutil.copy(BOTS / "adversary.py", tmp_path / "escape-name.py")
+    for bot in ("escapes.py", "escape-name.py"):
+        args[1] = str(tmp_path / bot)
+        played = runner.invoke(main, [*args, "--record", str(records), "--log-dir", str(tmp_path / "logs")])
+        assert played.exit_code == 0, played.output
+        assert ESC not in played.output
+    lines = records.read_text().splitlines()
+    excerpt = json.loads(lines[0])["violations"][0]["excerpt"]  # the escapes bot's first game
+    assert ESC not in excerpt and "\\x1b]0;pwned" in excerpt  # spelled out, not dropped: the user sees what came
+    replay = runner.invoke(main, ["replay", str(records)])
+    assert replay.exit_code == 0 and ESC not in replay.output and "\u202e" not in replay.output
+    assert "pwned" in replay.output
+    hellos = [entry["hello"] for r in map(json.loads, lines) for entry in r["bots"]]
+    assert any(h and "\\x1b" in h for h in hellos) and not any(h and ESC in h for h in hellos)
+
+
+# ---- 8: the disk ----
+
+
+@isolated
+@pytest.mark.timeout(90)
+def test_a_bot_cannot_fill_the_hosts_disk_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    before = {folder: set(os.listdir(folder)) for folder in ("/tmp", "/dev/shm")}
+    bots = [adversary("hog", "disk-hog", "--out", out), BotEntry(name="raw", argv=RAW)]
+    spec = spec_of(tmp_path, bots, [[0, 1]])
+    (record,) = run_match(spec)
+    assert record["violations"] == []
+    (report,) = [json.loads(p.read_text()) for p in out.glob("*.json")]
+    written = sum(report["written"].values())
+    assert written <= spec.limits.disk_mb * 1024 * 1024  # /tmp, /dev/shm and home share one small private tmpfs
+    assert report["files"] < 20_000
+    for folder, names in before.items():
+        assert not {n for n in set(os.listdir(folder)) - names if n.startswith(("hog-", "many-"))}
+
+
+# ---- 9: the small ones ----
+
+
+@pytest.mark.timeout(60)
+def test_duplicate_keys_in_an_answer_are_malformed_not_the_last_one_wins(tmp_path: Path) -> None:
+    bots = [BotEntry(name="raw", argv=RAW), adversary("dup", "dup-keys")]
+    (record,) = run_match(spec_of(tmp_path, bots, [[0, 1]]))
+    assert record["forfeit"]["seat"] == 1 and record["forfeit"]["kind"] == "malformed"
+    assert "twice" in record["forfeit"]["detail"]
+
+
+@pytest.mark.timeout(60)
+def test_a_second_hello_straight_after_the_first_is_a_strike(tmp_path: Path) -> None:
+    bots = [BotEntry(name="raw", argv=RAW), adversary("twice", "double-hello")]
+    (record,) = run_match(spec_of(tmp_path, bots, [[0, 1]]))
+    assert violations_of(record, 1) == ["unsolicited"] and record["forfeit"]["seat"] == 1
+    assert record["bots"][1]["strikes"] == 1
+
+
+@pytest.mark.timeout(60)
+def test_a_violations_detail_and_excerpt_are_capped(tmp_path: Path) -> None:
+    bots = [BotEntry(name="raw", argv=RAW), adversary("long", "long-id")]
+    (record,) = run_match(spec_of(tmp_path, bots, [[0, 1]]))
+    (violation,) = record["violations"]
+    assert violation["kind"] == "out_of_turn"
+    assert len(violation["detail"]) <= 300 and len(violation["excerpt"]) <= 200
+
+
+@pytest.mark.timeout(60)
+def test_strangers_bytes_are_not_the_seats_traffic(tmp_path: Path) -> None:
+    """The same deal with and without a stranger speaking on a bot's endpoint: the bytes received from each seat
+    are the same (what the referee sent differs only in the clock's digits)."""
+    import zmq
+
+    bots = [BotEntry(name="raw0", argv=RAW), BotEntry(name="raw1", argv=RAW)]
+    (baseline,) = run_match(spec_of(tmp_path / "a", bots, [[0, 1]]))
+    from arena.referee import Referee
+    from arena.runner import play
+
+    with Referee(spec_of(tmp_path / "b", bots, [[0, 1]])) as referee:
+        assert referee.start() == []
+        context = zmq.Context()
+        strangers = [context.socket(zmq.DEALER) for _ in referee.endpoints]
+        for socket, endpoint in zip(strangers, referee.endpoints, strict=True):
+            socket.setsockopt(zmq.LINGER, 0)
+            socket.connect(endpoint.address)
+            for _ in range(20):
+                socket.send(b"x" * 1000)
+        time.sleep(0.2)
+        referee.begin_game([0, 1])
+        from arena.game import Game
+
+        outcome = play(Game(referee.rules, 0, ["raw0", "raw1"]), referee, game_index=0, time_control=None)
+        before = [(e.bytes_out, e.bytes_in) for e in referee.endpoints]
+        for socket in strangers:
+            socket.close()
+        context.term()
+    assert outcome.record["violations"] == []
+    assert [b[1] for b in before] == [b[1] for b in baseline["timing"]["bytes"]]
+
+
+@pytest.mark.timeout(60)
+def test_record_files_and_result_databases_are_private_to_their_owner(tmp_path: Path) -> None:
+    records = tmp_path / "games.jsonl"
+    old = os.umask(0o022)
+    try:
+        result = CliRunner().invoke(
+            main,
+            [
+                "match",
+                "random",
+                "random",
+                "--variant",
+                "two-hand",
+                "--games",
+                "1",
+                "--record",
+                str(records),
+                "--log-dir",
+                str(tmp_path / "logs"),
+            ],
+        )
+        from arena.store import Store
+
+        with Store.open(tmp_path / "results.db"):
+            pass
+    finally:
+        os.umask(old)
+    assert result.exit_code == 0, result.output
+    assert stat.S_IMODE(records.stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "results.db").stat().st_mode) == 0o600
+
+
+# ---- the tournament holds: a flooding entrant, a stalled match ----
+
+FLOOD_CONFIG = """
+name = "flooded"
+variant = "two-hand"
+entrants = ["random", "{raw}", "{flooder}"]
+games_per_pairing = 2
+games_per_match = 2
+time = "2+0.1"
+seed = 5
+jobs = 2
+
+[rating]
+bootstrap = 50
+"""
+
+
+@pytest.mark.timeout(240)
+def test_a_tournament_with_a_flooding_entrant_stores_every_game(tmp_path: Path) -> None:
+    flooder = tmp_path / "stranger-flood.py"  # adversary.py takes its mode from its name
+    shutil.copy(BOTS / "adversary.py", flooder)
+    config = tmp_path / "flooded.toml"
+    config.write_text(FLOOD_CONFIG.format(raw=BOTS / "raw_random.py", flooder=flooder))
+    arena = [sys.executable, "-m", "arena", "tournament", "run", str(config), "--quiet", "--format", "json"]
+    result = subprocess.run(arena, capture_output=True, text=True, timeout=200, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    from arena.store import Store
+
+    with Store.open(tmp_path / "flooded.db", create=False) as store:
+        records = [record for _, _, record in store.records()]
+    assert len(records) == 3 * 2 * 2  # three pairings, two deals, both seatings
+    flooded = 0
+    for record in records:
+        offences = {(record["players"][v["seat"]], v["kind"]) for v in record["violations"]}
+        if "stranger-flood" in record["players"]:  # a short game may end before the flooding child is up
+            assert offences <= {("stranger-flood", "flood")}
+            flooded += "forfeit" in record
+        else:
+            assert offences == set() and "forfeit" not in record
+    assert flooded >= 4
+
+
+@pytest.mark.timeout(90)
+def test_the_watchdog_ends_a_match_that_stops_making_progress_and_keeps_its_games(tmp_path: Path) -> None:
+    from arena.executor import LocalExecutor
+
+    out = tmp_path / "out"
+    hung = BotEntry(
+        name="hung", argv=[sys.executable, str(BOTS / "hostile.py"), "timeout", "--game", "1", "--pid-dir", str(out)]
+    )
+    bots = [BotEntry(name="raw", argv=RAW), hung]
+    # an hour a decision: only the watchdog can end game 1
+    spec = spec_of(tmp_path, bots, [[0, 1], [1, 0], [0, 1]], time="3600+0", max_decision=3600)
+    games: list[dict[str, Any]] = []
+    started_at = time.monotonic()
+    error = LocalExecutor(stall_timeout=4).run(spec, games.append)
+    assert time.monotonic() - started_at < 40
+    assert error is not None and "no game finished for 4 s" in error and "1 of its 3 games" in error
+    assert [g["game_index"] for g in games] == [0]
+    processes = started(out)
+    deadline = time.monotonic() + 5
+    while still_running(processes) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert processes and still_running(processes) == []
