@@ -584,6 +584,89 @@ def test_not_root_bots_share_the_referees_uid_but_their_forks_are_bounded_and_ki
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _as_nobody(folder: Path, spec: MatchSpec) -> list[dict[str, Any]]:
+    """Run a match with the referee as ``nobody`` (the system Python, the checkout on its path); its records."""
+    site = next(p for p in sys.path if p.endswith("site-packages"))
+    root = str(Path(__file__).resolve().parent.parent)
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{root}:{site}"}
+    privileges = [f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    result = subprocess.run(
+        [SETPRIV, *privileges, SYSTEM_PYTHON, "-m", "arena.referee"],
+        input=spec.model_dump_json().encode(),
+        capture_output=True,
+        env=env,
+        cwd=folder,
+        timeout=90,
+    )
+    assert result.returncode == 0, result.stderr.decode()
+    return [json.loads(line)["record"] for line in result.stdout.splitlines()]
+
+
+@pytest.mark.skipif(
+    not (CAPS.root and SETPRIV and os.path.exists(SYSTEM_PYTHON) and sys.version_info[:2] == (3, 11)),
+    reason="needs root, setpriv and a system Python 3.11 that an unprivileged user can run",
+)
+@pytest.mark.skipif(
+    not (_open_to_others(Path(__file__).resolve().parent.parent) and _SITE.exists() and _open_to_others(_SITE)),
+    reason="the checkout or its site-packages is not readable by an unprivileged user (e.g. under a 0700 folder)",
+)
+@pytest.mark.timeout(120)
+def test_not_root_a_bot_can_take_no_other_seat_nor_fill_the_disk() -> None:
+    """The arena as ``nobody`` where user namespaces work: a thief that reads environments, an intruder that
+    speaks on every endpoint it finds, a bot in the middle that renames the others' sockets and binds its own in
+    their place, and a disk hog, against bots that only play."""
+    if not _userns_works():
+        pytest.skip("no unprivileged user namespaces here: such a host refuses untrusted bots (SECURITY.md)")
+    folder = Path(tempfile.mkdtemp(prefix="arena-nobody-"))
+    try:
+        os.chmod(folder, 0o1777)
+        out = folder / "out"
+        out.mkdir(mode=0o1777)
+        os.chmod(out, 0o1777)
+        hostile, adversary = str(BOTS / "hostile.py"), str(BOTS / "adversary.py")
+        spoken, hijacked = out / "spoken", out / "hijacked"
+        slow = [SYSTEM_PYTHON, hostile, "polite", "--wait-for"]
+        bots = [
+            BotEntry(name="slow", argv=[*slow, str(spoken)]),
+            BotEntry(name="thief", argv=[SYSTEM_PYTHON, hostile, "thief", "--signal", str(spoken)]),
+            BotEntry(name="intruder", argv=[SYSTEM_PYTHON, hostile, "intruder"]),
+        ]
+        spec = MatchSpec(
+            match_id="nobody-seats",
+            variant="three-hand",
+            bots=bots,
+            games=[GameSpec(seed=0, seating=[0, 1, 2]), GameSpec(seed=1, seating=[1, 2, 0])],
+            log_dir=str(folder / "logs"),
+            limits=Limits(writable=(str(out),)),
+        )
+        mitm = BotEntry(name="mitm", argv=[SYSTEM_PYTHON, adversary, "mitm", "--out", str(out)])
+        victims = [BotEntry(name=f"victim{k}", argv=[*slow, str(hijacked)]) for k in (1, 2)]
+        in_the_middle = spec.model_copy(update={"match_id": "nobody-mitm", "bots": [mitm, *victims]})
+        for record in _as_nobody(folder, spec) + _as_nobody(folder, in_the_middle):
+            assert record["violations"] == [] and "forfeit" not in record
+            hellos = {entry["name"]: entry["hello"] for entry in record["bots"]}
+            assert hellos.get("slow", "polite") == hellos.get("victim1", "polite") == "polite"
+        hog = BotEntry(name="hog", argv=[SYSTEM_PYTHON, adversary, "disk-hog", "--out", str(out)])
+        raw = BotEntry(name="raw", argv=[SYSTEM_PYTHON, str(BOTS / "raw_random.py")])
+        before = set(os.listdir("/tmp")) | set(os.listdir("/dev/shm"))
+        spec = spec.model_copy(
+            update={
+                "match_id": "nobody-disk",
+                "variant": "two-hand",
+                "bots": [hog, raw],
+                "games": [GameSpec(seed=0, seating=[0, 1])],
+            }
+        )
+        (record,) = _as_nobody(folder, spec)
+        assert record["violations"] == []
+        (report,) = [json.loads(p.read_text()) for p in out.glob("*.json")]
+        assert sum(report["written"].values()) <= spec.limits.disk_mb * 1024 * 1024
+        after = set(os.listdir("/tmp")) | set(os.listdir("/dev/shm"))
+        assert not {name for name in after - before if name.startswith(("hog-", "many-"))}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def _userns_works() -> bool:
     probe = subprocess.run(["unshare", "--user", "--net", "true"], capture_output=True, user=NOBODY, group=NOBODY)
     return probe.returncode == 0

@@ -18,6 +18,9 @@ Plays a seeded-random legal action like raw_random.py, thinking ``--think`` seco
                      writes which machine-wide tables it could read
     disk-hog         writes up to 200 MiB into /tmp, /dev/shm and its home, and as many small files as it may;
                      reports to DIR/<token>.json what it managed, and leaves it all behind
+    mitm             before its opponents connect, renames every other endpoint socket it can find, binds its own in
+                     its place and relays, turning each of their answers into an illegal one (the seat takeover of
+                     a bot that shares the referee's uid); creates DIR/hijacked when done (or found none)
     spawn-and-wait   starts a child in a session of its own that ignores SIGTERM, SIGINT and SIGHUP, records it in
                      DIR, then plays on
 
@@ -34,6 +37,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -102,8 +106,44 @@ def flood() -> None:
     time.sleep(0.3)
 
 
+def relay(front: zmq.Socket, back: zmq.Socket) -> None:
+    """Between a victim (front) and its real endpoint (back): pass everything, but spoil every answer."""
+    poller = zmq.Poller()
+    poller.register(front, zmq.POLLIN)
+    poller.register(back, zmq.POLLIN)
+    victim = None
+    while True:
+        for sock, _ in poller.poll():
+            if sock is front:
+                victim, frame = front.recv_multipart()
+                message = json.loads(frame)
+                if message.get("type") == "action":
+                    message["action"] = {"type": "play", "card": "JK"}
+                back.send(json.dumps(message).encode())
+            elif victim is not None:
+                front.send_multipart([victim, back.recv()])
+
+
+def hijack() -> None:
+    own = Path(endpoint.removeprefix("ipc://"))
+    context = zmq.Context.instance()
+    with contextlib.suppress(OSError):
+        for other in sorted(own.parent.parent.glob("ep*/*.sock")):
+            if other == own:
+                continue
+            real = other.with_name(other.name + ".real")
+            os.rename(other, real)
+            front, back = context.socket(zmq.ROUTER), context.socket(zmq.DEALER)
+            front.bind(f"ipc://{other}")
+            back.connect(f"ipc://{real}")
+            threading.Thread(target=relay, args=(front, back), daemon=True).start()
+    Path(args.out, "hijacked").touch()
+
+
 if args.out:
     Path(args.out, f"{token}-{os.getpid()}").write_text(str(os.getuid()))
+if mode == "mitm":
+    hijack()
 if mode == "spawn-and-wait":
     child = os.fork()
     if child == 0:
