@@ -6,6 +6,7 @@ import contextlib
 import ctypes
 import os
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -13,10 +14,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 from arena.errors import ArenaError
-from arena.sandbox import Jail, track
+from arena.sandbox import Jail, track, transport_environment
 
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bots"
 BUNDLED = ("random", "heuristic", "search")
@@ -27,28 +28,48 @@ class BotNotFoundError(ArenaError):
     """A bot name or path does not lead to something that can be run."""
 
 
+Transport = Literal["zmq", "stdio"]
+STDIO_PREFIX = "stdio:"
+# Scripts run by an interpreter found on PATH, by their suffix (a ``.py`` runs with the arena's own Python).
+# The JVM's own warnings go to stderr (by default they go to stdout, which is a stdio bot's channel).
+_JVM = ("java", "-Xlog:disable", "-Xlog:all=warning:stderr")
+INTERPRETERS = {".js": ("node",), ".mjs": ("node",), ".java": _JVM, ".jar": (*_JVM, "-jar")}
+
+
 @dataclass(frozen=True, slots=True)
 class BotCommand:
-    """How to start a bot: a display name and the argv."""
+    """How to start a bot: a display name, the argv, and how it talks (ZeroMQ, or lines on stdin/stdout)."""
 
     name: str
     argv: tuple[str, ...]
+    transport: Transport = "zmq"
 
 
 def resolve_bot(spec: str) -> BotCommand:
-    """A bundled bot's name (``random``, ``heuristic``) or a script path: ``.py`` runs with this Python."""
+    """A bundled bot's name (``random``, ``heuristic``), or a script path, prefixed ``stdio:`` for a bot that speaks
+    JSON lines on its stdin and stdout. A ``.py`` runs with this Python, a ``.js`` with ``node``, a ``.java`` with
+    ``java`` (source launcher), a ``.jar`` with ``java -jar``; anything else must be executable."""
+    transport: Transport = "zmq"
+    if spec.startswith(STDIO_PREFIX):
+        spec, transport = spec.removeprefix(STDIO_PREFIX), "stdio"
     if spec in BUNDLED and (BUNDLED_DIR / f"{spec}_bot.py").is_file():
-        return BotCommand(spec, (sys.executable, str(BUNDLED_DIR / f"{spec}_bot.py")))
+        return BotCommand(spec, (sys.executable, str(BUNDLED_DIR / f"{spec}_bot.py")), transport)
     path = Path(spec)
     if not path.is_file():
         known = ", ".join(b for b in BUNDLED if (BUNDLED_DIR / f"{b}_bot.py").is_file())
         raise BotNotFoundError(f"no bot {spec!r}: not a bundled bot ({known}) and no such file")
     name = path.stem.removesuffix("_bot")
     if path.suffix == ".py":
-        return BotCommand(name, (sys.executable, str(path.resolve())))
+        return BotCommand(name, (sys.executable, str(path.resolve())), transport)
+    if path.suffix in INTERPRETERS:
+        program, *flags = INTERPRETERS[path.suffix]
+        found = shutil.which(program)
+        if found is None:
+            raise BotNotFoundError(f"bot {spec!r} needs {program!r}, which is not on PATH")
+        return BotCommand(name, (found, *flags, str(path.resolve())), transport)
     if not os.access(path, os.X_OK):
-        raise BotNotFoundError(f"bot {spec!r} is not executable (chmod +x it, or give a .py script)")
-    return BotCommand(name, (str(path.resolve()),))
+        raise BotNotFoundError(f"bot {spec!r} is not executable (chmod +x it, or give a .py, .js or .java script)")
+    return BotCommand(name, (str(path.resolve()),), transport)
 
 
 def die_with_parent() -> None:
@@ -100,18 +121,24 @@ class BotProcess:
         self.token = secrets.token_hex(16)
         self.jail = jail
         log_path.parent.mkdir(parents=True, exist_ok=True)
+        if jail is not None and (not log_path.exists() or log_path.stat().st_size < log_limit):
+            # each process's first line in the log: how it is confined (counted in the log's cap like the rest)
+            with os.fdopen(os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "a") as log:
+                log.write(f"[arena: {jail.describe()}]\n")
         argv = _absolute(command.argv)
+        stdio = command.transport == "stdio"
         try:
             env, preexec = self._confinement(argv, endpoint)
             self.process = subprocess.Popen(
                 argv,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
+                stderr=subprocess.PIPE if stdio else subprocess.STDOUT,
                 env=env,
                 start_new_session=True,
                 close_fds=True,
                 preexec_fn=preexec,
+                bufsize=0,
             )
         except (OSError, subprocess.SubprocessError, ArenaError) as exc:
             if jail is not None:
@@ -119,7 +146,14 @@ class BotProcess:
             raise BotStartError(f"cannot start bot {command.name!r} ({' '.join(argv)}): {exc}") from None
         track(self.process.pid, alive=True)
         assert self.process.stdout is not None
-        self._log = threading.Thread(target=_copy_capped, args=(self.process.stdout, log_path, log_limit), daemon=True)
+        # stdio: the bot's stdin and stdout are its channel (protocol.md: the stdio transport), its stderr its log
+        self.pipes: tuple[int, int] | None = None
+        output = self.process.stdout
+        if stdio:
+            assert self.process.stdin is not None and self.process.stderr is not None
+            self.pipes = (self.process.stdin.fileno(), self.process.stdout.fileno())
+            output = self.process.stderr
+        self._log = threading.Thread(target=_copy_capped, args=(output, log_path, log_limit), daemon=True)
         self._log.start()
 
     def _confinement(self, argv: tuple[str, ...], endpoint: str) -> tuple[dict[str, str], Callable[[], None]]:
@@ -131,7 +165,7 @@ class BotProcess:
             "HOME": os.environ.get("HOME", "/"),
             "LANG": "C.UTF-8",
             "PYTHONUNBUFFERED": "1",
-            "ARENA_ENDPOINT": endpoint,
+            **transport_environment(endpoint),
             "ARENA_TOKEN": self.token,
         }
         if "PYTHONPATH" in os.environ:
@@ -152,9 +186,19 @@ class BotProcess:
         code = self.process.poll()
         if code is None:
             return "still running"
+        if self.memory_killed():
+            return f"killed by the kernel at its memory limit ({self.jail.limits.memory_mb} MiB)"  # type: ignore[union-attr]
         if code < 0:
             return f"killed by signal {signal.Signals(-code).name}"
         return f"exited with code {code}"
+
+    def memory_killed(self) -> bool:
+        """Whether the kernel killed a process of the bot for going past its memory limit (where cgroups tell)."""
+        return self.jail is not None and self.jail.memory_killed()
+
+    def death_kind(self) -> str:
+        """The violation a dead bot is charged with: ``memory`` past its memory limit, else ``crash``."""
+        return "memory" if self.memory_killed() else "crash"
 
     def kill(self) -> None:
         """Kill the whole process group and everything else the bot started, reap it, and free its sandbox."""
@@ -165,6 +209,10 @@ class BotProcess:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=5)
         track(self.process.pid, alive=False)
+        if self.pipes is not None:
+            for stream in (self.process.stdin, self.process.stdout):
+                with contextlib.suppress(OSError):
+                    stream.close()  # type: ignore[union-attr]
         self._log.join(timeout=2)
         if self.jail is not None:
             self.jail.release()

@@ -87,6 +87,11 @@ def bench_protocol(seconds: float, games: int, variant: str, as_json: bool) -> N
         f"per game {result['seconds_per_game'] * 1000:.1f} ms, match setup (spawn + handshake) "
         f"{result['match_setup_seconds'] * 1000:.0f} ms"
     )
+    stdio = result["stdio"]
+    click.echo(f"stdio transport: request {stdio['request_bytes']} B, reply {stdio['reply_bytes']} B")
+    click.echo(f"arena   {stdio['arena_decisions_per_second']:10.0f} decisions/s (the same bots on stdin/stdout)")
+    click.echo(f"pipes   {stdio['pipe_round_trips_per_second']:10.0f} round trips/s (line ping-pong, same sizes)")
+    click.echo(f"ratio   {stdio['ratio']:.2f}  (median of rounds {stdio['round_ratios']})")
     load = result["load_average"]
     if load is not None and load > 0.5:
         click.echo(f"warning: load average {load:.2f} before the run; the ratio is only meaningful on a quiet machine")
@@ -119,6 +124,31 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
             raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--option")
         options[key.strip()] = parse_option_value(key.strip(), value)
     return options
+
+
+def parse_limits(pairs: tuple[str, ...]) -> Any:
+    """``KEY=VALUE`` flags into the match's ``Limits`` (the keys of a config's ``[limits]`` table)."""
+    from pydantic import ValidationError
+
+    from arena.sandbox import Limits
+
+    fields: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip()
+        if not sep:
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--limit")
+        if key not in Limits.model_fields:
+            known = ", ".join(Limits.model_fields)
+            raise click.BadParameter(f"no limit {key!r} (known: {known})", param_hint="--limit")
+        listed = key in ("readable", "writable")
+        fields[key] = [*fields.get(key, []), value] if listed else (None if value.lower() == "none" else value)
+    try:
+        return Limits.model_validate(fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise click.BadParameter(f"{where}: {first['msg']}", param_hint="--limit") from None
 
 
 @main.command("match")
@@ -171,6 +201,13 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
     help="Where each bot's output goes.",
 )
 @click.option(
+    "--limit",
+    "limit_pairs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="What each bot may use, e.g. memory_mb=2048, processes=128, cpu_cores=1 (SECURITY.md: Limits).",
+)
+@click.option(
     "--trusted-bots",
     is_flag=True,
     help="Play even where this host cannot keep bots apart (not root, no user namespaces): for bots you trust.",
@@ -189,6 +226,7 @@ def match_command(
     record_path: str | None,
     pin: bool,
     log_dir: str,
+    limit_pairs: tuple[str, ...],
     trusted_bots: bool,
 ) -> None:
     """Play a match between BOTS (bundled names or script paths), seats rotated over duplicate deals.
@@ -213,7 +251,7 @@ def match_command(
         max_hands=max_hands,
         log_dir=log_dir,
     )
-    spec = spec.model_copy(update={"trusted_bots": trusted_bots})
+    spec = spec.model_copy(update={"trusted_bots": trusted_bots, "limits": parse_limits(limit_pairs)})
     if pin:
         from arena.cpus import idlest
 
@@ -495,10 +533,13 @@ def submit_command(path: str, name: str | None, time_control: str) -> None:
 @main.command("doctor")
 def doctor_command() -> None:
     """What this host gives a bot: its confinement, one line each (SECURITY.md)."""
-    from arena.sandbox import capabilities
+    from arena import cgroups
+    from arena.sandbox import Limits, capabilities
 
+    limits = Limits()
     for line in capabilities().describe():
         click.echo(line)
+    click.echo(cgroups.describe(limits.memory_mb * 1024 * 1024, limits.processes, limits.cpu_cores))
 
 
 @main.command("bots")

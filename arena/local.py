@@ -25,6 +25,9 @@ class LocalSeats:
         self.views = [views] * len(handlers) if isinstance(views, bool) else list(views)
         self._viewed: list[int] = [-1] * len(handlers)
 
+    def prepare(self, seat: int) -> None:
+        """Nothing to get ready: a handler is always there."""
+
     def tell(self, seat: int, message: Message) -> None:
         """Hand the message to the seat's handler."""
         self.handlers[seat](message)

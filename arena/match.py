@@ -41,7 +41,9 @@ def build_match(
         commands, names = commands * 2, names * 2
     elif len(commands) != n:
         raise ArenaError(f"{variant} needs {n} bots (or 2 teams in four-hand), got {len(bots)}")
-    entries = [BotEntry(name=name, argv=list(c.argv)) for name, c in zip(names, commands, strict=True)]
+    entries = [
+        BotEntry(name=name, argv=list(c.argv), transport=c.transport) for name, c in zip(names, commands, strict=True)
+    ]
     schedule = [GameSpec(seed=seed + k // n, seating=[(seat - k) % n for seat in range(n)]) for k in range(games)]
     return MatchSpec(
         match_id=uuid.uuid4().hex[:12],

@@ -16,6 +16,9 @@ class BotEntry(BaseModel):
 
     name: str
     argv: list[str]
+    transport: Literal["zmq", "stdio"] = Field(
+        default="zmq", description="ZeroMQ (protocol.md §1) or JSON lines on stdin/stdout (the stdio transport)"
+    )
 
 
 class GameSpec(BaseModel):

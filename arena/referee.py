@@ -36,10 +36,10 @@ from arena.runner import DETAIL_LIMIT, EXCERPT_LIMIT, Answer, Message, Violation
 from arena.sandbox import Jail, require_isolation
 from arena.signals import stop_like_ctrl_c
 from arena.text import printable
-from arena.transport import Endpoint, Hub
+from arena.transport import Channel, Hub
 
 # Kinds after which the bot's process is replaced before its next game (it may be dead or stuck).
-RESTART_AFTER = frozenset({"crash", "timeout", "handshake", "flood"})
+RESTART_AFTER = frozenset({"crash", "memory", "timeout", "handshake", "flood"})
 
 # Every read loop is bounded: at most this many frames of one endpoint are read in one look, the rest waits for the
 # next look (the asked bot's endpoint is looked at first, and between looks the deadline is checked).
@@ -65,7 +65,7 @@ class Referee:
             if sorted(game.seating) != list(range(len(spec.bots))) or len(game.seating) != self.rules.players:
                 raise ArenaError(f"a {spec.variant} game seats each of {self.rules.players} bots exactly once")
         self.hub = Hub()
-        self.endpoints: list[Endpoint] = []
+        self.endpoints: list[Channel] = []
         self.processes: list[BotProcess | None] = []
         self.hello: list[Hello | None] = []
         self.strikes = [0] * len(spec.bots)
@@ -76,6 +76,7 @@ class Referee:
         self.request_ids = itertools.count(1)  # unique across the match, so a late answer is never mistaken
         self.seating: list[int] = []
         self._reports: list[tuple[int, Violation]] = []  # by bot index
+        self._relaunched: dict[int, Violation | None] = {}  # bots replaced by prepare: how the restart went
         self._game_start: list[Message | None] = [None] * len(spec.bots)
         self._affinity: set[int] | None = None  # this thread's cores before the match was pinned
         self.log_dir = Path(spec.log_dir)
@@ -91,8 +92,8 @@ class Referee:
     def start(self) -> list[tuple[int, Violation]]:
         """Start every bot and shake hands; returns the bots that failed the handshake."""
         require_isolation(self.spec.trusted_bots)
-        for _ in self.spec.bots:
-            self.endpoints.append(self.hub.open())
+        for entry in self.spec.bots:
+            self.endpoints.append(self.hub.open(stdio=entry.transport == "stdio"))
             self.processes.append(None)
             self.hello.append(None)
         failed = self._launch(list(range(len(self.spec.bots))))
@@ -111,8 +112,10 @@ class Referee:
             log = self.log_dir / f"{self.spec.match_id}-bot{b}-{entry.name}.log"
             jail = Jail(self.spec.limits, workdir=self.hub.workdir(endpoint))  # its own uid when we are root
             self.hub.admit(endpoint, jail.gid)  # the endpoint opens to this process alone
-            command = BotCommand(entry.name, tuple(entry.argv))
-            self.processes[b] = BotProcess(command, endpoint.address, log, jail=jail)
+            command = BotCommand(entry.name, tuple(entry.argv), entry.transport)
+            process = self.processes[b] = BotProcess(command, endpoint.address, log, jail=jail)
+            if process.pipes is not None:  # a stdio bot: its stdin and stdout are the channel
+                self.hub.attach(endpoint, *process.pipes)
             self.needs_restart[b] = False
         return self._handshake(indexes)
 
@@ -238,22 +241,25 @@ class Referee:
         if not self.out[b]:
             self.endpoints[b].send(orjson.dumps(message))
 
+    def prepare(self, seat: int) -> None:
+        """Under the substitute policy a bot that must be replaced is replaced now, before its request is built, so
+        that the request carries the view (protocol.md §2); a failed restart is the answer ``ask`` gives."""
+        b = self.seating[seat]
+        if self.spec.policy == "substitute" and (self.needs_restart[b] or self.endpoints[b].peer is None):
+            self._relaunched[b] = self._relaunch_midgame(b)
+
     def ask(self, seat: int, message: Message, allowed: float) -> Answer:
         """Send a decision request and wait for its answer, a violation, or the deadline."""
         b = self.seating[seat]
         endpoint, process = self.endpoints[b], self.processes[b]
         assert process is not None
+        if (failure := self._relaunched.pop(b, None)) is not None:
+            return Answer(None, failure, 0.0)
         # A process that died since its last answer is found below, when it does not answer (no wait() per request).
-        if self.needs_restart[b] or endpoint.peer is None:
-            if self.spec.policy == "substitute":
-                failure = self._relaunch_midgame(b)
-                if failure is not None:
-                    return Answer(None, failure, 0.0)
-                process = self.processes[b]
-                assert process is not None
-            if self.spec.policy == "forfeit" or endpoint.peer is None:
-                why = "no accepted connection" if process.alive() else process.exit_description()
-                return Answer(None, Violation("crash", f"bot {why}"), 0.0)
+        if endpoint.peer is None or (self.needs_restart[b] and self.spec.policy == "forfeit"):
+            if process.alive():
+                return Answer(None, Violation("crash", "bot has no accepted connection"), 0.0)
+            return Answer(None, Violation(process.death_kind(), f"bot {process.exit_description()}"), 0.0)
         request_id = message["request_id"]
         endpoint.burst = 0
         self._send(b, message)
@@ -286,15 +292,15 @@ class Referee:
             self._drain_others(b)
             if not process.alive():
                 self.needs_restart[b] = True
-                return Answer(None, Violation("crash", f"bot {process.exit_description()}"), now - start)
+                return Answer(None, Violation(process.death_kind(), f"bot {process.exit_description()}"), now - start)
 
-    def _answered(self, b: int, endpoint: Endpoint, settled: Answer, elapsed: float) -> Answer:
+    def _answered(self, b: int, endpoint: Channel, settled: Answer, elapsed: float) -> Answer:
         """The asked bot's answer, charged ``elapsed``; frames that came with it are read (bounded) as unasked."""
         self._drain(endpoint)  # more frames after the answer: unsolicited
         self._drain_others(b)
         return Answer(settled.action, settled.violation, elapsed, settled.excerpt)
 
-    def _answer(self, endpoint: Endpoint, request_id: int, frame: tuple[bytes, bytes] | None) -> Answer | None:
+    def _answer(self, endpoint: Channel, request_id: int, frame: tuple[bytes, bytes] | None) -> Answer | None:
         """Read the asked bot's frames (``frame`` already read), at most ``READ_BUDGET``, up to the first that settles
         the open request: its answer or a violation (a flood of strangers' frames among them)."""
         for _ in range(READ_BUDGET):
@@ -308,7 +314,7 @@ class Referee:
             frame = None
         return None
 
-    def _settle(self, endpoint: Endpoint, request_id: int, ident: bytes, raw: bytes) -> Answer | None:
+    def _settle(self, endpoint: Channel, request_id: int, ident: bytes, raw: bytes) -> Answer | None:
         """What one frame of the asked bot means for the open request; None for a frame that does not count."""
         if ident != endpoint.peer:
             self._stranger(endpoint, raw)
@@ -330,7 +336,7 @@ class Referee:
             return Answer(None, Violation("out_of_turn", detail, _excerpt(raw)), 0.0)
         return Answer(to_engine_action(reply.action), None, 0.0, _excerpt(raw))
 
-    def _drain(self, endpoint: Endpoint) -> None:
+    def _drain(self, endpoint: Channel) -> None:
         """Read the waiting frames of a bot with no open request: a burst of its own frames is one ``unsolicited``
         violation, too many frames a ``flood``. Bounded: by the time the limits allow no more frames, it is a flood."""
         b = endpoint.index
@@ -352,13 +358,13 @@ class Referee:
         if unsolicited is not None:
             self.report(b, unsolicited)  # one strike for a burst, however many frames it had
 
-    def _stranger(self, endpoint: Endpoint, raw: bytes) -> None:
+    def _stranger(self, endpoint: Channel, raw: bytes) -> None:
         """Count a frame from a connection that is not the endpoint's accepted one (dropped unread)."""
         endpoint.foreign_frames += 1
         endpoint.strangers += 1
         endpoint.stranger_bytes += len(raw)
 
-    def _flooded(self, endpoint: Endpoint) -> Violation | None:
+    def _flooded(self, endpoint: Channel) -> Violation | None:
         """A ``flood`` violation once the endpoint's unasked traffic passes its limits (once a process), else None."""
         if endpoint.flooded:
             return None

@@ -7,16 +7,16 @@ same code even if the original file changes.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.botproc import BotCommand, file_digest, resolve_bot
+from arena.botproc import STDIO_PREFIX, BotCommand, file_digest, resolve_bot
 from arena.errors import ArenaError
 from arena.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.referee import run_match
@@ -60,7 +60,7 @@ class Registry:
             return None
         with Store.open(self.db_path, create=False) as store:
             row = store.bot(name)
-        return None if row is None else _command(name, Path(row.path))
+        return None if row is None else _command(name, Path(row.path), row.meta.get("transport", "zmq"))
 
     def bots(self) -> list[BotRow]:
         """Every registered version."""
@@ -87,15 +87,17 @@ class Registry:
         if not target.exists():
             shutil.copy2(source, target)
         with Store.open(self.db_path) as store:
-            added = store.register_bot(name, version, str(target.resolve()), version, {"source": str(source.resolve())})
+            meta = {"source": str(source.resolve()), "transport": command.transport}
+            added = store.register_bot(name, version, str(target.resolve()), version, meta)
             row = store.bot(name, version)
         return row, added, validation
 
 
-def _command(name: str, path: Path) -> BotCommand:
-    if path.suffix == ".py":
-        return BotCommand(name, (sys.executable, str(path)))
-    return BotCommand(name, (str(path),))
+def _command(name: str, path: Path, transport: str) -> BotCommand:
+    """How to start a registered copy: as ``resolve_bot`` would start the file, with the transport it was submitted
+    with (``stdio:`` or not)."""
+    command = resolve_bot(f"{STDIO_PREFIX}{path}" if transport == "stdio" else str(path))
+    return dataclasses.replace(command, name=name)
 
 
 def validate(command: BotCommand, *, time: str = "5+0.1", games: int = 2) -> Validation:
@@ -106,7 +108,7 @@ def validate(command: BotCommand, *, time: str = "5+0.1", games: int = 2) -> Val
             match_id="submit",
             variant="two-hand",
             bots=[
-                BotEntry(name="candidate", argv=list(command.argv)),
+                BotEntry(name="candidate", argv=list(command.argv), transport=command.transport),
                 BotEntry(name="random", argv=list(opponent.argv)),
             ],
             games=[GameSpec(seed=g // 2, seating=[0, 1] if g % 2 == 0 else [1, 0]) for g in range(games)],

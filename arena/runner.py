@@ -77,6 +77,10 @@ class Seats(Protocol):
     def wants_view(self, seat: int, hand_number: int) -> bool:
         """Whether this request to ``seat`` carries the full view (always, or at a hand's first request only)."""
 
+    def prepare(self, seat: int) -> None:
+        """Get ``seat`` ready to be asked, before its request is built (a bot to replace is replaced now, so that
+        its first request carries the view)."""
+
 
 @dataclass
 class GameOutcome:
@@ -127,6 +131,7 @@ def play(
         if not offences and seats.disqualified(seat):
             offences = [(seat, Violation("disqualified", "out of strikes earlier in the match"))]
         if not offences:
+            seats.prepare(seat)
             clock = clocks[seat]
             allowed = clock.allowed() if clock else 3600.0
             request = messages.act_request(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import fcntl
+import itertools
 import os
 import resource
 import secrets
@@ -31,6 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from arena import cgroups
 from arena.errors import ArenaError
 
 MIB = 1024 * 1024
@@ -64,10 +66,27 @@ class Limits(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    memory_mb: int = Field(default=1024, ge=64, description="Address space per process (RLIMIT_AS), MiB")
+    memory_mb: int = Field(
+        default=1024,
+        ge=64,
+        description="Resident memory of the bot's whole process tree, no swap (its cgroup); where there are no "
+        "cgroups, address_space_mb per process stands in",
+    )
+    address_space_mb: int = Field(
+        default=8192,
+        ge=64,
+        description="Address space per process (RLIMIT_AS), only where no cgroup limits memory: high enough for a "
+        "JVM (4 GiB) or Node to start, which reserve far more than they touch",
+    )
     cpu_seconds: int = Field(default=600, ge=1, description="CPU time per process (RLIMIT_CPU), then it is killed")
     processes: int = Field(
-        default=16, ge=1, description="Processes and threads of the bot at once (RLIMIT_NPROC on its own uid)"
+        default=64,
+        ge=1,
+        description="Processes and threads of the bot at once (its cgroup's pids.max, and RLIMIT_NPROC): a JVM needs "
+        "14 or more",
+    )
+    cpu_cores: float | None = Field(
+        default=None, gt=0, description="CPU share of the bot's tree in cores (its cgroup's quota); None: no limit"
     )
     file_size_mb: int = Field(default=64, ge=1, description="Largest file the bot may write (RLIMIT_FSIZE), MiB")
     open_files: int = Field(default=256, ge=16, description="Open file descriptors per process (RLIMIT_NOFILE)")
@@ -421,6 +440,7 @@ class Jail:
         self.caps = capabilities()
         self.workdir = str(workdir)
         self.identity: Identity | None = claim_uid() if self.caps.root else None
+        self.cgroup = _cgroup_for(limits)
         if self.identity is not None and not self.caps.mount:
             os.chown(self.workdir, self.identity.uid, self.identity.gid)
         os.chmod(self.workdir, 0o700)
@@ -445,7 +465,7 @@ class Jail:
             "TMPDIR": "/tmp",
             "LANG": "C.UTF-8",
             "PYTHONUNBUFFERED": "1",
-            "ARENA_ENDPOINT": endpoint,
+            **transport_environment(endpoint),
             "ARENA_TOKEN": token,
         }
         if "PYTHONPATH" in os.environ:
@@ -460,7 +480,8 @@ class Jail:
         the monitor is killed, the kernel kills everything left in the namespace: nothing a bot starts outlives it.
         """
         caps = self.caps
-        limits = _rlimits(self.limits, caps, self.uid)
+        limits = _rlimits(self.limits, caps, self.uid, cgroup=self.cgroup is not None)
+        joins = () if self.cgroup is None else self.cgroup.join_paths
         private = caps.mount and (caps.root or caps.userns)
         steps = self.view(argv, endpoint) if private else []
         if self.identity is not None and not caps.mount:
@@ -478,6 +499,7 @@ class Jail:
 
         def child() -> None:  # pragma: no cover - runs in the child (tests observe its effects)
             try:
+                cgroups.join(joins)  # first: everything it becomes and starts is born in its cgroup
                 if flags:
                     _unshare(flags)
                 if ids is not None:
@@ -569,12 +591,35 @@ class Jail:
         elif _LIBC is not None:
             _kill_adopted(session)
 
+    def memory_killed(self) -> bool:
+        """Whether the kernel killed a process of the bot for going past its memory limit (its cgroup's OOM count)."""
+        return self.cgroup is not None and self.cgroup.oom_killed()
+
+    def describe(self) -> str:
+        """How this process is confined, in one line (the first line of its log)."""
+        memory = (
+            f"memory {self.limits.memory_mb} MiB resident, no swap, {self.limits.processes} tasks "
+            f"(cgroup {self.cgroup.kind})"
+            if self.cgroup is not None
+            else f"address space {self.limits.address_space_mb} MiB a process, {self.limits.processes} tasks (rlimits)"
+        )
+        who = f"uid {self.uid}" if self.uid is not None else "the referee's uid"
+        view = "private view" if self.caps.mount and (self.caps.root or self.caps.userns) else "host filesystem"
+        return f"{memory}, cpu {self.limits.cpu_seconds} s, {who}, {view}"
+
     def release(self) -> None:
-        """Give back the uid and remove the workdir (call after ``sweep``)."""
+        """Give back the uid, remove the cgroup and the workdir (call after ``sweep``)."""
+        if self.cgroup is not None:
+            self.cgroup.remove()
         if self.identity is not None:
             self.identity.release()
         _empty(Path(self.workdir))
         _empty(Path(f"{self.workdir}.files"))
+
+
+def transport_environment(endpoint: str) -> dict[str, str]:
+    """How a bot finds the referee: ``ARENA_ENDPOINT`` for ZeroMQ, ``ARENA_TRANSPORT=stdio`` for the pipes."""
+    return {"ARENA_TRANSPORT": "stdio"} if endpoint == "stdio" else {"ARENA_ENDPOINT": endpoint}
 
 
 def exposures(argv: tuple[str, ...], endpoint: str, limits: Limits) -> list[tuple[str, bool]]:
@@ -600,12 +645,14 @@ def exposures(argv: tuple[str, ...], endpoint: str, limits: Limits) -> list[tupl
         for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
             if entry:
                 add(entry)
-    for part in argv[:2]:
+    for part in _program_and_script(argv):
         if os.path.isfile(part):
             real = os.path.realpath(part)
             folder = os.path.dirname(real)
             alone = any(_under(p, folder) for p in PRIVATE_POINTS) or not _open(folder, 0o005)
             add(real if alone else folder)
+    for interpreter in _interpreters(argv):  # a runtime installed outside the system directories (nvm, sdkman)
+        add(_install_prefix(interpreter))
     if endpoint.startswith("ipc://"):
         add(os.path.dirname(endpoint.removeprefix("ipc://")))
     for path in limits.readable:
@@ -613,6 +660,35 @@ def exposures(argv: tuple[str, ...], endpoint: str, limits: Limits) -> list[tupl
     for path in limits.writable:
         add(path, writable=True)
     return sorted(paths.items(), key=lambda item: (item[0].count("/"), item[0]))
+
+
+def _program_and_script(argv: tuple[str, ...]) -> list[str]:
+    """The program, and its script: the first argument that is not an option (``java -Xlog:... Bot.java``). Files
+    given as later arguments are the bot's business, not shown to it."""
+    script = next((a for a in argv[1:] if not a.startswith("-")), None)
+    return [argv[0], *([script] if script else [])] if argv else []
+
+
+def _interpreters(argv: tuple[str, ...]) -> list[str]:
+    """The real paths of the program and of the interpreter its ``#!`` line names, where outside the system
+    directories (the arena's own Python is exposed as a whole already)."""
+    found = []
+    program = argv[0] if argv else ""
+    if os.path.isfile(program):
+        found.append(os.path.realpath(program))
+        with contextlib.suppress(OSError), open(program, "rb") as f:
+            head = f.read(256)
+        if head.startswith(b"#!") and (words := head[2:].split(b"\n", 1)[0].split()):
+            found.append(os.path.realpath(words[0].decode(errors="replace")))
+    system = [f"/{name}" for name in SYSTEM_DIRS]
+    ours = os.path.realpath(sys.executable)
+    return [p for p in found if p != ours and os.path.isfile(p) and not any(_under(p, d) for d in system)]
+
+
+def _install_prefix(program: str) -> str:
+    """Where a runtime is installed: the folder above its ``bin`` (``~/.nvm/versions/node/v20``), else its own."""
+    folder = os.path.dirname(program)
+    return os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder
 
 
 def _under(path: str, folder: str) -> bool:
@@ -699,13 +775,32 @@ def _monitor(bot: int) -> None:  # pragma: no cover - runs in the child
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
 
-def _rlimits(limits: Limits, caps: Capabilities, uid: int | None) -> list[tuple[int, tuple[int, int]]]:
-    """The rlimits of a bot process, clamped to what an unprivileged referee may set."""
+_cgroups_made = itertools.count()
+
+
+def _cgroup_for(limits: Limits) -> cgroups.BotCgroup | None:
+    """A cgroup for the next bot process (its memory, tasks and CPU share), where this host gives us cgroups."""
+    if not cgroups.detect().available:
+        return None
+    return cgroups.BotCgroup.create(
+        f"bot{next(_cgroups_made)}",
+        memory_bytes=limits.memory_mb * MIB,
+        tasks=limits.processes,
+        cpu_fraction=limits.cpu_cores,
+    )
+
+
+def _rlimits(
+    limits: Limits, caps: Capabilities, uid: int | None, *, cgroup: bool = False
+) -> list[tuple[int, tuple[int, int]]]:
+    """The rlimits of a bot process, clamped to what an unprivileged referee may set (no address-space limit when
+    its cgroup limits the memory it really uses)."""
     nproc = limits.processes
     if uid is None and not caps.network:  # sharing the referee's uid: count what already runs under it
         nproc += _tasks_of(os.getuid())
+    space = [] if cgroup else [(resource.RLIMIT_AS, limits.address_space_mb * MIB, limits.address_space_mb * MIB)]
     wanted = [
-        (resource.RLIMIT_AS, limits.memory_mb * MIB, limits.memory_mb * MIB),
+        *space,
         (resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 1),
         (resource.RLIMIT_NPROC, nproc, nproc),
         (resource.RLIMIT_FSIZE, limits.file_size_mb * MIB, limits.file_size_mb * MIB),

@@ -118,7 +118,10 @@ def _spec(
         match_id=match_id.replace("|", "-").replace("/", "_"),
         variant=config.variant,
         options=config.options,
-        bots=[BotEntry(name=name, argv=list(commands[name].argv)) for name in pairing.slots],
+        bots=[
+            BotEntry(name=name, argv=list(commands[name].argv), transport=commands[name].transport)
+            for name in pairing.slots
+        ],
         games=[GameSpec(seed=g.seed, seating=list(g.seating)) for g in chunk],
         time=config.time,
         max_decision=config.max_decision,

@@ -17,7 +17,8 @@ import os
 import select
 import shutil
 import tempfile
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import zmq
@@ -35,13 +36,16 @@ _POLLIN = int(zmq.POLLIN)
 _RCVTIMEO = int(zmq.RCVTIMEO)
 
 
-@dataclass
-class Endpoint:
-    """The referee's end of one bot process's connection."""
+@dataclass(kw_only=True)
+class Channel:
+    """The referee's end of one bot process's connection, whatever carries it: the accepted peer and the counters.
+
+    The I/O methods (``send``, ``send_to``, ``receive``, ``receive_within``, ``has_input``) are a ZeroMQ
+    endpoint's (``Endpoint``) or a pair of pipes' (``PipeEndpoint``).
+    """
 
     index: int
     address: str
-    socket: zmq.Socket  # type: ignore[type-arg]
     peer: bytes | None = None
     last_sender: bytes | None = None
     foreign_frames: int = 0  # frames from other connections (or a wrong token), over the match
@@ -51,10 +55,44 @@ class Endpoint:
     flooded: bool = False  # a flood was charged for the current process: not again until it is replaced
     bytes_out: int = 0  # traffic with the accepted peer, for timing reports
     bytes_in: int = 0
-    _timeout: int = -1
-    # True when the last look found nothing waiting and no socket call came since: then nothing has arrived for as
-    # long as the socket's mailbox fd (ZMQ_FD) stays unreadable (see Hub.maybe_waiting).
+    # True when the last look found nothing waiting and no call came since: then nothing has arrived for as long as
+    # the channel's fd (a socket's ZMQ_FD mailbox, a pipe) stays unreadable (see Hub.maybe_waiting).
     quiet: bool = False
+
+    def forget_peer(self) -> None:
+        """Forget the accepted peer (its process is gone; a restarted process says hello again)."""
+        self.peer = None
+        self.last_sender = None
+        self.strangers = self.stranger_bytes = self.burst = 0
+        self.flooded = False
+
+    def send(self, data: bytes) -> bool:
+        """Send one frame to the accepted peer; False when there is none or it cannot take more."""
+        raise NotImplementedError
+
+    def send_to(self, peer: bytes, data: bytes) -> None:
+        """Send one frame to a peer that was not accepted (to tell it why)."""
+        raise NotImplementedError
+
+    def receive(self) -> tuple[bytes, bytes] | None:
+        """One waiting (peer id, frame) pair without blocking, or None."""
+        raise NotImplementedError
+
+    def receive_within(self, timeout: float) -> tuple[bytes, bytes] | None:
+        """One (peer id, frame) pair, waiting at most ``timeout`` seconds."""
+        raise NotImplementedError
+
+    def has_input(self) -> bool:
+        """Whether a frame is waiting, without waiting."""
+        raise NotImplementedError
+
+
+@dataclass(kw_only=True)
+class Endpoint(Channel):
+    """A bot process's private ZeroMQ ROUTER endpoint."""
+
+    socket: zmq.Socket  # type: ignore[type-arg]
+    _timeout: int = -1
 
     def send(self, data: bytes) -> bool:
         """Send one frame to the accepted peer; False when there is none or it cannot take more."""
@@ -115,12 +153,146 @@ class Endpoint:
         self.quiet = not events & _POLLIN
         return not self.quiet
 
-    def forget_peer(self) -> None:
-        """Forget the accepted peer (its process is gone; a restarted process says hello again)."""
-        self.peer = None
-        self.last_sender = None
-        self.strangers = self.stranger_bytes = self.burst = 0
-        self.flooded = False
+
+PEER = b"stdio"  # the one peer of a pipe: the bot process's own stdout
+LINE_LIMIT = 1024 * 1024  # a line longer than this is cut here (and recorded as oversized); the rest is skipped
+SEND_BACKLOG = 16 * 1024 * 1024  # what a bot that does not read its stdin may leave unread before frames are dropped
+
+
+@dataclass(kw_only=True)
+class PipeEndpoint(Channel):
+    """A stdio bot: one JSON object a line on its stdin and stdout (protocol.md, the stdio transport).
+
+    Both pipes are non-blocking: a bot that stops reading its stdin cannot block the referee (what it leaves
+    unread is kept up to ``SEND_BACKLOG``, then frames are dropped as a full ZeroMQ queue drops them), and reading
+    takes what is there. The bot's stdout has no other writer than the bot and what it starts, so every line on
+    it is the bot's.
+    """
+
+    read_fd: int = -1
+    write_fd: int = -1
+    _lines: deque[bytes] = field(default_factory=deque)
+    _partial: bytearray = field(default_factory=bytearray)
+    _skipping: bool = False
+    _unsent: bytearray = field(default_factory=bytearray)
+    _poll: select.poll = field(default_factory=select.poll)
+
+    def attach(self, write_fd: int, read_fd: int) -> None:
+        """Talk to a (new) process through these descriptors: its stdin's write end and its stdout's read end."""
+        self.detach()
+        self.write_fd, self.read_fd = write_fd, read_fd
+        os.set_blocking(write_fd, False)
+        os.set_blocking(read_fd, False)
+        self._poll = select.poll()
+        self._poll.register(read_fd, select.POLLIN)
+
+    def detach(self) -> None:
+        """Forget the process's pipes (it is gone or being replaced) and whatever was buffered."""
+        self.read_fd = self.write_fd = -1
+        self._lines.clear()
+        self._partial.clear()
+        self._unsent.clear()
+        self._skipping = False
+        self.forget_peer()
+
+    def send(self, data: bytes) -> bool:
+        """Send one line (``data`` and a newline); False when there is no peer or it has left too much unread."""
+        if self.peer is None or self.write_fd < 0:
+            return False
+        return self._write(data)
+
+    def send_to(self, peer: bytes, data: bytes) -> None:
+        """Send one line to the process whose hello was refused."""
+        if self.write_fd >= 0:
+            self._write(data)
+
+    def _write(self, data: bytes) -> bool:
+        if len(self._unsent) + len(data) > SEND_BACKLOG:
+            return False
+        self._unsent += data + b"\n"
+        if not self._flush():
+            return False
+        self.bytes_out += len(data)
+        return True
+
+    def _flush(self) -> bool:
+        """Write what the pipe takes of what is unsent; False when the process is gone."""
+        try:
+            while self._unsent:
+                written = os.write(self.write_fd, self._unsent)
+                del self._unsent[:written]
+        except BlockingIOError:
+            pass  # the rest goes out with the next write or read
+        except OSError:
+            self._unsent.clear()
+            return False
+        return True
+
+    def receive(self) -> tuple[bytes, bytes] | None:
+        """One waiting line without blocking, or None."""
+        if not self._lines:
+            self._fill()
+        if not self._lines:
+            self.quiet = True
+            return None
+        self.quiet = False
+        line = self._lines.popleft()
+        self.last_sender = PEER
+        if self.peer == PEER:
+            self.bytes_in += len(line)
+        return PEER, line
+
+    def receive_within(self, timeout: float) -> tuple[bytes, bytes] | None:
+        """One line, waiting at most ``timeout`` seconds."""
+        if not self._lines and self.read_fd >= 0:
+            self._poll.poll(max(0, int(timeout * 1000)))
+        return self.receive()
+
+    @property
+    def buffered(self) -> bool:
+        """Whether lines already read wait in the buffer (a poll on the pipe would not tell)."""
+        return bool(self._lines)
+
+    def has_input(self) -> bool:
+        """Whether a line is waiting, without waiting."""
+        if not self._lines:
+            self._fill()
+        self.quiet = not self._lines
+        return not self.quiet
+
+    def _fill(self) -> None:
+        """Read what the pipe holds (at most 1 MiB a call) and cut it into lines."""
+        if self._unsent and self.write_fd >= 0:
+            self._flush()
+        if self.read_fd < 0:
+            return
+        for _ in range(16):
+            try:
+                chunk = os.read(self.read_fd, 65536)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                return
+            if not chunk:
+                return  # end of file: the process closed its stdout or died
+            self._split(chunk)
+
+    def _split(self, chunk: bytes) -> None:
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            if self._skipping:
+                self._skipping = False
+            else:
+                self._partial += chunk[start:end]
+                self._lines.append(bytes(self._partial))
+            self._partial.clear()
+            start = end + 1
+        if not self._skipping:
+            self._partial += chunk[start:]
+            if len(self._partial) > LINE_LIMIT:  # a line with no end in sight: what came is its excerpt
+                self._lines.append(bytes(self._partial[: LINE_LIMIT + 1]))
+                self._partial.clear()
+                self._skipping = True
 
 
 OWNER = "referee"  # in a match directory: the pid and start time of the referee process that made it
@@ -163,33 +335,49 @@ class Hub:
         os.chmod(self.directory, 0o711 if os.geteuid() == 0 else 0o700)
         if (me := _start_time(os.getpid())) is not None:
             Path(self.directory, OWNER).write_text(f"{os.getpid()} {me}")
-        self.endpoints: list[Endpoint] = []
+        self.endpoints: list[Channel] = []
         self.poller = zmq.Poller()
         self.mailboxes = select.poll()  # the sockets' ZMQ_FDs, by fd
-        self._by_fd: dict[int, Endpoint] = {}
+        self._by_fd: dict[int, Channel] = {}
         self._starts = itertools.count()
 
-    def open(self) -> Endpoint:
-        """Bind a new private endpoint: ``<dir>/ep<index>/bot<index>.sock``, reachable by no one until ``admit``."""
+    def open(self, *, stdio: bool = False) -> Channel:
+        """Bind a new private endpoint: ``<dir>/ep<index>/bot<index>.sock``, reachable by no one until ``admit``; or,
+        with ``stdio``, a channel over the pipes of the bot process ``attach`` gives it."""
         index = len(self.endpoints)
+        if stdio:
+            channel: Channel = PipeEndpoint(index=index, address="stdio")
+            self.endpoints.append(channel)
+            return channel
         folder = Path(self.directory, f"ep{index}")
         folder.mkdir(mode=0o700)
         address = f"ipc://{folder}/bot{index}.sock"
-        endpoint = Endpoint(index, address, self._bind(address))
+        endpoint = Endpoint(index=index, address=address, socket=self._bind(address))
         self.endpoints.append(endpoint)
         self._watch(endpoint)
         return endpoint
 
-    def renew(self, endpoint: Endpoint) -> None:
-        """Close the endpoint's socket and bind a fresh one at the same address, before a bot process is restarted.
+    def attach(self, channel: Channel, write_fd: int, read_fd: int) -> None:
+        """Connect a stdio channel to its (new) process's pipes."""
+        assert isinstance(channel, PipeEndpoint)
+        self._unwatch(channel)
+        channel.attach(write_fd, read_fd)
+        self.poller.register(read_fd, zmq.POLLIN)
+        self.mailboxes.register(read_fd, select.POLLIN)
+        self._by_fd[read_fd] = channel
+
+    def renew(self, endpoint: Channel) -> None:
+        """Close the endpoint's socket and bind a fresh one at the same address, before a bot process is restarted
+        (a stdio channel forgets its process's pipes).
 
         Every connection of the old process (and of anything it started) is cut, and whatever it queued is dropped
         unread: a flooder's backlog costs nothing, and nothing the dead process sent becomes the new one's word.
         """
-        self.poller.unregister(endpoint.socket)
-        fd: int = endpoint.socket.getsockopt(zmq.FD)  # type: ignore[assignment]
-        self.mailboxes.unregister(fd)
-        del self._by_fd[fd]
+        self._unwatch(endpoint)
+        if isinstance(endpoint, PipeEndpoint):
+            endpoint.detach()
+            return
+        assert isinstance(endpoint, Endpoint)
         endpoint.socket.close(linger=0)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(endpoint.address.removeprefix("ipc://"))
@@ -198,6 +386,19 @@ class Hub:
         endpoint._timeout = -1
         endpoint.forget_peer()
         self._watch(endpoint)
+
+    def _unwatch(self, channel: Channel) -> None:
+        if isinstance(channel, PipeEndpoint):
+            if channel.read_fd >= 0:
+                self.poller.unregister(channel.read_fd)
+                self.mailboxes.unregister(channel.read_fd)
+                del self._by_fd[channel.read_fd]
+            return
+        assert isinstance(channel, Endpoint)
+        self.poller.unregister(channel.socket)
+        fd: int = channel.socket.getsockopt(zmq.FD)  # type: ignore[assignment]
+        self.mailboxes.unregister(fd)
+        del self._by_fd[fd]
 
     def _bind(self, address: str) -> zmq.Socket:  # type: ignore[type-arg]
         socket = self.context.socket(zmq.ROUTER)
@@ -213,13 +414,13 @@ class Hub:
         self.mailboxes.register(fd, select.POLLIN)
         self._by_fd[fd] = endpoint
 
-    def admit(self, endpoint: Endpoint, gid: int | None) -> None:
+    def admit(self, endpoint: Channel, gid: int | None) -> None:
         """Open an endpoint to one group alone (a bot process's own), closing it to the group admitted before.
 
         The directory becomes ``root:gid 0710`` and the socket ``root:gid 0660``: the bot can connect but cannot
         list, remove or replace anything. With ``gid`` None (bots share the referee's uid) nothing changes.
         """
-        if gid is None:
+        if gid is None or not isinstance(endpoint, Endpoint):
             return
         folder = Path(self.directory, f"ep{endpoint.index}")
         path = folder / f"bot{endpoint.index}.sock"
@@ -228,20 +429,21 @@ class Hub:
         os.chown(path, -1, gid)
         os.chmod(path, 0o660)
 
-    def workdir(self, endpoint: Endpoint) -> Path:
+    def workdir(self, endpoint: Channel) -> Path:
         """A fresh empty directory for the next process of this endpoint's bot (its home), removed by ``close``."""
         folder = Path(self.directory, f"home{endpoint.index}-{next(self._starts)}")
         folder.mkdir(mode=0o700)
         return folder
 
-    def wait(self, timeout: float) -> list[Endpoint]:
+    def wait(self, timeout: float) -> list[Channel]:
         """Endpoints with frames waiting, after at most ``timeout`` seconds."""
-        ready = dict(self.poller.poll(max(0, int(timeout * 1000))))
+        buffered = [e for e in self.endpoints if isinstance(e, PipeEndpoint) and e.buffered]
+        ready = dict(self.poller.poll(0 if buffered else max(0, int(timeout * 1000))))
         for endpoint in self.endpoints:
             endpoint.quiet = False
-        return [e for e in self.endpoints if e.socket in ready]
+        return [e for e in self.endpoints if _key(e) in ready or e in buffered]
 
-    def maybe_waiting(self) -> list[Endpoint]:
+    def maybe_waiting(self) -> list[Channel]:
         """Endpoints that may have frames waiting, at the cost of one system call for all the quiet ones.
 
         A ZeroMQ socket's mailbox fd turns readable when a command reaches it, and a message that arrives for a
@@ -252,8 +454,14 @@ class Hub:
         return [e for fd, e in self._by_fd.items() if not e.quiet or fd in stirred]
 
     def close(self) -> None:
-        """Close every socket and remove the private directory."""
+        """Close every socket and remove the private directory (pipes are closed with their processes)."""
         for endpoint in self.endpoints:
-            endpoint.socket.close(linger=0)
+            if isinstance(endpoint, Endpoint):
+                endpoint.socket.close(linger=0)
         self.context.term()
         shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def _key(channel: Channel) -> object:
+    """What the poller reports a channel by: its socket, or its pipe's descriptor."""
+    return channel.read_fd if isinstance(channel, PipeEndpoint) else channel.socket  # type: ignore[attr-defined]

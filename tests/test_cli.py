@@ -43,6 +43,7 @@ def test_the_cli_has_the_documented_commands() -> None:
         "bench protocol",
         "bench tournament",
         "protocol schema",
+        "doctor",
     ]:
         assert expected in names
 
@@ -136,3 +137,20 @@ def test_bench_protocol_prints_both_rates_and_their_ratio_as_json() -> None:
     assert round(figures["ratio"], 3) == sorted(figures["round_ratios"])[2]  # the median of five rounds
     assert figures["request_bytes"] > figures["reply_bytes"] > 0
     assert "load_average" in figures
+    stdio = figures["stdio"]  # the same for bots on stdin/stdout, beside pipe ping-pong
+    assert stdio["arena_decisions_per_second"] > 0 and stdio["pipe_round_trips_per_second"] > 0
+    assert round(stdio["ratio"], 3) == sorted(stdio["round_ratios"])[2]
+    assert stdio["request_bytes"] > stdio["reply_bytes"] > 0
+
+
+def test_doctor_says_what_confinement_this_host_gives_a_bot_one_line_each() -> None:
+    from arena import cgroups
+    from arena.sandbox import capabilities
+
+    result = CliRunner().invoke(main, ["doctor"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[: len(capabilities().describe())] == capabilities().describe()
+    assert lines[-1].startswith("memory and tasks: ")
+    kind = cgroups.detect().kind
+    assert (f"cgroup {kind}" in lines[-1]) if kind != "none" else ("RLIMIT_AS" in lines[-1])

@@ -109,6 +109,10 @@ BAD: list[Any] = [
     pytest.param(["--policy", "lenient"], "lenient", id="unknown-policy"),
     pytest.param(["--variant", "five-hand"], "five-hand", id="unknown-variant"),
     pytest.param(["--max-strikes", "none"], "--max-strikes", id="bad-max-strikes"),
+    pytest.param(["--limit", "colour=red"], "colour", id="unknown-limit"),
+    pytest.param(["--limit", "memory_mb"], "KEY=VALUE", id="limit-without-value"),
+    pytest.param(["--limit", "memory_mb=12"], "memory_mb", id="limit-too-small"),
+    pytest.param(["--limit", "processes=many"], "processes", id="limit-not-a-number"),
 ]
 
 
@@ -127,6 +131,17 @@ def test_a_bad_flag_is_a_one_line_error_with_exit_code_2(tmp_path: Path, flags: 
     result = CliRunner().invoke(main, usage_error(tmp_path, *flags))
     assert isinstance(result.exception, SystemExit)
     check_one_line_error(result.exit_code, result.stdout, result.stderr, culprit)
+
+
+def test_limits_from_the_command_line_reach_the_bots(tmp_path: Path) -> None:
+    """``--limit`` sets what each bot may use: the first line of its log says how it was confined."""
+    logs = tmp_path / "logs"
+    args = ["match", RAW, RAW, "--variant", "two-hand", "--games", "1", "--log-dir", str(logs)]
+    result = CliRunner().invoke(main, [*args, "--limit", "processes=32", "--limit", "cpu_seconds=30"])
+    assert result.exit_code == 0, result.output
+    for log in logs.glob("*.log"):
+        first = log.read_text().splitlines()[0]
+        assert first.startswith("[arena: ") and "32 tasks" in first and "cpu 30 s" in first
 
 
 @pytest.mark.parametrize(

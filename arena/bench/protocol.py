@@ -1,4 +1,7 @@
-"""Decisions per second through referee and bot processes, beside raw pyzmq ping-pong of same-size messages."""
+"""Decisions per second through referee and bot processes, beside raw ping-pong of same-size messages.
+
+Both transports: ZeroMQ bots beside pyzmq ping-pong over ipc, stdio bots beside line ping-pong over two pipes.
+"""
 
 from __future__ import annotations
 
@@ -56,6 +59,45 @@ def ping_pong(request_size: int, reply_size: int, seconds: float) -> float:
         Path(directory, "echo.sock").unlink(missing_ok=True)
 
 
+# The peer of the pipe ping-pong: answers every line with a line of a given size, until told "stop".
+_LINE_ECHO = """
+import sys
+reply = b"x" * int(sys.argv[1]) + b"\\n"
+out = sys.stdout.buffer
+out.write(b"ready\\n"); out.flush()
+for line in sys.stdin.buffer:
+    if line == b"stop\\n":
+        break
+    out.write(reply); out.flush()
+"""
+
+
+def pipe_ping_pong(request_size: int, reply_size: int, seconds: float) -> float:
+    """Round trips per second of newline-ended lines between this process and a child over its stdin and stdout."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", _LINE_ECHO, str(reply_size)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
+    )
+    assert child.stdin is not None and child.stdout is not None
+    out, into = child.stdout, child.stdin.fileno()
+    try:
+        out.readline()
+        request = b"y" * request_size + b"\n"
+        count, start = 0, time.perf_counter()
+        while True:
+            for _ in range(200):
+                os.write(into, request)
+                out.readline()
+            count += 200
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds:
+                break
+        os.write(into, b"stop\n")
+        return count / elapsed
+    finally:
+        child.stdin.close()
+        child.wait(timeout=10)
+
+
 def referee_rate(variant: str, games: int, bot: str, cpus: list[int] | None = None) -> dict[str, float]:
     """Decisions per second inside games, mean message sizes, and per-game and per-match overheads, for ``bot``;
     the match on ``cpus`` (None: wherever the OS puts its processes)."""
@@ -65,7 +107,7 @@ def referee_rate(variant: str, games: int, bot: str, cpus: list[int] | None = No
         spec = MatchSpec(
             match_id="bench",
             variant=variant,
-            bots=[BotEntry(name=f"{bot}{i}", argv=list(command.argv)) for i in range(players)],
+            bots=[BotEntry(name=f"b{i}", argv=list(command.argv), transport=command.transport) for i in range(players)],
             games=[GameSpec(seed=g, seating=list(range(players))) for g in range(games)],
             time="60+1",
             log_dir=logs,
@@ -118,9 +160,11 @@ def run(
             ratios[how].append(measured["decisions_per_second"] / raw)
             if how == "pinned":
                 details = measured
+    stdio = stdio_ratio(variant, seconds, games, bot, core, rounds)
     for values in ratios.values():
         values.sort()
     return {
+        "stdio": stdio,
         "variant": variant,
         "bot": bot,
         "request_bytes": request_size,
@@ -136,4 +180,30 @@ def run(
         "referee_seconds_per_game": details["referee_seconds_per_game"],
         "match_setup_seconds": details["match_setup_seconds"],
         "load_average": load,
+    }
+
+
+def stdio_ratio(
+    variant: str, seconds: float, games: int, bot: str, core: list[int] | None, rounds: int
+) -> dict[str, Any]:
+    """The stdio transport: the same match with the bots on stdin/stdout, beside line ping-pong over pipes."""
+    stdio_bot = f"stdio:{bot}"
+    details = referee_rate(variant, 2, stdio_bot, core)
+    request_size = round(details["bytes_per_decision_out"])
+    reply_size = round(details["bytes_per_decision_in"])
+    pipe_rates, arena_rates, ratios = [], [], []
+    for _ in range(rounds):
+        raw = pipe_ping_pong(request_size, reply_size, seconds / rounds)
+        measured = referee_rate(variant, max(1, games // rounds), stdio_bot, core)
+        pipe_rates.append(raw)
+        arena_rates.append(measured["decisions_per_second"])
+        ratios.append(measured["decisions_per_second"] / raw)
+    ratios.sort()
+    return {
+        "request_bytes": request_size,
+        "reply_bytes": reply_size,
+        "arena_decisions_per_second": sum(arena_rates) / rounds,
+        "pipe_round_trips_per_second": sum(pipe_rates) / rounds,
+        "round_ratios": [round(r, 3) for r in ratios],
+        "ratio": ratios[rounds // 2],
     }

@@ -1,6 +1,8 @@
-"""The socket loop of a bot process: connect to the referee, say hello, answer requests until the match ends.
+"""The loop of a bot process: connect to the referee, say hello, answer requests until the match ends.
 
-This is the bot side's transport, the SDK's only module that imports zmq.
+This is the bot side's transport, the SDK's only module that imports zmq. A bot started for the stdio transport
+(``ARENA_TRANSPORT=stdio``) reads JSON lines on stdin and writes them on stdout instead; its own prints then go to
+stderr (its log), so that nothing but protocol lines reaches the referee.
 """
 
 from __future__ import annotations
@@ -43,13 +45,17 @@ def run(
     player = as_bot(bot, name=name)
     endpoint = endpoint or os.environ.get("ARENA_ENDPOINT")
     token = token if token is not None else os.environ.get("ARENA_TOKEN", "")
-    if not endpoint:
-        raise SystemExit("arena.sdk.run: no endpoint; the referee sets ARENA_ENDPOINT")
+    stdio = endpoint is None and os.environ.get("ARENA_TRANSPORT") == "stdio"
+    if not endpoint and not stdio:
+        raise SystemExit("arena.sdk.run: no endpoint; the referee sets ARENA_ENDPOINT (or ARENA_TRANSPORT=stdio)")
     hello: dict[str, Any] = {"type": "hello", "name": player.name, "protocol": PROTOCOL_VERSION, "token": token}
     if version or player.version:
         hello["version"] = version or player.version
     if not player.want_view:
         hello["view"] = False  # the SDK keeps the picture from the events; the view comes once per hand
+    if stdio or endpoint is None:
+        _stdio_loop(player, hello)
+        return
     context = zmq.Context()
     socket = context.socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, LINGER_MS)
@@ -89,6 +95,26 @@ def _loop(socket: Any, player: Bot, idle_timeout: float) -> None:
         reply = player.handle(message)
         if reply is not None:
             socket.send(_encode(reply))
+
+
+def _stdio_loop(player: Bot, hello: dict[str, Any]) -> None:
+    """The stdio transport: one JSON object a line each way, until ``match_end`` or the end of stdin."""
+    channel = os.fdopen(os.dup(1), "wb", buffering=0)  # the real stdout, kept for protocol lines alone
+    os.dup2(2, 1)  # what the bot prints goes to its log
+    channel.write(_encode(hello) + b"\n")
+    for line in sys.stdin.buffer:
+        try:
+            message = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            log.warning("ignoring a line that is not UTF-8 JSON (%d bytes)", len(line))
+            continue
+        if not isinstance(message, dict):
+            continue
+        reply = player.handle(message)
+        if reply is not None:
+            channel.write(_encode(reply) + b"\n")
+        if player.finished:
+            return
 
 
 def _encode(message: dict[str, Any]) -> bytes:
