@@ -165,10 +165,12 @@ def _check_file(path: Path, timeout: float) -> bool:
     try:
         return _quick_check(path, timeout, read_only=True)
     except sqlite3.Error as exc:
-        if _result_code(exc) != _SQLITE_READONLY or not Path(f"{path}-wal").exists():
+        journals = (Path(f"{path}-wal"), Path(f"{path}-journal"))
+        if _result_code(exc) != _SQLITE_READONLY or not any(j.exists() for j in journals):
             raise StoreError(_describe(exc, path, timeout)) from None
-    # A process killed while it wrote left a write-ahead log that only a writer may recover (SQLITE_READONLY_RECOVERY
-    # and kin); the header says SQLite (and ours, or no one's), so let SQLite replay its own log as any opener would.
+    # A process killed while it wrote left a write-ahead log, or (killed while it made the file, before the switch to
+    # WAL) a hot rollback journal, that only a writer may recover (SQLITE_READONLY_RECOVERY, _ROLLBACK and kin); the
+    # header says SQLite (and ours, or no one's), so let SQLite replay or roll back its own journal as any opener would.
     try:
         return _quick_check(path, timeout, read_only=False)
     except sqlite3.Error as exc:

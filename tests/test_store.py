@@ -259,6 +259,33 @@ def test_a_log_that_only_a_writer_may_recover_is_recovered_not_refused(
         Store.open(db, create=False)
 
 
+HALF_WRITTEN = """
+import os, sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("PRAGMA journal_mode = DELETE")  # a rollback journal, as a file has before the switch to WAL
+conn.execute("PRAGMA cache_size = 1")  # so that the transaction spills into the file: its journal is hot
+conn.execute("BEGIN")
+for k in range(3000):
+    conn.execute("INSERT INTO meta VALUES (?, ?)", (f"junk{k}", "x" * 400))
+os._exit(7)
+"""
+
+
+def test_a_file_whose_writer_was_killed_mid_transaction_is_rolled_back_not_refused(db: Path) -> None:
+    """A process killed in a transaction with a rollback journal leaves it hot, and a read-only look may not roll it
+    back (SQLITE_READONLY_ROLLBACK; seen in the kill test under load, the file killed while being made): the store
+    lets SQLite roll it back, every committed game kept."""
+    with Store.open(db) as store:
+        store.add_game("before", "m", tiny(0))
+    done = subprocess.run([sys.executable, "-c", HALF_WRITTEN, str(db)], timeout=30)
+    assert done.returncode == 7 and Path(f"{db}-journal").exists()
+    with Store.open(db, create=False) as store:
+        assert store.game_keys() == {"before"}
+        assert store.get_meta("junk0") is None  # the half-written transaction is gone
+        store.add_game("after", "m", tiny(1))
+        assert store.game_count() == 2
+
+
 # ---- the file ----
 
 
