@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint pytest tournament clean
+.PHONY: test check lint pytest tournament clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,8 +17,14 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check arena bots tests
 	$(BIN)/mypy
 
+# The whole suite, two workers (the machine has 2 cores and the tests mostly wait on processes).
 pytest: $(STAMP)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2
+
+# The fast part while you work (about a minute): no kills, fuzzing, benchmarks or long matches.
+check: $(STAMP)
+	$(BIN)/ruff check arena bots tests
+	$(BIN)/pytest -q -n 2 -m "not slow"
 
 tournament: $(STAMP)
 	$(BIN)/arena tournament run tournaments/demo.toml

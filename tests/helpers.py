@@ -304,3 +304,10 @@ def bot_decision(
     reply = bots[turn].handle(messages.act_request(game, turn, 1, pending[turn], 1000))
     assert reply is not None
     return parse_action(reply["action"])
+
+
+def cases(count: int) -> int:
+    """``count`` property-test cases under the default Hypothesis profile, scaled with the active one (conftest)."""
+    from hypothesis import settings
+
+    return max(1, count * settings.default.max_examples // 100)

@@ -326,6 +326,7 @@ bootstrap = 50
 """
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_a_tournament_with_a_flooding_entrant_stores_every_game(tmp_path: Path) -> None:
     flooder = tmp_path / "stranger-flood.py"  # adversary.py takes its mode from its name

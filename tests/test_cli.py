@@ -129,6 +129,7 @@ def test_a_corrupted_database_is_refused_and_left_untouched(tmp_path: Path) -> N
     assert db.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_bench_protocol_prints_both_rates_and_their_ratio_as_json() -> None:
     result = CliRunner().invoke(main, ["bench", "protocol", "--seconds", "0.5", "--games", "5", "--json"])
     assert result.exit_code == 0, result.output

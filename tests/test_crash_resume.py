@@ -17,7 +17,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from arena.store import Store
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = [sys.executable, "-m", "arena"]

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from helpers import (
     cards_in_json,
+    cases,
     expected_points,
     hidden_from,
     same_side,
@@ -204,7 +205,7 @@ def play_checked_hand(hand: HandState, rng: random.Random, pass_bias: float) -> 
 # ---- properties ----
 
 
-@settings(SETTINGS, max_examples=400)
+@settings(SETTINGS, max_examples=cases(400))
 @given(
     rules=rule_sets(),
     dealer=st.integers(0, 3),
@@ -218,7 +219,7 @@ def test_random_hands_keep_every_rule(rules: Rules, dealer: int, seed: int, pass
     play_checked_hand(hand, rng, pass_bias)
 
 
-@settings(SETTINGS, max_examples=80)
+@settings(SETTINGS, max_examples=cases(80))
 @given(
     rules=rule_sets(points=[1, 3, 10]),
     seed=st.integers(0, 2**32),

@@ -2,15 +2,14 @@
 
 Four layers, cheapest first: the parser of bot frames; the parser with the engine's conversion of what it accepts;
 the runner with in-process seats (the legality checks); and a real Referee over real ZeroMQ sockets whose bots are
-scripted in-process (the handshake and the decision loop). Together the suite runs more than 10,000 cases; set
-ARENA_FUZZ_EXAMPLES=N to run N cases in each test instead (a longer run, e.g. N=100000).
+scripted in-process (the handshake and the decision loop). Together the suite runs more than 10,000 cases; the
+Hypothesis profile scales them (``pytest --hypothesis-profile thorough tests/test_fuzz.py``: ten times as many).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import os
 import queue
 import secrets
 import threading
@@ -20,6 +19,7 @@ from typing import Any
 import orjson
 import pytest
 import zmq
+from helpers import cases
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -43,16 +43,18 @@ from arena.referee import Referee
 from arena.runner import Message, Violation, play
 
 KINDS = {"malformed", "schema", "oversized"}
-# Cases per test (ARENA_FUZZ_EXAMPLES overrides each): at least 10,000 in all.
+pytestmark = pytest.mark.slow
+
+# Cases per test under the default profile (conftest): at least 10,000 in all.
 CASES = {"frames": 5000, "json": 2200, "canonical": 1000, "runner": 1300, "referee": 1200, "handshake": 300}
 
 
 def examples(default: int, *, shrink: bool = True) -> Any:
-    """Hypothesis settings for ``default`` cases (or ARENA_FUZZ_EXAMPLES), with no deadline: CI machines vary.
+    """Hypothesis settings for ``default`` cases (scaled by the profile), with no deadline: CI machines vary.
 
     Without ``shrink`` a failure is reported as found (shrinking through real sockets takes minutes).
     """
-    count = int(os.environ.get("ARENA_FUZZ_EXAMPLES", default))
+    count = cases(default)
     return settings(
         max_examples=count,
         deadline=None,

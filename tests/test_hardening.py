@@ -281,6 +281,7 @@ def test_a_hostile_bot_gets_its_documented_outcome_and_leaves_nothing_running(
         assert [processes_of(uid) for uid in set(processes.values())] == [[]] * len(set(processes.values()))
 
 
+@pytest.mark.slow
 def test_a_tournament_with_a_hostile_entrant_plays_the_other_games_as_without_it(tmp_path: Path) -> None:
     """A fork bomb that also spins a CPU, in parallel with the other entrants' match (jobs 2 on two cores)."""
     folder = tmp_path / "entrants"

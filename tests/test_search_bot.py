@@ -105,6 +105,7 @@ def test_search_bot_trumps_in_cheaply_on_the_way_to_a_march() -> None:
 STRENGTH_SEEDS = range(15)  # fifteen deal sequences, each played twice with the seats swapped: 30 games
 
 
+@pytest.mark.slow
 def test_search_bot_beats_the_heuristic_in_two_hand_duplicate_games() -> None:
     wins = 0
     for seed in STRENGTH_SEEDS:

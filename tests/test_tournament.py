@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from arena.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,10 +49,19 @@ def ranking_json(db: Path, config: Path) -> list[dict[str, object]]:
     return rows
 
 
-def test_a_tournament_stores_every_game_and_prints_the_table(tmp_path: Path) -> None:
-    config = write_config(tmp_path)
-    db = tmp_path / "full.db"
-    result = run(["tournament", "run", str(config), "--db", str(db), "--quiet"])
+@pytest.fixture(scope="module")
+def unbroken(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
+    """The 36-game tournament played once without a break, shared by the tests that need it: config, db, output."""
+    tmp = tmp_path_factory.mktemp("unbroken")
+    config = write_config(tmp)
+    db = tmp / "full.db"
+    return config, db, run(["tournament", "run", str(config), "--db", str(db), "--quiet"])
+
+
+def test_a_tournament_stores_every_game_and_prints_the_table(
+    unbroken: tuple[Path, Path, subprocess.CompletedProcess[str]],
+) -> None:
+    config, db, result = unbroken
     assert result.returncode == 0, result.stderr
     assert "36/36 games" in result.stdout
     assert "heuristic" in result.stdout and "Elo" in result.stdout
@@ -62,10 +73,13 @@ def test_a_tournament_stores_every_game_and_prints_the_table(tmp_path: Path) -> 
     assert again.returncode == 0 and "(0 played now)" in again.stdout
 
 
-def test_resume_after_sigkill_loses_no_game_plays_none_twice_and_gives_the_same_table(tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_resume_after_sigkill_loses_no_game_plays_none_twice_and_gives_the_same_table(
+    tmp_path: Path, unbroken: tuple[Path, Path, subprocess.CompletedProcess[str]]
+) -> None:
+    _, unbroken_db, played = unbroken
+    assert played.returncode == 0
     config = write_config(tmp_path)
-    unbroken_db = tmp_path / "unbroken.db"
-    assert run(["tournament", "run", str(config), "--db", str(unbroken_db), "--quiet"]).returncode == 0
 
     broken_db = tmp_path / "broken.db"
     process = subprocess.Popen(
@@ -98,6 +112,7 @@ def test_resume_after_sigkill_loses_no_game_plays_none_twice_and_gives_the_same_
     assert ranking_json(broken_db, config) == ranking_json(unbroken_db, config)
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
     config = write_config(tmp_path)
     db = tmp_path / "interrupted.db"

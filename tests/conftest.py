@@ -1,0 +1,20 @@
+"""Suite-wide settings: Hypothesis profiles, and the ``slow`` marker's meaning.
+
+Profiles (``pytest --hypothesis-profile NAME``, or ``HYPOTHESIS_PROFILE=NAME``): ``default`` runs what CI runs (the
+fuzz tests together more than 10,000 cases), ``thorough`` ten times as many cases, ``quick`` a fifth. Property
+tests scale their own case counts with the profile (``helpers.cases``).
+
+``slow`` marks the tests that kill tournaments, fuzz real sockets, measure benchmarks or play long matches:
+``make check`` leaves them out, ``make test`` (CI) runs everything.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import settings
+
+settings.register_profile("default", max_examples=100)
+settings.register_profile("quick", max_examples=20)
+settings.register_profile("thorough", max_examples=1000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
