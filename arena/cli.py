@@ -231,7 +231,9 @@ def match_command(
 ) -> None:
     """Play a match between BOTS (bundled names or script paths), seats rotated over duplicate deals.
 
-    Give one bot per seat, or two bots in four-hand to pit two teams of copies against each other.
+    Give one bot per seat, or two bots in four-hand to pit two teams of copies against each other. Each deal is
+    played once per distinct seating: in every rotation of the seats, or, for two teams of copies in four-hand,
+    twice (each team once in seats 0 and 2). --games counts games, not deals.
     """
     from arena.clock import TimeControl
     from arena.match import build_match, summarize

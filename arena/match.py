@@ -28,7 +28,12 @@ def build_match(
     log_dir: str,
     max_hands: int = 1000,
 ) -> MatchSpec:
-    """A match of ``games`` games: deal seeds ``seed, seed+1, ...``, each played with the seats rotated through."""
+    """A match of ``games`` games: deal seeds ``seed, seed+1, ...``, each dealt once per distinct seating.
+
+    ``n`` different bots play each deal in all ``n`` rotations of the seats. Two teams of copies in four-hand play
+    each deal twice, the first team in seats 0 and 2, then the second: the other two rotations would only swap copies
+    of one bot, and so repeat a game exactly. ``games`` counts games, not deals (an odd count ends on a half deal).
+    """
     rules = make_rules(variant, options)
     n = rules.players
     commands = [resolve_bot(b) for b in bots]
@@ -37,14 +42,19 @@ def build_match(
     for spec, command in zip(bots, commands, strict=True):
         seen[spec] += 1  # the same bot named twice: tell the copies apart
         names.append(f"{command.name}-{seen[spec]}" if counts[spec] > 1 else command.name)
+    seatings = n
     if n == 4 and len(commands) == 2:  # two teams, each of two copies of one bot
         commands, names = commands * 2, names * 2
+        seatings = 2  # one seat to the left: the teams change sides; two seats would only swap the copies
     elif len(commands) != n:
         raise ArenaError(f"{variant} needs {n} bots (or 2 teams in four-hand), got {len(bots)}")
     entries = [
         BotEntry(name=name, argv=list(c.argv), transport=c.transport) for name, c in zip(names, commands, strict=True)
     ]
-    schedule = [GameSpec(seed=seed + k // n, seating=[(seat - k) % n for seat in range(n)]) for k in range(games)]
+    schedule = [
+        GameSpec(seed=seed + k // seatings, seating=[(seat - k % seatings) % n for seat in range(n)])
+        for k in range(games)
+    ]
     return MatchSpec(
         match_id=uuid.uuid4().hex[:12],
         variant=variant,

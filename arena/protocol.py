@@ -11,7 +11,8 @@ import json
 from typing import Annotated, Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from arena import PROTOCOL_VERSION
 from arena.actions import CALL, DEFEND_ALONE, DISCARD, NAME_TRUMP, ORDER_UP, PASS, PLAY, Action, parse_action
@@ -146,13 +147,50 @@ class SeatCard(_Message):
     card: CardText
 
 
-class SeatAction(_Message):
-    """A public action with the seat that took it (a bid in a view)."""
+class SeatPass(_Message):
+    """A pass in a bidding round, or a defender declining to defend alone, with the seat that took it."""
 
     seat: Seat
-    type: str
-    alone: bool | None = None
-    suit: SuitText | None = None
+    type: Literal["pass"]
+
+
+class SeatOrderUp(_Message):
+    """An order up (round 1) with the seat that took it."""
+
+    seat: Seat
+    type: Literal["order_up"]
+    alone: bool
+
+
+class SeatCall(_Message):
+    """A call (round 2) with the seat that took it."""
+
+    seat: Seat
+    type: Literal["call"]
+    suit: SuitText
+    alone: bool
+
+
+class SeatDefendAlone(_Message):
+    """A defender going alone against a lone bid, with its seat."""
+
+    seat: Seat
+    type: Literal["defend_alone"]
+
+
+class SeatNameTrump(_Message):
+    """Trump named by the dealer on a Benny upcard, with his seat."""
+
+    seat: Seat
+    type: Literal["name_trump"]
+    suit: SuitText
+
+
+# A bid in a view: every action of the hand but discards and plays, with the seat that took it.
+SeatAction = Annotated[
+    SeatPass | SeatOrderUp | SeatCall | SeatDefendAlone | SeatNameTrump,
+    Field(discriminator="type"),
+]
 
 
 class ViewModel(_Message):
@@ -191,12 +229,36 @@ class HandStartEvent(_Message):
     scores: list[int]
 
 
+class OrderUpAsSent(OrderUpAction):
+    """Round 1: order up the upcard's suit, as the referee writes it (in ``legal`` and in events): ``alone`` stated."""
+
+    alone: bool
+
+
+class CallAsSent(CallAction):
+    """Round 2: name trump, as the referee writes it (in ``legal`` and in events): ``alone`` stated."""
+
+    alone: bool
+
+
+# Actions as the referee sends them: ``alone`` always stated (a bot may leave it out of its reply).
+SentActionModel = Annotated[
+    PassAction | OrderUpAsSent | CallAsSent | DiscardAction | DefendAloneAction | NameTrumpAction | PlayAction,
+    Field(discriminator="type"),
+]
+# The dealer's discard is never told as an action event (an exchange event tells it, the card to the dealer alone).
+PublicActionModel = Annotated[
+    PassAction | OrderUpAsSent | CallAsSent | DefendAloneAction | NameTrumpAction | PlayAction,
+    Field(discriminator="type"),
+]
+
+
 class ActionEvent(_Message):
-    """A public action: a bid, a defend-alone answer, trump named on the Benny, or a card played."""
+    """A public action: a bid, a defend-alone answer, trump named on the Benny or a card played; never a discard."""
 
     type: Literal["action"]
     seat: Seat
-    action: ActionModel
+    action: PublicActionModel
 
 
 class CardsEvent(_Message):
@@ -293,15 +355,32 @@ class Events(_Message):
     events: list[Event]
 
 
+def _absent_not_null(schema: dict[str, Any]) -> None:
+    """A field that is either sent with a value or left out: no ``null`` and no ``default: null`` in the schema."""
+    schema.pop("default", None)
+
+
 class Act(_Message):
     """A decision request: pending events first, then the seat's view, its legal actions and its clock."""
 
     type: Literal["act"]
     request_id: int
     events: list[Event]
-    view: ViewModel | None = Field(default=None, description="Absent when the hello said view: false (see there)")
-    legal: list[ActionModel]
+    view: ViewModel | SkipJsonSchema[None] = Field(
+        default=None,
+        description="Absent (never null) from some requests when the hello said view: false",
+        json_schema_extra=_absent_not_null,
+    )
+    legal: list[SentActionModel]
     time_left_ms: int
+
+    @field_validator("view", mode="before")
+    @classmethod
+    def _view_not_null(cls, value: Any) -> Any:
+        """The view is sent or left out, never null (the default None stands for "left out")."""
+        if value is None:
+            raise ValueError("view is absent when not sent, never null")
+        return value
 
 
 class Forfeit(_Message):
@@ -320,7 +399,7 @@ class GameEnd(_Message):
     final_scores: list[int]
     winners: list[Seat]
     forfeit: Forfeit | None
-    rubber_points: list[int] | None = None
+    rubber_points: list[int] | None = Field(description="Per seat with rubber on, null otherwise; always present")
 
 
 class ViolationNotice(_Message):

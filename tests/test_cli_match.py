@@ -12,6 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.match import build_match
+from arena.matchspec import MatchSpec
 from arena.record import replay
 
 RAW = str(Path(__file__).resolve().parent / "bots" / "raw_random.py")
@@ -186,3 +188,40 @@ def test_a_real_command_with_a_bad_argument_prints_one_line_and_exits_2(
     completed = subprocess.run([ARENA, *args], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert completed.stderr.count("\n") == 1
     check_one_line_error(completed.returncode, completed.stdout, completed.stderr, culprit)
+
+
+def build(bots: list[str], variant: str, games: int, seed: int = 5) -> MatchSpec:
+    """The match ``arena match BOTS --variant VARIANT --games GAMES --seed SEED`` would play."""
+    return build_match(
+        bots,
+        variant=variant,
+        options={},
+        games=games,
+        seed=seed,
+        time="5+0.1",
+        max_decision=10.0,
+        policy="forfeit",
+        max_strikes=3,
+        log_dir="logs",
+    )
+
+
+@pytest.mark.parametrize("games", [1, 2, 3, 8, 9])
+def test_two_teams_play_each_deal_once_per_team_seating(games: int) -> None:
+    """Two teams of copies in four-hand: team A in seats 0+2, then team B there, on each deal; no game twice."""
+    spec = build([RAW, RAW], "four-hand", games)
+    assert len(spec.games) == games
+    played = [(g.seed, tuple(spec.bots[b].name for b in g.seating)) for g in spec.games]
+    assert len(set(played)) == games, played  # copies are interchangeable: the same seed and team seating repeats
+    a, b = "raw_random-1", "raw_random-2"
+    expected = [(5 + k // 2, (a, b, a, b) if k % 2 == 0 else (b, a, b, a)) for k in range(games)]
+    assert played == expected
+
+
+@pytest.mark.parametrize(("variant", "n"), [("two-hand", 2), ("three-hand", 3), ("four-hand", 4)])
+def test_distinct_bots_play_each_deal_in_every_rotation(variant: str, n: int) -> None:
+    spec = build([RAW] * n, variant, 2 * n + 1)
+    assert [g.seed for g in spec.games] == [5 + k // n for k in range(2 * n + 1)]
+    for k, game in enumerate(spec.games):
+        assert game.seating == [(seat - k) % n for seat in range(n)]
+    assert len({(g.seed, tuple(g.seating)) for g in spec.games}) == len(spec.games)
