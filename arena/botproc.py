@@ -19,7 +19,7 @@ from typing import IO, Any, Literal
 from arena.errors import ArenaError
 from arena.sandbox import Jail, track, transport_environment
 
-BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bots"
+BUNDLED_DIR = Path(__file__).resolve().parent / "bots"  # inside the package, so that a wheel carries them
 BUNDLED = ("random", "heuristic", "search")
 LOG_LIMIT = 1024 * 1024
 

@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers import action, bot_decision
 
 from arena.actions import Action
+from arena.bots.heuristic_bot import HeuristicBot, best_discard
+from arena.bots.random_bot import RandomBot
 from arena.cards import Suit, cards
 from arena.local import play_game
 from arena.options import make_rules
 from arena.sdk import Bot
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bots"))
-
-from heuristic_bot import HeuristicBot, best_discard
-from random_bot import RandomBot
 
 GAMES = 200
 MIN_WIN_RATE = 0.9

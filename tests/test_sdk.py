@@ -29,10 +29,9 @@ from arena.sdk import Bot, FunctionBot, Table, as_bot, parse_view, run, view_rng
 from arena.view import SeatView, seat_view
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bots"))
 
-from heuristic_bot import HeuristicBot  # noqa: E402
-from random_bot import RandomBot  # noqa: E402
+from arena.bots.heuristic_bot import HeuristicBot  # noqa: E402
+from arena.bots.random_bot import RandomBot  # noqa: E402
 
 TIME = {"bank_ms": 5000, "increment_ms": 100, "max_decision_ms": 10000}
 Handler = Callable[[dict[str, Any]], dict[str, Any] | None]
@@ -453,7 +452,7 @@ def test_random_bot_process_plays_over_a_real_socket(router: tuple[str, zmq.Sock
     endpoint, socket = router
     env = {**os.environ, "ARENA_ENDPOINT": endpoint, "ARENA_TOKEN": "s3cret"}
     process = subprocess.Popen(
-        [sys.executable, str(ROOT / "bots" / "random_bot.py")],
+        [sys.executable, str(ROOT / "arena" / "bots" / "random_bot.py")],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -6,23 +6,18 @@ is ``arena tournament run tournaments/strength.toml`` and ``tournaments/strength
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers import action, bot_decision
 
 from arena.actions import Action, Discard
+from arena.bots.heuristic_bot import HeuristicBot
+from arena.bots.random_bot import RandomBot
+from arena.bots.search_bot import SearchBot
 from arena.local import play_game
 from arena.options import make_rules
 from arena.sdk import Bot
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bots"))
-
-from heuristic_bot import HeuristicBot
-from random_bot import RandomBot
-from search_bot import SearchBot
 
 QUICK = 0.125  # an eighth of the default budget: plenty to test legality
 

@@ -1,6 +1,6 @@
 """A rule-based Euchre player: bids on counted trump strength, discards to make voids, wins tricks cheaply.
 
-Deterministic: no randomness at all; ties are broken by card order. Runnable as ``python bots/heuristic_bot.py``
+Deterministic: no randomness at all; ties are broken by card order. Runnable as ``python -m arena.bots.heuristic_bot``
 under a referee (it reads ARENA_ENDPOINT and ARENA_TOKEN).
 """
 

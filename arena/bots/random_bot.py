@@ -1,6 +1,6 @@
 """A bot that plays a uniformly random legal action, chosen by a hash of its view (no random source to seed).
 
-The same game therefore replays identically: no clock, no os randomness. Runnable as ``python bots/random_bot.py``
+The same game therefore replays identically: no clock, no os randomness. Runnable as ``python -m arena.bots.random_bot``
 under a referee (it reads ARENA_ENDPOINT and ARENA_TOKEN).
 """
 

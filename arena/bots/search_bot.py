@@ -16,7 +16,7 @@ has run :data:`SAFETY` seconds (a loaded machine) stops adding deals and answers
 environment): ``--samples X`` / ``SEARCH_BOT_SAMPLES`` scales every budget (default 1.0: about 0.05 s a decision
 on average here, bids about 0.1 s),
 ``--margin X`` / ``SEARCH_BOT_MARGIN`` the expected points a bid must beat passing by. Runnable as
-``python bots/search_bot.py`` under a referee (it reads ARENA_ENDPOINT and ARENA_TOKEN).
+``python -m arena.bots.search_bot`` under a referee (it reads ARENA_ENDPOINT and ARENA_TOKEN).
 """
 
 from __future__ import annotations

@@ -1,0 +1,73 @@
+"""The package as a user installs it: a wheel built from the checkout, in a fresh virtualenv, run from elsewhere.
+
+The wheel must carry everything ``arena`` needs at run time, the bundled bots among them. The fresh venv takes the
+dependencies from the test environment's site-packages (a ``.pth`` line: no network) and the arena from the wheel
+alone, and runs in a folder outside the checkout.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(the venv's bin folder, a working folder outside the checkout) with the wheel installed."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp / "dist"), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert built.returncode == 0, built.stderr[-2000:]
+    (wheel,) = (tmp / "dist").glob("euchre_arena-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {f"arena/bots/{b}_bot.py" for b in ("random", "heuristic", "search")} <= set(names)
+    env = tmp / "venv"
+    venv.EnvBuilder(with_pip=False).create(env)
+    site = next((env / "lib").glob("python3*/site-packages"))
+    (site / "test-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    python = env / "bin" / "python"
+    pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", str(wheel)]
+    done = subprocess.run(pip, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    elsewhere = tmp / "elsewhere"
+    elsewhere.mkdir()
+    where = subprocess.run(
+        [str(python), "-c", "import arena; print(arena.__file__)"], capture_output=True, text=True, cwd=elsewhere
+    )
+    assert where.stdout.startswith(str(env)), where.stdout  # the wheel's arena, not the checkout's
+    return env / "bin", elsewhere
+
+
+def test_the_installed_arena_plays_a_match_of_bundled_bots_from_another_folder(installed: tuple[Path, Path]) -> None:
+    bin_dir, elsewhere = installed
+    args = ["match", "heuristic", "random", "--variant", "two-hand", "--games", "2", "--seed", "1"]
+    result = subprocess.run([str(bin_dir / "arena"), *args], capture_output=True, text=True, cwd=elsewhere, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "heuristic" in result.stdout and "violations" in result.stdout
+
+
+def test_the_installed_arena_runs_a_tiny_tournament_and_ranks_it(installed: tuple[Path, Path]) -> None:
+    bin_dir, elsewhere = installed
+    config = elsewhere / "tiny.toml"
+    config.write_text(
+        'name = "tiny"\nvariant = "two-hand"\nentrants = ["heuristic", "random", "search"]\n'
+        "games_per_pairing = 1\ngames_per_match = 2\njobs = 2\n[rating]\nbootstrap = 20\n"
+    )
+    run = [str(bin_dir / "arena"), "tournament", "run", str(config), "--quiet"]
+    result = subprocess.run(run, capture_output=True, text=True, cwd=elsewhere, timeout=200)
+    assert result.returncode == 0, result.stderr
+    assert "6/6 games" in result.stdout and "Elo" in result.stdout
+    assert (elsewhere / "tiny.db").exists()
