@@ -16,6 +16,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check arena bots tests
 	$(BIN)/ruff format --check arena bots tests
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 # The whole suite, two workers (the machine has 2 cores and the tests mostly wait on processes).
 pytest: $(STAMP)

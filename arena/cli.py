@@ -115,7 +115,7 @@ def bench_tournament(games: int, as_json: bool) -> None:
 
 def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
     """``KEY=VALUE`` flags into typed rule option overrides."""
-    from arena.options import parse_option_value
+    from arena.engine.options import parse_option_value
 
     options: dict[str, Any] = {}
     for pair in pairs:
@@ -130,7 +130,7 @@ def parse_limits(pairs: tuple[str, ...]) -> Any:
     """``KEY=VALUE`` flags into the match's ``Limits`` (the keys of a config's ``[limits]`` table)."""
     from pydantic import ValidationError
 
-    from arena.sandbox import Limits
+    from arena.play.matchspec import Limits
 
     fields: dict[str, Any] = {}
     for pair in pairs:
@@ -235,8 +235,8 @@ def match_command(
     played once per distinct seating: in every rotation of the seats, or, for two teams of copies in four-hand,
     twice (each team once in seats 0 and 2). --games counts games, not deals.
     """
-    from arena.clock import TimeControl
-    from arena.match import build_match, summarize
+    from arena.play.clock import TimeControl
+    from arena.play.lineup import build_match, summarize
 
     options = parse_options(option_pairs)
     TimeControl.parse(time_control, max_decision=max_decision)
@@ -255,10 +255,10 @@ def match_command(
     )
     spec = spec.model_copy(update={"trusted_bots": trusted_bots, "limits": parse_limits(limit_pairs)})
     if pin:
-        from arena.cpus import idlest
+        from arena.play.cpus import idlest
 
         spec = spec.model_copy(update={"cpus": idlest(1) or None})
-    from arena.referee import run_match
+    from arena.play.referee import run_match
 
     sink = open_private(record_path) if record_path else None
     results: list[dict[str, Any]] = []
@@ -301,7 +301,7 @@ def protocol() -> None:
 @protocol.command("schema")
 def protocol_schema() -> None:
     """Print the JSON Schema of every message, generated from the pydantic models."""
-    from arena.protocol import json_schema
+    from arena.play.protocol import json_schema
 
     click.echo(json.dumps(json_schema(), indent=2, sort_keys=True))
 
@@ -325,9 +325,9 @@ def _open_results(source: str | None, db_path: str | None) -> tuple[Any, Any]:
     """The store and (when a config is given) the config behind a CONFIG-or-DB argument."""
     from pathlib import Path
 
-    from arena.config import load_config
-    from arena.store import Store
-    from arena.tournament import default_db
+    from arena.tournament.config import load_config
+    from arena.tournament.run import default_db
+    from arena.tournament.store import Store
 
     config = None
     if db_path is None:
@@ -368,13 +368,13 @@ def tournament_run(
     """Run (or resume) the tournament in CONFIG_PATH and print its ranking table."""
     from pathlib import Path
 
-    from arena.config import load_config
-    from arena.executor import LocalExecutor
-    from arena.progress import ProgressPrinter
-    from arena.ranking import format_ranking, ranking
-    from arena.registry import Registry
-    from arena.store import Store
-    from arena.tournament import default_db, resolve_entrants, run_tournament
+    from arena.tournament.config import load_config
+    from arena.tournament.executor import LocalExecutor
+    from arena.tournament.progress import ProgressPrinter
+    from arena.tournament.ranking import format_ranking, ranking
+    from arena.tournament.registry import Registry
+    from arena.tournament.run import default_db, resolve_entrants, run_tournament
+    from arena.tournament.store import Store
 
     path = Path(config_path)
     config = load_config(path)
@@ -419,7 +419,7 @@ def tournament_run(
 @click.option("--bootstrap", type=click.IntRange(min=0), help="Bootstrap resamples (default: config, else 1000).")
 def ranking_command(source: str | None, db_path: str | None, fmt: str, bootstrap: int | None) -> None:
     """Ranking table of a tournament: Bradley-Terry Elo with 95 % bootstrap interval and LOS."""
-    from arena.ranking import format_ranking, ranking
+    from arena.tournament.ranking import format_ranking, ranking
 
     store, config = _open_results(source, db_path)
     with store:
@@ -440,7 +440,7 @@ def ranking_command(source: str | None, db_path: str | None, fmt: str, bootstrap
 @FORMAT_OPTION
 def crosstable_command(source: str | None, db_path: str | None, fmt: str) -> None:
     """Score of each bot against each other bot (pairwise results / games)."""
-    from arena.ranking import crosstable
+    from arena.tournament.ranking import crosstable
 
     store, _ = _open_results(source, db_path)
     with store:
@@ -499,7 +499,7 @@ def replay_command(game: str, source: str | None, db_path: str | None, as_json: 
     """A person-readable account of GAME (an id or key from `arena games`, or a JSONL record file)."""
     from pathlib import Path
 
-    from arena.replay import describe
+    from arena.tournament.account import describe
 
     record: dict[str, Any]
     if source is None and db_path is None and Path(game).is_file():
@@ -520,7 +520,7 @@ def replay_command(game: str, source: str | None, db_path: str | None, as_json: 
 @click.option("--time", "time_control", default="5+0.1", show_default=True, help="Time control of the smoke game.")
 def submit_command(path: str, name: str | None, time_control: str) -> None:
     """Validate a bot script (handshake, a seeded smoke game against random) and register it with a version."""
-    from arena.registry import Registry
+    from arena.tournament.registry import Registry
 
     row, added, validation = Registry.default().submit(path, name=name, time=time_control)
     if row is None:
@@ -535,8 +535,9 @@ def submit_command(path: str, name: str | None, time_control: str) -> None:
 @main.command("doctor")
 def doctor_command() -> None:
     """What this host gives a bot: its confinement, one line each (SECURITY.md)."""
-    from arena import cgroups
-    from arena.sandbox import Limits, capabilities
+    from arena.play import cgroups
+    from arena.play.matchspec import Limits
+    from arena.play.sandbox import capabilities
 
     limits = Limits()
     for line in capabilities().describe():
@@ -549,8 +550,8 @@ def bots_command() -> None:
     """List the bundled bots and the registered bots with their versions."""
     from tabulate import tabulate
 
-    from arena.botproc import BUNDLED, BUNDLED_DIR
-    from arena.registry import Registry
+    from arena.play.botproc import BUNDLED, BUNDLED_DIR
+    from arena.tournament.registry import Registry
 
     rows = [
         [b, "bundled", "", str(BUNDLED_DIR / f"{b}_bot.py")] for b in BUNDLED if (BUNDLED_DIR / f"{b}_bot.py").is_file()

@@ -3,7 +3,7 @@
 A referee, ``arena match`` or a tournament stopped by ``timeout``, ``kill``, a closed terminal or a cluster's job
 control gets a ``KeyboardInterrupt`` in its main thread: the code that already handles Ctrl-C then ends every bot
 process the match started and keeps every finished game (SIGKILL, which no code sees, is covered by the bots
-dying with their referee: arena.sandbox).
+dying with their referee: arena.play.sandbox).
 """
 
 from __future__ import annotations

@@ -12,8 +12,7 @@ import random
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from arena import messages
-from arena.actions import (
+from arena.engine.actions import (
     DEFEND_ALONE,
     PASS,
     Action,
@@ -24,10 +23,11 @@ from arena.actions import (
     Play,
     parse_action,
 )
-from arena.cards import Card, Suit, make_deck
-from arena.game import Game
-from arena.hand import Deal, HandState
-from arena.options import Rules, make_rules
+from arena.engine.cards import Card, Suit, make_deck
+from arena.engine.game import Game
+from arena.engine.hand import Deal, HandState
+from arena.engine.options import Rules, make_rules
+from arena.play import outgoing as messages
 from arena.sdk import Bot
 
 # ---- building deals and hands ----

@@ -1,6 +1,6 @@
 """Helpers for tests whose bots leave traces (pid files, dumps, markers) in a test's directory.
 
-Bots run sandboxed (arena.sandbox): under uids of their own when the tests run as root, and seeing only their own
+Bots run sandboxed (arena.play.sandbox): under uids of their own when the tests run as root, and seeing only their own
 files. A test that wants its bots to write somewhere opens that directory to them with ``open_to_bots``.
 """
 
@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from arena.sandbox import Limits
+from arena.play.matchspec import Limits
 
 
 def open_to_bots(directory: Path, limits: Limits | None = None) -> Limits:

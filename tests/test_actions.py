@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from arena.actions import (
+from arena.engine.actions import (
     DEFEND_ALONE,
     PASS,
     Call,
@@ -19,7 +19,7 @@ from arena.actions import (
     Play,
     parse_action,
 )
-from arena.cards import JOKER, Card, Suit
+from arena.engine.cards import JOKER, Card, Suit
 from arena.errors import InvalidActionError, RulesError
 
 EVERY_KIND = [

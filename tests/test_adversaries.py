@@ -26,9 +26,9 @@ from click.testing import CliRunner
 from sandboxing import open_to_bots, started, still_running
 
 from arena.cli import main
-from arena.matchspec import BotEntry, GameSpec, MatchSpec
-from arena.referee import run_match
-from arena.sandbox import capabilities
+from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.referee import run_match
+from arena.play.sandbox import capabilities
 
 BOTS = Path(__file__).resolve().parent / "bots"
 ADVERSARY = [sys.executable, str(BOTS / "adversary.py")]
@@ -153,7 +153,7 @@ def test_a_signalled_referee_ends_every_process_of_the_match(tmp_path: Path, sig
     bots = [adversary("spawner", "spawn-and-wait", "--out", out, "--think", "0.5"), BotEntry(name="raw", argv=RAW)]
     spec = spec_of(tmp_path, bots, [[0, 1]] * 20)
     referee = subprocess.Popen(
-        [sys.executable, "-m", "arena.referee"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, cwd=tmp_path
+        [sys.executable, "-m", "arena.play.referee"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, cwd=tmp_path
     )
     assert referee.stdin is not None
     referee.stdin.write(spec.model_dump_json().encode())
@@ -252,8 +252,8 @@ def test_strangers_bytes_are_not_the_seats_traffic(tmp_path: Path) -> None:
 
     bots = [BotEntry(name="raw0", argv=RAW), BotEntry(name="raw1", argv=RAW)]
     (baseline,) = run_match(spec_of(tmp_path / "a", bots, [[0, 1]]))
-    from arena.referee import Referee
-    from arena.runner import play
+    from arena.play.referee import Referee
+    from arena.play.runner import play
 
     with Referee(spec_of(tmp_path / "b", bots, [[0, 1]])) as referee:
         assert referee.start() == []
@@ -266,7 +266,7 @@ def test_strangers_bytes_are_not_the_seats_traffic(tmp_path: Path) -> None:
                 socket.send(b"x" * 1000)
         time.sleep(0.2)
         referee.begin_game([0, 1])
-        from arena.game import Game
+        from arena.engine.game import Game
 
         outcome = play(Game(referee.rules, 0, ["raw0", "raw1"]), referee, game_index=0, time_control=None)
         before = [(e.bytes_out, e.bytes_in) for e in referee.endpoints]
@@ -298,7 +298,7 @@ def test_record_files_and_result_databases_are_private_to_their_owner(tmp_path: 
                 str(tmp_path / "logs"),
             ],
         )
-        from arena.store import Store
+        from arena.tournament.store import Store
 
         with Store.open(tmp_path / "results.db"):
             pass
@@ -336,7 +336,7 @@ def test_a_tournament_with_a_flooding_entrant_stores_every_game(tmp_path: Path) 
     arena = [sys.executable, "-m", "arena", "tournament", "run", str(config), "--quiet", "--format", "json"]
     result = subprocess.run(arena, capture_output=True, text=True, timeout=200, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    from arena.store import Store
+    from arena.tournament.store import Store
 
     with Store.open(tmp_path / "flooded.db", create=False) as store:
         records = [record for _, _, record in store.records()]
@@ -354,7 +354,7 @@ def test_a_tournament_with_a_flooding_entrant_stores_every_game(tmp_path: Path) 
 
 @pytest.mark.timeout(90)
 def test_the_watchdog_ends_a_match_that_stops_making_progress_and_keeps_its_games(tmp_path: Path) -> None:
-    from arena.executor import LocalExecutor
+    from arena.tournament.executor import LocalExecutor
 
     out = tmp_path / "out"
     hung = BotEntry(

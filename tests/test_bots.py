@@ -7,12 +7,12 @@ from typing import Any
 import pytest
 from helpers import action, bot_decision
 
-from arena.actions import Action
 from arena.bots.heuristic_bot import HeuristicBot, best_discard
 from arena.bots.random_bot import RandomBot
-from arena.cards import Suit, cards
-from arena.local import play_game
-from arena.options import make_rules
+from arena.engine.actions import Action
+from arena.engine.cards import Suit, cards
+from arena.engine.options import make_rules
+from arena.play.local import play_game
 from arena.sdk import Bot
 
 GAMES = 200

@@ -7,7 +7,7 @@ import itertools
 import pytest
 from helpers import parse_cards, suit_of, trick_winner
 
-from arena.cards import (
+from arena.engine.cards import (
     JOKER,
     Card,
     Suit,

@@ -1,4 +1,4 @@
-"""A cgroup per bot process tree (arena.cgroups): memory, tasks and CPU limits, OOM kills told apart, nothing left.
+"""A cgroup per bot process tree (arena.play.cgroups): memory, tasks and CPU limits, OOM kills told apart, nothing left.
 
 Real processes in real cgroups, no mocks. Skipped where this host gives the referee no cgroups (not root, no
 writable v1 hierarchy, no delegated v2 subtree with the memory and pids controllers). Every test has a time limit.
@@ -18,8 +18,8 @@ from types import FrameType
 
 import pytest
 
-from arena.cgroups import MIB, BotCgroup, CgroupError, Support, describe, detect, join, sweep_stale
-from arena.sandbox import claim_uid
+from arena.play.cgroups import MIB, BotCgroup, CgroupError, Support, describe, detect, join, sweep_stale
+from arena.play.sandbox import claim_uid
 
 SUPPORT = detect()
 needs_cgroups = pytest.mark.skipif(
@@ -287,7 +287,7 @@ def test_remove_kills_a_fork_bomb(make: Callable[..., BotCgroup]) -> None:
 def test_the_cgroups_of_a_dead_referee_are_swept_by_the_next(make: Callable[..., BotCgroup]) -> None:
     referee = """
         import subprocess, time
-        from arena.cgroups import BotCgroup, MIB, join
+        from arena.play.cgroups import BotCgroup, MIB, join
         group = BotCgroup.create("seat0", memory_bytes=64 * MIB, tasks=8)
         paths = group.join_paths
         bot = subprocess.Popen(["sleep", "600"], preexec_fn=lambda: join(paths))

@@ -145,8 +145,8 @@ def test_bench_protocol_prints_both_rates_and_their_ratio_as_json() -> None:
 
 
 def test_doctor_says_what_confinement_this_host_gives_a_bot_one_line_each() -> None:
-    from arena import cgroups
-    from arena.sandbox import capabilities
+    from arena.play import cgroups
+    from arena.play.sandbox import capabilities
 
     result = CliRunner().invoke(main, ["doctor"])
     assert result.exit_code == 0, result.output

@@ -12,9 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.match import build_match
-from arena.matchspec import MatchSpec
-from arena.record import replay
+from arena.engine.record import replay
+from arena.play.lineup import build_match
+from arena.play.matchspec import MatchSpec
 
 RAW = str(Path(__file__).resolve().parent / "bots" / "raw_random.py")
 ARENA = Path(sys.executable).with_name("arena")

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import ConfigError, load_config
-from arena.schedule import plan_matches
-from arena.tournament import resolve_entrants
+from arena.tournament.config import ConfigError, load_config
+from arena.tournament.run import resolve_entrants
+from arena.tournament.schedule import plan_matches
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from arena.botproc import resolve_bot
-from arena.config import TournamentConfig
-from arena.cpus import available, idlest, pin_match, unpin
-from arena.matchspec import BotEntry, GameSpec, MatchSpec
-from arena.referee import Referee, run_match
-from arena.store import Store
-from arena.tournament import resolve_entrants, run_tournament
+from arena.play.botproc import resolve_bot
+from arena.play.cpus import available, idlest, pin_match, unpin
+from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.referee import Referee, run_match
+from arena.tournament.config import TournamentConfig
+from arena.tournament.run import resolve_entrants, run_tournament
+from arena.tournament.store import Store
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="this system cannot pin processes")
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from arena.store import Store
+from arena.tournament.store import Store
 
 pytestmark = pytest.mark.slow
 

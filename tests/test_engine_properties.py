@@ -26,14 +26,14 @@ from helpers import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.actions import PASS, Action, Call, DefendAlone, Discard, NameTrump, OrderUp, Play
-from arena.cards import Suit, make_deck
+from arena.engine.actions import PASS, Action, Call, DefendAlone, Discard, NameTrump, OrderUp, Play
+from arena.engine.cards import Suit, make_deck
+from arena.engine.game import Game
+from arena.engine.hand import Deal, HandState, Phase
+from arena.engine.options import VARIANTS, Rules, make_rules
+from arena.engine.record import game_record, replay
+from arena.engine.view import hand_view, seat_view
 from arena.errors import RecordError
-from arena.game import Game
-from arena.hand import Deal, HandState, Phase
-from arena.options import VARIANTS, Rules, make_rules
-from arena.record import game_record, replay
-from arena.view import hand_view, seat_view
 
 SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 MAX_HANDS = 400  # a game (or rubber) that has not ended after this many hands is a bug

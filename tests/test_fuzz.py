@@ -23,12 +23,13 @@ from helpers import cases
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from arena.actions import Action, parse_action
-from arena.game import Game
-from arena.local import LocalSeats
-from arena.matchspec import BotEntry, GameSpec, MatchSpec
-from arena.options import make_rules
-from arena.protocol import (
+from arena.engine.actions import Action, parse_action
+from arena.engine.game import Game
+from arena.engine.options import make_rules
+from arena.engine.record import replay
+from arena.play.local import LocalSeats
+from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.protocol import (
     ALL_ACTIONS,
     MAX_MESSAGE_BYTES,
     ActionReply,
@@ -38,9 +39,8 @@ from arena.protocol import (
     parse_bot_message,
     to_engine_action,
 )
-from arena.record import replay
-from arena.referee import Referee
-from arena.runner import Message, Violation, play
+from arena.play.referee import Referee
+from arena.play.runner import Message, Violation, play
 
 KINDS = {"malformed", "schema", "oversized"}
 pytestmark = pytest.mark.slow

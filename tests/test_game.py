@@ -9,12 +9,12 @@ from collections.abc import Callable
 import pytest
 from helpers import finish_hand_where, game_where, maker_tricks, snapshot
 
-from arena.actions import PASS, OrderUp
+from arena.engine.actions import PASS, OrderUp
+from arena.engine.game import Game, cut_for_dealer
+from arena.engine.hand import HandState
+from arena.engine.options import make_rules
+from arena.engine.playout import random_game
 from arena.errors import IllegalActionError
-from arena.game import Game, cut_for_dealer
-from arena.hand import HandState
-from arena.options import make_rules
-from arena.playout import random_game
 
 # ---- the first dealer and the deals ----
 

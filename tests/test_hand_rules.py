@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from helpers import act, action, legal_cards, legal_texts, make_hand, parse_cards, play_random, snapshot
 
-from arena.actions import PASS, Call, OrderUp
-from arena.cards import JOKER, Card, Suit
+from arena.engine.actions import PASS, Call, OrderUp
+from arena.engine.cards import JOKER, Card, Suit
+from arena.engine.hand import HandState, Phase
+from arena.engine.view import hand_view
 from arena.errors import IllegalActionError
-from arena.hand import HandState, Phase
-from arena.view import hand_view
 
 # Four-hand deal, dealer 0 (so seat 1 is eldest); upcard 9H, kitty JC AC JS.
 # Seat 2 holds the five top hearts; seat 1 a weak hand with one small heart.

@@ -1,7 +1,7 @@
 """The sandbox against hostile bots: what a bot can learn, what it can use, what it leaves behind (SECURITY.md).
 
 Real referees, real bot processes (tests/bots/hostile.py), no mocks. What a bot may see depends on the machine
-(``arena.sandbox.capabilities``): the strongest assertions need root and namespaces, and are skipped elsewhere.
+(``arena.play.sandbox.capabilities``): the strongest assertions need root and namespaces, and are skipped elsewhere.
 """
 
 from __future__ import annotations
@@ -22,13 +22,12 @@ import pytest
 from click.testing import CliRunner
 from sandboxing import open_to_bots, started, still_running
 
-from arena import cgroups, sandbox
-from arena.botproc import BotCommand, BotProcess, BotStartError
 from arena.cli import main
-from arena.config import ConfigError, TournamentConfig, load_config
-from arena.matchspec import BotEntry, GameSpec, MatchSpec
-from arena.referee import run_match
-from arena.sandbox import (
+from arena.play import cgroups, sandbox
+from arena.play.botproc import BotCommand, BotProcess, BotStartError
+from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.referee import run_match
+from arena.play.sandbox import (
     Capabilities,
     Jail,
     Limits,
@@ -39,9 +38,10 @@ from arena.sandbox import (
     sweep_uid,
     uid_range,
 )
-from arena.store import Store
-from arena.tournament import resolve_entrants, run_tournament
-from arena.transport import Hub
+from arena.play.transport import Hub
+from arena.tournament.config import ConfigError, TournamentConfig, load_config
+from arena.tournament.run import resolve_entrants, run_tournament
+from arena.tournament.store import Store
 
 BOTS = Path(__file__).resolve().parent / "bots"
 HOSTILE = [sys.executable, str(BOTS / "hostile.py")]
@@ -561,7 +561,7 @@ def test_not_root_bots_share_the_referees_uid_but_their_forks_are_bounded_and_ki
         env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{root}:{site}"}
         privileges = [f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
         result = subprocess.run(
-            [SETPRIV, *privileges, SYSTEM_PYTHON, "-m", "arena.referee"],
+            [SETPRIV, *privileges, SYSTEM_PYTHON, "-m", "arena.play.referee"],
             input=spec.model_dump_json().encode(),
             capture_output=True,
             env=env,
@@ -598,7 +598,7 @@ def _as_nobody(folder: Path, spec: MatchSpec) -> list[dict[str, Any]]:
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{root}:{site}"}
     privileges = [f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
     result = subprocess.run(
-        [SETPRIV, *privileges, SYSTEM_PYTHON, "-m", "arena.referee"],
+        [SETPRIV, *privileges, SYSTEM_PYTHON, "-m", "arena.play.referee"],
         input=spec.model_dump_json().encode(),
         capture_output=True,
         env=env,

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from sandboxing import open_to_bots
 
-from arena import cgroups
-from arena.botproc import resolve_bot
-from arena.matchspec import BotEntry, GameSpec, MatchSpec
-from arena.referee import run_match
+from arena.play import cgroups
+from arena.play.botproc import resolve_bot
+from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.referee import run_match
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_BOTS = ROOT / "tests" / "bots"

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from arena.actions import Action, Call, Discard, OrderUp, Pass, Play
-from arena.cards import RANK_LETTERS, Card, make_deck
-from arena.hand import Deal, HandState, Phase
-from arena.options import make_rules
+from arena.engine.actions import Action, Call, Discard, OrderUp, Pass, Play
+from arena.engine.cards import RANK_LETTERS, Card, make_deck
+from arena.engine.hand import Deal, HandState, Phase
+from arena.engine.options import make_rules
 
 pyspiel = pytest.importorskip("pyspiel")
 

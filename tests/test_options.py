@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from arena.engine.options import OPTION_NAMES, VARIANTS, RuleOptions, make_rules, parse_option_value
 from arena.errors import OptionsError
-from arena.options import OPTION_NAMES, VARIANTS, RuleOptions, make_rules, parse_option_value
 
 
 def test_defaults_are_those_of_the_rule_book() -> None:

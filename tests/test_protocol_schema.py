@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.protocol import json_schema
+from arena.play.protocol import json_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 

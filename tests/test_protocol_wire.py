@@ -22,10 +22,10 @@ import orjson
 import pytest
 from sandboxing import open_to_bots
 
-from arena.local import play_game
-from arena.matchspec import BotEntry, GameSpec, MatchSpec
-from arena.options import VARIANTS, make_rules
-from arena.referee import run_match
+from arena.engine.options import VARIANTS, make_rules
+from arena.play.local import play_game
+from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.referee import run_match
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = [sys.executable, str(ROOT / "tests" / "bots" / "hostile.py")]

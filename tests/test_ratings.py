@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.errors import ArenaError
-from arena.ratings import (
+from arena.tournament.ratings import (
     ELO_PER_NAT,
     Comparison,
     LiveElo,

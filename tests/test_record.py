@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from arena.cards import make_deck
+from arena.engine.cards import make_deck
+from arena.engine.game import Game
+from arena.engine.hand import HandState
+from arena.engine.options import make_rules
+from arena.engine.playout import random_game
+from arena.engine.record import FORMAT, game_record, hand_json, replay
 from arena.errors import RecordError
-from arena.game import Game
-from arena.hand import HandState
-from arena.options import make_rules
-from arena.playout import random_game
-from arena.record import FORMAT, game_record, hand_json, replay
 
 
 def finished(variant: str, seed: int = 3, **options: Any) -> Game:

@@ -20,15 +20,15 @@ from typing import Any
 import pytest
 from sandboxing import open_to_bots, started, still_running
 
-from arena.actions import parse_action
-from arena.game import Game
-from arena.matchspec import BotEntry, GameSpec, MatchSpec
-from arena.options import VARIANTS, make_rules
-from arena.protocol import REFEREE_MESSAGE
-from arena.record import replay
-from arena.referee import Referee, run_match
-from arena.runner import play
-from arena.sandbox import capabilities
+from arena.engine.actions import parse_action
+from arena.engine.game import Game
+from arena.engine.options import VARIANTS, make_rules
+from arena.engine.record import replay
+from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.protocol import REFEREE_MESSAGE
+from arena.play.referee import Referee, run_match
+from arena.play.runner import play
+from arena.play.sandbox import capabilities
 
 BOTS = Path(__file__).resolve().parent / "bots"
 RAW = [sys.executable, str(BOTS / "raw_random.py")]

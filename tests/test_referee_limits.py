@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from arena.game import Game
-from arena.local import play_game
-from arena.options import make_rules
-from arena.ranking import comparisons
-from arena.record import game_record, replay
-from arena.runner import Message
+from arena.engine.game import Game
+from arena.engine.options import make_rules
+from arena.engine.record import game_record, replay
+from arena.play.local import play_game
+from arena.play.runner import Message
+from arena.tournament.ranking import comparisons
 
 
 def always_pass(message: Message) -> Message | None:
@@ -18,8 +18,8 @@ def always_pass(message: Message) -> Message | None:
 
 
 def test_bots_that_always_pass_get_a_drawn_game_at_the_hand_limit() -> None:
-    from arena.local import LocalSeats
-    from arena.runner import play
+    from arena.play.local import LocalSeats
+    from arena.play.runner import play
 
     game = Game(make_rules("four-hand"), 3)
     outcome = play(game, LocalSeats([always_pass] * 4), game_index=0, time_control=None, max_hands=25)

@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from arena.actions import PASS
-from arena.game import Game
-from arena.hand import HandState
-from arena.local import play_game
-from arena.options import make_rules
-from arena.playout import random_game
-from arena.record import deal_json, game_record
-from arena.replay import describe, sort_cards
+from arena.engine.actions import PASS
+from arena.engine.game import Game
+from arena.engine.hand import HandState
+from arena.engine.options import make_rules
+from arena.engine.playout import random_game
+from arena.engine.record import deal_json, game_record
+from arena.play.local import play_game
+from arena.tournament.account import describe, sort_cards
 from tests.helpers import act, make_deal, same_side
 
 SUITS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}

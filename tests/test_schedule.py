@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from arena.botproc import BotCommand
-from arena.config import TournamentConfig
-from arena.schedule import deal_seed, pairings_for, plan_games, plan_matches
+from arena.play.botproc import BotCommand
+from arena.tournament.config import TournamentConfig
+from arena.tournament.schedule import deal_seed, pairings_for, plan_games, plan_matches
 
 NAMES = ["a", "b", "c", "d", "e"]
 

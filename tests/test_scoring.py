@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from helpers import expected_points
 
-from arena.scoring import RUBBER_BONUS, hand_points, rubber_game_points
+from arena.engine.scoring import RUBBER_BONUS, hand_points, rubber_game_points
 
 
 def points(players: int, maker: int, tricks: int, *, alone: bool = False, lone: bool = False) -> tuple[int, ...]:

@@ -17,16 +17,17 @@ from typing import Any
 import pytest
 import zmq
 
-from arena import PROTOCOL_VERSION, messages
-from arena.actions import PASS, Action, parse_action
-from arena.cards import Card, Suit, cards, effective_suit
+from arena import PROTOCOL_VERSION
+from arena.engine.actions import PASS, Action, parse_action
+from arena.engine.cards import Card, Suit, cards, effective_suit
+from arena.engine.game import Game
+from arena.engine.options import make_rules
+from arena.engine.view import SeatView, seat_view
 from arena.errors import IllegalActionError
-from arena.game import Game
-from arena.local import play_game
-from arena.options import make_rules
-from arena.protocol import ActionReply, Hello, parse_bot_message
+from arena.play import outgoing as messages
+from arena.play.local import play_game
+from arena.play.protocol import ActionReply, Hello, parse_bot_message
 from arena.sdk import Bot, FunctionBot, Table, as_bot, parse_view, run, view_rng, view_seed
-from arena.view import SeatView, seat_view
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -17,14 +17,14 @@ from helpers import act, action, make_hand
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.actions import PASS, Action, Discard
-from arena.cards import EFFECTIVE_SUIT, Card, cards, make_deck, trick_winner_index
-from arena.game import Game
-from arena.hand import Deal, HandState, Phase
-from arena.options import VARIANTS, Rules, make_rules
+from arena.engine.actions import PASS, Action, Discard
+from arena.engine.cards import EFFECTIVE_SUIT, Card, cards, make_deck, trick_winner_index
+from arena.engine.game import Game
+from arena.engine.hand import Deal, HandState, Phase
+from arena.engine.options import VARIANTS, Rules, make_rules
+from arena.engine.view import SeatView, hand_view
 from arena.sdk.sampling import Knowledge, Sample, samples
 from arena.sdk.solver import Position, Solver, distinct_cards, solve, teams_of
-from arena.view import SeatView, hand_view
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from helpers import action, bot_decision
 
-from arena.actions import Action, Discard
 from arena.bots.heuristic_bot import HeuristicBot
 from arena.bots.random_bot import RandomBot
 from arena.bots.search_bot import SearchBot
-from arena.local import play_game
-from arena.options import make_rules
+from arena.engine.actions import Action, Discard
+from arena.engine.options import make_rules
+from arena.play.local import play_game
 from arena.sdk import Bot
 
 QUICK = 0.125  # an eighth of the default budget: plenty to test legality

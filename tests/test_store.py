@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-import arena.store as store_module
+import arena.tournament.store as store_module
+from arena.engine.game import Game
+from arena.engine.options import make_rules
+from arena.engine.record import game_record
 from arena.errors import ArenaError, RecordError
-from arena.game import Game
-from arena.options import make_rules
-from arena.record import game_record
-from arena.store import APPLICATION_ID, SCHEMA_VERSION, GameRow, Store, StoreError
+from arena.tournament.store import APPLICATION_ID, SCHEMA_VERSION, GameRow, Store, StoreError
 
 NAMES = ("alice", "bob", "carol", "dave")
 
@@ -209,7 +209,7 @@ def test_an_exception_in_the_violations_insert_leaves_nothing(db: Path, monkeypa
 
 CRASH = """
 import json, os, sys
-import arena.store as s
+import arena.tournament.store as s
 s._violation_row = lambda *args: os._exit(7)  # the process dies mid-transaction, after the game row
 store = s.Store.open(sys.argv[1])
 store.add_game("crashed", "m", json.loads(sys.argv[2]))
@@ -471,7 +471,7 @@ def test_the_store_can_be_used_from_another_thread(db: Path) -> None:
 
 WRITER = """
 import json, sys
-from arena.store import Store
+from arena.tournament.store import Store
 path, tag, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 record = json.loads(sys.argv[4])
 with Store.open(path) as store:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.store import Store
+from arena.tournament.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = [sys.executable, "-m", "arena"]

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 import zmq
 
-from arena.transport import Endpoint, Hub
+from arena.play.transport import Endpoint, Hub
 
 
 @pytest.fixture

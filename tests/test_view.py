@@ -8,12 +8,12 @@ import random
 import pytest
 from helpers import act, cards_in_json, hidden_from, make_deal, make_hand, parse_cards
 
-from arena.actions import Discard, Play
-from arena.game import Game
-from arena.hand import HandState, Phase
-from arena.messages import ViewCache
-from arena.options import make_rules
-from arena.view import SeatView, hand_view, seat_view
+from arena.engine.actions import Discard, Play
+from arena.engine.game import Game
+from arena.engine.hand import HandState, Phase
+from arena.engine.options import make_rules
+from arena.engine.view import SeatView, hand_view, seat_view
+from arena.play.outgoing import ViewCache
 
 FOUR = ("9D TD QD KD AD", "TH 9S TS 9C TC", "JH JD AH KH QH", "QS KS AS QC KC")
 BENNY_UP = FOUR

@@ -6,8 +6,8 @@ import random
 import time
 from typing import Any
 
-from arena.options import VARIANTS, make_rules
-from arena.playout import random_hand
+from arena.engine.options import VARIANTS, make_rules
+from arena.engine.playout import random_hand
 
 
 def engine_hands_per_second(variant: str, seconds: float, seed: int = 0) -> float:

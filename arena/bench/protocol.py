@@ -15,10 +15,10 @@ from typing import Any
 
 import zmq
 
-from arena.botproc import resolve_bot
-from arena.cpus import idlest
-from arena.matchspec import BotEntry, GameSpec, MatchSpec
-from arena.referee import run_match
+from arena.play.botproc import resolve_bot
+from arena.play.cpus import idlest
+from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.referee import run_match
 
 # The peer of the ping-pong: answers every frame with a reply of a given size, until told "stop".
 _ECHO = """
@@ -137,7 +137,7 @@ def run(
 ) -> dict[str, Any]:
     """Both measurements, interleaved in ``rounds`` rounds so that machine noise hits both; the median round ratio.
 
-    The match runs as the arena runs matches, on one core (arena.cpus), and, for comparison, spread by the OS
+    The match runs as the arena runs matches, on one core (arena.play.cpus), and, for comparison, spread by the OS
     (``ratio_unpinned``). The ping-pong is plain pyzmq between two processes wherever the OS puts them. The ratio
     needs a quiet machine: when other cores are busy, a ping-pong wakes its peer on a running core (2-3x faster
     than from an idle one); ``load_average`` (the 1-minute figure before the run) says which case it was.

@@ -7,9 +7,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.config import TournamentConfig
-from arena.store import Store
-from arena.tournament import resolve_entrants, run_tournament
+from arena.tournament.config import TournamentConfig
+from arena.tournament.run import resolve_entrants, run_tournament
+from arena.tournament.store import Store
 
 
 def bench_config(games: int) -> TournamentConfig:

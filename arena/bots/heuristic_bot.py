@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from arena.actions import DEFEND_ALONE, PASS, Action, Call, Discard, NameTrump, OrderUp, Play
-from arena.cards import Card, Suit, card_power, effective_suit
-from arena.hand import Phase
+from arena.engine.actions import DEFEND_ALONE, PASS, Action, Call, Discard, NameTrump, OrderUp, Play
+from arena.engine.cards import Card, Suit, card_power, effective_suit
+from arena.engine.hand import Phase
+from arena.engine.view import SeatView
 from arena.sdk import Bot, Table, run
-from arena.view import SeatView
 
 # Expected tricks of one trump card, by trump power: Benny 100, right 99, left 98, then 50 + rank (A 57 .. 7 50).
 TOP_TRUMP = {100: 1.0, 99: 1.0, 98: 0.85, 57: 0.75, 56: 0.6, 55: 0.5}

@@ -6,9 +6,9 @@ under a referee (it reads ARENA_ENDPOINT and ARENA_TOKEN).
 
 from __future__ import annotations
 
-from arena.actions import Action
+from arena.engine.actions import Action
+from arena.engine.view import SeatView
 from arena.sdk import Bot, run
-from arena.view import SeatView
 
 
 class RandomBot(Bot):

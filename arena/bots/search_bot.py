@@ -28,14 +28,14 @@ import os
 import time
 from collections.abc import Sequence
 
-from arena.actions import DEFEND_ALONE, PASS, Action, Call, Discard, NameTrump, OrderUp, Pass, Play
-from arena.cards import EFFECTIVE_SUIT, JOKER_ID, TRUMP_POWER, Card, make_deck
-from arena.hand import Phase
-from arena.scoring import hand_points
+from arena.engine.actions import DEFEND_ALONE, PASS, Action, Call, Discard, NameTrump, OrderUp, Pass, Play
+from arena.engine.cards import EFFECTIVE_SUIT, JOKER_ID, TRUMP_POWER, Card, make_deck
+from arena.engine.hand import Phase
+from arena.engine.scoring import hand_points
+from arena.engine.view import SeatView
 from arena.sdk import Bot, run
 from arena.sdk.sampling import Knowledge, Sample, sample
 from arena.sdk.solver import Position, Solver, distinct_cards, teams_of
-from arena.view import SeatView
 
 PLAY_DEALS = (24, 80)  # at least, at most imagined deals per card played
 PLAY_NODES = 5000  # ... adding deals while the searches have stored fewer positions than this

@@ -2,7 +2,7 @@
 
 A bot author subclasses :class:`Bot` and overrides ``act(view, legal)``, or writes one function of the same shape.
 ``Bot.handle`` takes one referee message (parsed JSON) and returns the reply for an ``act`` request, None otherwise;
-``arena.sdk.run`` is the socket loop around it, and ``arena.local`` drives it in process.
+``arena.sdk.run`` is the socket loop around it, and ``arena.play.local`` drives it in process.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from arena.actions import Action, parse_action
-from arena.cards import CARD_BY_TEXT, Suit
+from arena.engine.actions import Action, parse_action
+from arena.engine.cards import CARD_BY_TEXT, Suit
+from arena.engine.hand import Phase, Trick
+from arena.engine.view import SeatView
 from arena.errors import ArenaError, IllegalActionError
-from arena.hand import Phase, Trick
 from arena.sdk.table import Table, action_from_json
-from arena.view import SeatView
 
 log = logging.getLogger("arena.sdk")
 

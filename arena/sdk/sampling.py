@@ -1,6 +1,6 @@
 """Deals consistent with what one seat knows: the hidden hands a bot can imagine, for sampling-based search.
 
-:class:`Knowledge` reads a :class:`~arena.view.SeatView` into where each unseen card may be: the cards each other
+:class:`Knowledge` reads a :class:`~arena.engine.view.SeatView` into where each unseen card may be: the cards each other
 seat still holds (how many, any it is known to hold, the suits it has shown out of) and the rest, which no one will
 play (the kitty, the dealer's discard unless you are the dealer). :func:`sample` draws one assignment of the unseen
 cards that agrees with all of it.
@@ -23,9 +23,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from arena.cards import EFFECTIVE_SUIT, Card, make_deck
-from arena.hand import Phase
-from arena.view import SeatView
+from arena.engine.cards import EFFECTIVE_SUIT, Card, make_deck
+from arena.engine.hand import Phase
+from arena.engine.view import SeatView
 
 
 class Sample(NamedTuple):

@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from arena.cards import EFFECTIVE_SUIT, JOKER_ID, TRUMP_POWER, Card
-from arena.hand import HandState
+from arena.engine.cards import EFFECTIVE_SUIT, JOKER_ID, TRUMP_POWER, Card
+from arena.engine.hand import HandState
 
 TRUMP_BASE = 48  # the first index of the trump block
 _BLOCK = (0xFFFF, 0xFFFF << 16, 0xFFFF << 32, 0xFFFF << 48)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.actions import PLAY, Action, Call, DefendAlone, NameTrump, OrderUp, Play, parse_action
-from arena.cards import (
+from arena.engine.actions import PLAY, Action, Call, DefendAlone, NameTrump, OrderUp, Play, parse_action
+from arena.engine.cards import (
     CARD_BY_TEXT,
     EFFECTIVE_SUIT,
     Card,
@@ -21,9 +21,9 @@ from arena.cards import (
     make_deck,
     trick_winner_index,
 )
-from arena.hand import Phase, Trick
-from arena.options import Rules, make_rules
-from arena.view import SeatView
+from arena.engine.hand import Phase, Trick
+from arena.engine.options import Rules, make_rules
+from arena.engine.view import SeatView
 
 _ACTIONS: dict[tuple[Any, ...], Action] = {}
 

@@ -1,6 +1,6 @@
 """Where matches run. The scheduler hands a match spec to an executor and gets finished games back.
 
-``LocalExecutor`` runs each match in its own referee process on this machine (``python -m arena.referee``), the
+``LocalExecutor`` runs each match in its own referee process on this machine (``python -m arena.play.referee``), the
 spec as JSON on its stdin and one JSON line per finished game on its stdout. Another executor (a cluster engine)
 only has to implement ``run``.
 """
@@ -19,9 +19,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from arena.botproc import die_with_parent
-from arena.clock import TimeControl
-from arena.matchspec import MatchSpec
+from arena.play.botproc import die_with_parent
+from arena.play.clock import TimeControl
+from arena.play.matchspec import MatchSpec
 
 OnGame = Callable[[dict[str, Any]], None]
 
@@ -70,7 +70,7 @@ class LocalExecutor:
                 if self._cancelled:
                     return "cancelled"
                 process = subprocess.Popen(
-                    [sys.executable, "-m", "arena.referee"],
+                    [sys.executable, "-m", "arena.play.referee"],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     stderr=log,
@@ -137,5 +137,5 @@ class _Watchdog:
             if time.monotonic() - self._last > self.limit:
                 self.fired = True
                 with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(self.process.pid, signal.SIGKILL)  # the bots die with their referee (arena.sandbox)
+                    os.killpg(self.process.pid, signal.SIGKILL)  # the bots die with their referee (arena.play.sandbox)
                 return

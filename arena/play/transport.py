@@ -1,7 +1,7 @@
 """ZeroMQ transport: one private ROUTER endpoint per bot process. The only module that imports zmq.
 
 Each bot process gets its own ipc endpoint and its own secret token. The endpoint's socket sits alone in a directory
-of its own inside the match's private directory; when bots run under uids of their own (arena.sandbox), that
+of its own inside the match's private directory; when bots run under uids of their own (arena.play.sandbox), that
 directory is open to the group of the bot process of the moment and to nobody else, and in a bot's private view no
 other endpoint exists. The first peer whose hello carries the token becomes the endpoint's one accepted peer;
 frames from any other peer on that endpoint (which only the bot itself can have opened) are counted apart, for the

@@ -15,17 +15,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.botproc import BotCommand, file_digest, resolve_bot
-from arena.config import TournamentConfig
-from arena.cpus import idlest
+from arena.engine.options import make_rules
 from arena.errors import ArenaError
-from arena.executor import Executor, LocalExecutor
-from arena.options import make_rules
-from arena.ranking import cluster_of, comparisons
-from arena.ratings import LiveElo
-from arena.sandbox import require_isolation
-from arena.schedule import pairings_for, plan_games, plan_matches
-from arena.store import Store
+from arena.play.botproc import BotCommand, file_digest, resolve_bot
+from arena.play.cpus import idlest
+from arena.play.sandbox import require_isolation
+from arena.tournament.config import TournamentConfig
+from arena.tournament.executor import Executor, LocalExecutor
+from arena.tournament.ranking import cluster_of, comparisons
+from arena.tournament.ratings import LiveElo
+from arena.tournament.schedule import pairings_for, plan_games, plan_matches
+from arena.tournament.store import Store
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""From stored game records to ranking tables and cross tables (the statistics live in arena.ratings)."""
+"""From stored game records to ranking tables and cross tables (the statistics live in arena.tournament.ratings)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from arena.ratings import Comparison, rank_table, standing_comparisons
+from arena.tournament.ratings import Comparison, rank_table, standing_comparisons
 
 FORMATS = ("table", "csv", "json", "markdown")
 

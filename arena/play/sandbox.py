@@ -30,10 +30,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from arena import cgroups
 from arena.errors import ArenaError
+from arena.play import cgroups
+from arena.play.matchspec import Limits
 
 MIB = 1024 * 1024
 # Bot uids are taken from this range; a lock file per uid keeps concurrent referees apart. ARENA_UID_RANGE=FIRST:COUNT
@@ -59,50 +58,6 @@ _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 1, 36, 38
 
 class SandboxError(ArenaError):
     """A bot process cannot be confined as configured (no free uid, its program out of its reach, ...)."""
-
-
-class Limits(BaseModel):
-    """What each bot process may use. Enforcement depends on the OS and on running as root (SECURITY.md)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    memory_mb: int = Field(
-        default=1024,
-        ge=64,
-        description="Resident memory of the bot's whole process tree, no swap (its cgroup); where there are no "
-        "cgroups, address_space_mb per process stands in",
-    )
-    address_space_mb: int = Field(
-        default=8192,
-        ge=64,
-        description="Address space per process (RLIMIT_AS), only where no cgroup limits memory: high enough for a "
-        "JVM (4 GiB) or Node to start, which reserve far more than they touch",
-    )
-    cpu_seconds: int = Field(default=600, ge=1, description="CPU time per process (RLIMIT_CPU), then it is killed")
-    processes: int = Field(
-        default=64,
-        ge=1,
-        description="Processes and threads of the bot at once (its cgroup's pids.max, and RLIMIT_NPROC): a JVM needs "
-        "14 or more",
-    )
-    cpu_cores: float | None = Field(
-        default=None, gt=0, description="CPU share of the bot's tree in cores (its cgroup's quota); None: no limit"
-    )
-    file_size_mb: int = Field(default=64, ge=1, description="Largest file the bot may write (RLIMIT_FSIZE), MiB")
-    open_files: int = Field(default=256, ge=16, description="Open file descriptors per process (RLIMIT_NOFILE)")
-    disk_mb: int = Field(default=64, ge=1, description="Size of the bot's private /tmp, which holds its home, MiB")
-    readable: tuple[str, ...] = Field(default=(), description="More host paths every bot may read")
-    writable: tuple[str, ...] = Field(
-        default=(), description="Host directories every bot may write, shared by all bots (tests and debugging)"
-    )
-
-    @field_validator("readable", "writable")
-    @classmethod
-    def _absolute(cls, paths: tuple[str, ...]) -> tuple[str, ...]:
-        for path in paths:
-            if not os.path.isabs(path):
-                raise ValueError(f"{path!r} is not an absolute path")
-        return paths
 
 
 @dataclass(frozen=True, slots=True)
@@ -641,7 +596,7 @@ def exposures(argv: tuple[str, ...], endpoint: str, limits: Limits) -> list[tupl
     if program and os.path.realpath(program) == os.path.realpath(sys.executable):
         for prefix in {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix}:
             add(prefix)
-        add(str(Path(__file__).resolve().parent))  # bots import the arena package (protocol, SDK)
+        add(str(Path(__file__).resolve().parent.parent))  # bots import the arena package (protocol, SDK)
         for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
             if entry:
                 add(entry)

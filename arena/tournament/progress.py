@@ -6,7 +6,7 @@ import sys
 import time
 from typing import TextIO
 
-from arena.tournament import Progress
+from arena.tournament.run import Progress
 
 
 def _clock(seconds: float) -> str:

@@ -10,10 +10,10 @@ import hashlib
 import itertools
 from dataclasses import dataclass
 
-from arena.botproc import BotCommand
-from arena.config import TournamentConfig
-from arena.matchspec import BotEntry, GameSpec, MatchSpec
-from arena.options import make_rules
+from arena.engine.options import make_rules
+from arena.play.botproc import BotCommand
+from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.tournament.config import TournamentConfig
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.actions import parse_action
+from arena.engine.actions import parse_action
+from arena.engine.game import Game
+from arena.engine.hand import Deal, HandState
+from arena.engine.options import make_rules
+from arena.engine.view import trick_json
 from arena.errors import ArenaError, RecordError
-from arena.game import Game
-from arena.hand import Deal, HandState
-from arena.options import make_rules
-from arena.view import trick_json
 
 FORMAT = "euchre-arena/game/1"
-# What the referee adds beside the engine's record (see arena.runner and arena.referee).
+# What the referee adds beside the engine's record (see arena.play.runner and arena.play.referee).
 REFEREE_FIELDS = frozenset({"violations", "timing", "match_id", "game_index", "bots"})
 
 

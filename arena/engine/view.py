@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from arena.actions import Action, Discard
-from arena.cards import CARD_TEXT, Card, Suit
-from arena.game import Game
-from arena.hand import HandState, Phase, Trick
+from arena.engine.actions import Action, Discard
+from arena.engine.cards import CARD_TEXT, Card, Suit
+from arena.engine.game import Game
+from arena.engine.hand import HandState, Phase, Trick
 
 
 class SeatView(NamedTuple):

@@ -1,4 +1,4 @@
-"""Bot processes: finding a bot's command, starting it confined (arena.sandbox), its capped log, killing it for good."""
+"""Bot processes: finding a bot's command, starting it confined (arena.play.sandbox), its capped log, killing it."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from arena.errors import ArenaError
-from arena.sandbox import Jail, track, transport_environment
+from arena.play.sandbox import Jail, track, transport_environment
 
-BUNDLED_DIR = Path(__file__).resolve().parent / "bots"  # inside the package, so that a wheel carries them
+BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bots"  # inside the package, so that a wheel carries them
 BUNDLED = ("random", "heuristic", "search")
 LOG_LIMIT = 1024 * 1024
 
@@ -104,7 +104,7 @@ class BotStartError(ArenaError):
 class BotProcess:
     """One running bot: its own session (process group), output to a size-capped log, a fresh secret token.
 
-    With a ``jail`` the bot also runs confined (its own uid, limits, filesystem view, no network: arena.sandbox);
+    With a ``jail`` the bot also runs confined (its own uid, limits, filesystem view, no network: arena.play.sandbox);
     without one it only gets the scrubbed environment and its own session.
     """
 

@@ -8,10 +8,10 @@ from typing import Any
 
 from tabulate import tabulate
 
-from arena.botproc import resolve_bot
+from arena.engine.options import make_rules
 from arena.errors import ArenaError
-from arena.matchspec import BotEntry, GameSpec, MatchSpec
-from arena.options import make_rules
+from arena.play.botproc import resolve_bot
+from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 
 
 def build_match(

@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from arena import messages
-from arena.actions import Action
-from arena.clock import Clock, TimeControl
-from arena.game import Game
-from arena.record import game_record
+from arena.engine.actions import Action
+from arena.engine.game import Game
+from arena.engine.record import game_record
+from arena.play import outgoing as messages
+from arena.play.clock import Clock, TimeControl
 from arena.text import printable
 
 Policy = Literal["forfeit", "substitute"]

@@ -1,6 +1,6 @@
 """A cgroup per bot process tree: resident memory (no swap), tasks and optionally CPU, for the whole tree at once.
 
-The rlimits of ``arena.sandbox`` are per process: RLIMIT_AS caps address space, not memory actually used, so it
+The rlimits of ``arena.play.sandbox`` are per process: RLIMIT_AS caps address space, not memory actually used, so it
 refuses runtimes that reserve much and touch little (a JVM, Node), and a bot may hold ``memory_mb`` times
 ``processes`` in all. Where the referee may create cgroups, each bot process tree gets its own instead:
 
@@ -27,8 +27,8 @@ Two flavours exist (``detect`` says which this host gives us, once per process):
   ``memory.oom_control`` (Linux 4.13); the OOM killer takes the largest process of the tree, not all of it.
 
 v2 is preferred when it has the controllers; a hybrid host whose controllers are all bound to v1 (an empty v2 tree
-at ``/sys/fs/cgroup/unified``) uses v1. Without cgroups the address-space rlimit of ``arena.sandbox`` stays the only
-memory limit.
+at ``/sys/fs/cgroup/unified``) uses v1. Without cgroups the address-space rlimit of ``arena.play.sandbox`` stays the
+only memory limit.
 
 How a bot joins its cgroup: the parent creates it (``BotCgroup.create``) before the fork; the child, between fork
 and exec, still root and before anything else (unshare, chroot, rlimits, setresuid), writes ``0`` into each file of

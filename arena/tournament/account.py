@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from arena.cards import Card, Suit, card_power, effective_suit, trick_winner_index
+from arena.engine.cards import Card, Suit, card_power, effective_suit, trick_winner_index
+from arena.engine.game import cut_for_dealer, hand_rng
+from arena.engine.hand import Deal
+from arena.engine.options import make_rules
+from arena.engine.record import deal_json
 from arena.errors import ArenaError
-from arena.game import cut_for_dealer, hand_rng
-from arena.hand import Deal
-from arena.options import make_rules
-from arena.record import deal_json
 
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 

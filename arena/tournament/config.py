@@ -11,10 +11,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from arena.clock import TimeControl
+from arena.engine.options import make_rules
 from arena.errors import ArenaError
-from arena.options import make_rules
-from arena.sandbox import Limits
+from arena.play.clock import TimeControl
+from arena.play.matchspec import Limits
 
 
 class ConfigError(ArenaError, ValueError):
@@ -48,7 +48,7 @@ class TournamentConfig(BaseModel):
     max_decision: float = Field(default=10.0, gt=0)
     seed: int = 1
     jobs: int | None = Field(default=None, ge=1)
-    pin: bool = Field(default=True, description="Each parallel match on a core of its own (arena.cpus)")
+    pin: bool = Field(default=True, description="Each parallel match on a core of its own (arena.play.cpus)")
     duplicate: bool = True
     partnership: Literal["self", "mixed"] = "self"
     policy: Literal["forfeit", "substitute"] = "forfeit"

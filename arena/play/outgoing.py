@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.actions import Action, Discard
-from arena.cards import CARD_TEXT
-from arena.game import Game
-from arena.hand import HandState, Phase
-from arena.view import seat_view, trick_json
+from arena.engine.actions import Action, Discard
+from arena.engine.cards import CARD_TEXT
+from arena.engine.game import Game
+from arena.engine.hand import HandState, Phase
+from arena.engine.view import seat_view, trick_json
 
 Message = dict[str, Any]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from arena.cards import JOKER_ID, Card, Suit
+from arena.engine.cards import JOKER_ID, Card, Suit
 from arena.errors import InvalidActionError
 
 

@@ -6,12 +6,12 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.actions import Action
-from arena.cards import make_deck
+from arena.engine.actions import Action
+from arena.engine.cards import make_deck
+from arena.engine.hand import Deal, HandState
+from arena.engine.options import Rules
+from arena.engine.scoring import RUBBER_BONUS, rubber_game_points
 from arena.errors import IllegalActionError
-from arena.hand import Deal, HandState
-from arena.options import Rules
-from arena.scoring import RUBBER_BONUS, rubber_game_points
 
 SEED_PREFIX = "euchre-arena"
 

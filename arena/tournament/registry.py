@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.botproc import STDIO_PREFIX, BotCommand, file_digest, resolve_bot
 from arena.errors import ArenaError
-from arena.matchspec import BotEntry, GameSpec, MatchSpec
-from arena.referee import run_match
-from arena.store import BotRow, Store
+from arena.play.botproc import STDIO_PREFIX, BotCommand, file_digest, resolve_bot
+from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.referee import run_match
+from arena.tournament.store import BotRow, Store
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,39}$")
 

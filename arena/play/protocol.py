@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from pydantic.json_schema import SkipJsonSchema
 
 from arena import PROTOCOL_VERSION
-from arena.actions import CALL, DEFEND_ALONE, DISCARD, NAME_TRUMP, ORDER_UP, PASS, PLAY, Action, parse_action
-from arena.cards import Card
+from arena.engine.actions import CALL, DEFEND_ALONE, DISCARD, NAME_TRUMP, ORDER_UP, PASS, PLAY, Action, parse_action
+from arena.engine.cards import Card
 from arena.errors import ArenaError
 
 MAX_MESSAGE_BYTES = 64 * 1024

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from arena.game import Game
-from arena.hand import Deal, HandState
-from arena.options import Rules
+from arena.engine.game import Game
+from arena.engine.hand import Deal, HandState
+from arena.engine.options import Rules
 
 
 def random_hand(rules: Rules, rng: random.Random, dealer: int = 0) -> HandState:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple
 
-from arena.actions import (
+from arena.engine.actions import (
     CALL,
     DEFEND_ALONE,
     DISCARD,
@@ -24,10 +24,10 @@ from arena.actions import (
     OrderUp,
     Play,
 )
-from arena.cards import EFFECTIVE_SUIT, JOKER_ID, Card, Suit, make_deck, trick_winner_index
+from arena.engine.cards import EFFECTIVE_SUIT, JOKER_ID, Card, Suit, make_deck, trick_winner_index
+from arena.engine.options import Rules
+from arena.engine.scoring import hand_points
 from arena.errors import IllegalActionError
-from arena.options import Rules
-from arena.scoring import hand_points
 
 
 class Phase(StrEnum):

@@ -8,10 +8,10 @@ from typing import Any
 
 import orjson
 
-from arena.game import Game
-from arena.options import make_rules
-from arena.protocol import ActionReply, MessageError, parse_bot_message, to_engine_action
-from arena.runner import Answer, Message, Violation, play
+from arena.engine.game import Game
+from arena.engine.options import make_rules
+from arena.play.protocol import ActionReply, MessageError, parse_bot_message, to_engine_action
+from arena.play.runner import Answer, Message, Violation, play
 
 Handler = Callable[[Message], Message | None]
 

@@ -1,6 +1,6 @@
 """The referee: runs one match between bot processes, the only place where hidden cards live.
 
-Bots are subprocesses in their own sessions, each with a private ZeroMQ endpoint and token (arena.transport). The
+Bots are subprocesses in their own sessions, each with a private ZeroMQ endpoint and token (arena.play.transport). The
 referee keeps the same processes for the whole match, restarts a bot that died or hung, enforces the clocks,
 validates every frame, and records every violation. A bot cannot crash it: everything a bot sends is data.
 """
@@ -17,14 +17,14 @@ from typing import Any
 import orjson
 
 from arena import PROTOCOL_VERSION
-from arena.botproc import BotCommand, BotProcess
-from arena.clock import TimeControl
-from arena.cpus import pin_match, unpin
+from arena.engine.game import Game
+from arena.engine.options import make_rules
 from arena.errors import ArenaError
-from arena.game import Game
-from arena.matchspec import MatchSpec
-from arena.options import make_rules
-from arena.protocol import (
+from arena.play.botproc import BotCommand, BotProcess
+from arena.play.clock import TimeControl
+from arena.play.cpus import pin_match, unpin
+from arena.play.matchspec import MatchSpec
+from arena.play.protocol import (
     ActionReply,
     Hello,
     MessageError,
@@ -32,11 +32,11 @@ from arena.protocol import (
     parse_bot_message,
     to_engine_action,
 )
-from arena.runner import DETAIL_LIMIT, EXCERPT_LIMIT, Answer, Message, Violation, play
-from arena.sandbox import Jail, require_isolation
+from arena.play.runner import DETAIL_LIMIT, EXCERPT_LIMIT, Answer, Message, Violation, play
+from arena.play.sandbox import Jail, require_isolation
+from arena.play.transport import Channel, Hub
 from arena.signals import stop_like_ctrl_c
 from arena.text import printable
-from arena.transport import Channel, Hub
 
 # Kinds after which the bot's process is replaced before its next game (it may be dead or stuck).
 RESTART_AFTER = frozenset({"crash", "memory", "timeout", "handshake", "flood"})
