@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -11,6 +11,9 @@ from arena import __version__
 from arena.errors import ArenaError
 from arena.signals import stop_like_ctrl_c
 from arena.text import open_private, terminal_safe
+
+if TYPE_CHECKING:  # the CLI imports its modules lazily: a command costs only what it uses
+    from arena.engine.record import GameRecord
 
 
 class ArenaGroup(click.Group):
@@ -261,9 +264,9 @@ def match_command(
     from arena.play.referee import run_match
 
     sink = open_private(record_path) if record_path else None
-    results: list[dict[str, Any]] = []
+    results: list[GameRecord] = []
 
-    def on_game(record: dict[str, Any]) -> None:
+    def on_game(record: GameRecord) -> None:
         results.append(record)
         click.echo(terminal_safe(game_line(record)))
         if sink is not None:
@@ -278,7 +281,7 @@ def match_command(
     click.echo(summarize(results))
 
 
-def game_line(record: dict[str, Any]) -> str:
+def game_line(record: GameRecord) -> str:
     """One line per finished game."""
     players, scores = record["players"], record["final_scores"]
     seats = "  ".join(f"{players[s]}:{scores[s]}" for s in range(len(players)))
@@ -501,7 +504,7 @@ def replay_command(game: str, source: str | None, db_path: str | None, as_json: 
 
     from arena.tournament.account import describe
 
-    record: dict[str, Any]
+    record: GameRecord
     if source is None and db_path is None and Path(game).is_file():
         lines = [line for line in Path(game).read_text().splitlines() if line.strip()]
         if not lines:

@@ -6,6 +6,7 @@ import copy
 import json
 import random
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -227,3 +228,31 @@ def test_record_with_the_seed_as_text_raises_record_error(record: dict[str, Any]
     tampered["seed"] = str(tampered["seed"])
     with pytest.raises(RecordError):
         replay(tampered)
+
+
+# ---- records written before the record had a type ----
+
+OLD_RECORDS = Path(__file__).resolve().parent / "data" / "records-v1.jsonl"
+
+
+def test_records_written_before_the_typed_record_are_still_read_by_every_reader(tmp_path: Path) -> None:
+    """Six records written by `arena match --record` before GameRecord existed (two-, three-, four-hand with lone
+    hands, a Benny rubber, a drawn game, a forfeit): they replay, read as accounts, rank, and round-trip through a
+    store unchanged. The JSON format did not change; only its description did."""
+    from arena.tournament.account import describe
+    from arena.tournament.ranking import comparisons
+    from arena.tournament.store import Store
+
+    lines = OLD_RECORDS.read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert {r["variant"] for r in records} == {"two-hand", "three-hand", "four-hand", "british"}
+    assert any("rubber" in r for r in records) and any("drawn" in r for r in records)
+    assert any("forfeit" in r for r in records)
+    with Store.open(tmp_path / "old.db") as store:
+        for k, record in enumerate(records):
+            replay(record)
+            assert describe(record).startswith(f"Euchre, {record['variant']}, seed {record['seed']}")
+            assert comparisons(record, f"c{k}")
+            store.add_game(f"g{k}", "m", record)
+        stored = [record for _, _, record in store.records()]
+    assert stored == records

@@ -2,21 +2,171 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from arena.engine.actions import parse_action
 from arena.engine.game import Game
 from arena.engine.hand import Deal, HandState
 from arena.engine.options import make_rules
-from arena.engine.view import trick_json
+from arena.engine.view import TrickJSON, trick_json
 from arena.errors import ArenaError, RecordError
 
 FORMAT = "euchre-arena/game/1"
+
+# ---- the record's shape: the one definition every reader is checked against (mypy) ----
+#
+# The engine makes the game's part (``game_record``); the referee fills in the rest (``violations``, ``timing``,
+# ``match_id``, ``game_index``, ``bots``, and why a forfeit happened). JSON keys and values are exactly the format's
+# (``euchre-arena/game/1``): the types describe it, they do not change it.
+
+ViolationKind = Literal[
+    "handshake",  # bad or missing hello
+    "crash",  # the process is gone, or has no accepted connection
+    "memory",  # killed by the kernel at its memory limit
+    "timeout",  # no valid answer within its allowance
+    "oversized",  # a frame over the size limit
+    "malformed",  # not UTF-8 JSON, multipart, a key twice
+    "schema",  # valid JSON of the wrong shape
+    "out_of_turn",  # an answer to another request, or hello again while asked
+    "illegal",  # a well-formed action that is not legal now
+    "unsolicited",  # frames while not asked
+    "flood",  # too much traffic on its endpoint
+    "disqualified",  # out of strikes earlier in the match
+]
+VIOLATION_KINDS: frozenset[str] = frozenset(ViolationKind.__args__)  # type: ignore[attr-defined]
+
+
+class DealJSON(TypedDict):
+    """Each seat's five cards in seat order, the upcard, the kitty in deck order."""
+
+    hands: list[list[str]]
+    upcard: str
+    kitty: list[str]
+
+
+class ActionJSON(TypedDict):
+    """One action as played: its seat and the action's wire form (``type`` and its fields)."""
+
+    seat: int
+    type: str
+    card: NotRequired[str]
+    suit: NotRequired[str]
+    alone: NotRequired[bool]
+
+
+class HandResultJSON(TypedDict):
+    """How a hand ended."""
+
+    passed_out: bool
+    maker: int | None
+    trump: str | None
+    alone: bool
+    defender_alone: int | None  # the seat that defended alone
+    tricks: list[TrickJSON]
+    points: list[int]
+    scores_after: list[int]
+
+
+class HandJSON(TypedDict):
+    """A finished hand: dealer, deal, actions in order, result."""
+
+    dealer: int
+    deal: DealJSON
+    actions: list[ActionJSON]
+    result: HandResultJSON
+
+
+class DrawnJSON(TypedDict):
+    """A game undecided after ``max_hands`` hands."""
+
+    hand_number: int
+
+
+class ForfeitJSON(TypedDict):
+    """Who forfeited, in which hand after which actions; the referee adds why."""
+
+    seat: int
+    hand_number: int
+    actions: list[ActionJSON]
+    kind: NotRequired[str]
+    detail: NotRequired[str]
+
+
+class RubberGameJSON(TypedDict):
+    """One game of a rubber."""
+
+    first_hand: int
+    last_hand: int
+    final_scores: list[int]
+    winners: list[int]
+    game_points: int
+
+
+class RubberJSON(TypedDict):
+    """A rubber's games and points."""
+
+    games: list[RubberGameJSON]
+    game_points: list[int]
+    points: list[int]
+
+
+class ViolationJSON(TypedDict):
+    """A recorded violation: whose, what, where in the game, when."""
+
+    seat: int
+    kind: str
+    detail: str
+    excerpt: str
+    hand_number: int
+    at_seconds: float
+    wall_time: str
+
+
+class TimingJSON(TypedDict):
+    """Seconds the game took, each seat's thinking and decisions, and (from a referee) bytes each way per seat."""
+
+    seconds: float
+    thinking: list[float]
+    decisions: list[int]
+    bytes: NotRequired[list[list[int]]]
+
+
+class BotJSON(TypedDict):
+    """A seat's bot as the referee knew it: its name in the match, what its hello said, its strikes so far."""
+
+    seat: int
+    name: str
+    hello: str | None
+    version: str | None
+    strikes: int
+
+
+class GameRecord(TypedDict):
+    """A finished game (or rubber): everything needed to replay, rank and show it."""
+
+    format: str
+    variant: str
+    options: dict[str, Any]
+    seed: int
+    players: list[str]
+    hands: list[HandJSON]
+    final_scores: list[int]
+    winners: list[int]
+    drawn: NotRequired[DrawnJSON]
+    forfeit: NotRequired[ForfeitJSON]
+    rubber: NotRequired[RubberJSON]
+    violations: NotRequired[list[ViolationJSON]]  # the referee's, from here on
+    timing: NotRequired[TimingJSON]
+    match_id: NotRequired[str]
+    game_index: NotRequired[int]
+    bots: NotRequired[list[BotJSON]]
+
+
 # What the referee adds beside the engine's record (see arena.play.runner and arena.play.referee).
 REFEREE_FIELDS = frozenset({"violations", "timing", "match_id", "game_index", "bots"})
 
 
-def deal_json(deal: Deal) -> dict[str, Any]:
+def deal_json(deal: Deal) -> DealJSON:
     """A deal as JSON: each seat's five cards in seat order, the upcard, the kitty in deck order."""
     return {
         "hands": [[str(c) for c in h] for h in deal.hands],
@@ -25,7 +175,12 @@ def deal_json(deal: Deal) -> dict[str, Any]:
     }
 
 
-def hand_json(hand: HandState, scores_after: tuple[int, ...]) -> dict[str, Any]:
+def actions_json(actions: list[tuple[int, Any]]) -> list[ActionJSON]:
+    """Actions as played, each with its seat."""
+    return [cast(ActionJSON, {"seat": seat, **action.to_json()}) for seat, action in actions]
+
+
+def hand_json(hand: HandState, scores_after: tuple[int, ...]) -> HandJSON:
     """A finished hand as JSON: dealer, deal, actions in order (each with its seat), result."""
     result = hand.result
     if result is None:
@@ -33,7 +188,7 @@ def hand_json(hand: HandState, scores_after: tuple[int, ...]) -> dict[str, Any]:
     return {
         "dealer": hand.dealer,
         "deal": deal_json(hand.deal),
-        "actions": [{"seat": seat, **action.to_json()} for seat, action in hand.actions],
+        "actions": actions_json(hand.actions),
         "result": {
             "passed_out": result.passed_out,
             "maker": result.maker,
@@ -47,11 +202,11 @@ def hand_json(hand: HandState, scores_after: tuple[int, ...]) -> dict[str, Any]:
     }
 
 
-def game_record(game: Game) -> dict[str, Any]:
-    """The complete record of a finished game (or rubber)."""
+def game_record(game: Game) -> GameRecord:
+    """The complete record of a finished game (or rubber), as the engine knows it (the referee adds its part)."""
     if not game.is_over():
         raise RecordError("a game is recorded only once it is over")
-    record: dict[str, Any] = {
+    record: GameRecord = {
         "format": FORMAT,
         "variant": game.rules.variant,
         "options": game.rules.options.model_dump(),
@@ -67,7 +222,7 @@ def game_record(game: Game) -> dict[str, Any]:
         record["forfeit"] = {
             "seat": game.forfeited_by,
             "hand_number": len(game.hands),
-            "actions": [{"seat": seat, **action.to_json()} for seat, action in game.hand.actions],
+            "actions": actions_json(game.hand.actions),
         }
     if game.rules.options.rubber:
         record["rubber"] = {
@@ -87,7 +242,7 @@ def game_record(game: Game) -> dict[str, Any]:
     return record
 
 
-def replay(record: dict[str, Any]) -> Game:
+def replay(record: GameRecord | dict[str, Any]) -> Game:
     """Replay a record's actions on the deals its seed gives; raise RecordError unless it reproduces the record."""
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise RecordError(f"not a game record of format {FORMAT!r}")
@@ -135,7 +290,7 @@ def replay(record: dict[str, Any]) -> Game:
         raise RecordError(f"the record has field(s) the engine does not produce: {', '.join(sorted(unknown))}")
     for key, value in produced.items():
         if key == "forfeit":
-            value = {**record["forfeit"], **value}  # the referee adds why (kind, detail) beside what
+            value = {**cast(dict[str, Any], record["forfeit"]), **cast(dict[str, Any], value)}  # the referee adds why
         if record.get(key) != value:
             raise RecordError(f"replay differs from the record in {key!r}")
     return game

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypedDict
 
 from arena.engine.actions import Action, Discard
 from arena.engine.cards import CARD_TEXT, Card, Suit
@@ -60,7 +60,22 @@ class SeatView(NamedTuple):
         }
 
 
-def trick_json(trick: Trick) -> dict[str, Any]:
+class PlayedCardJSON(TypedDict):
+    """A card of a trick and who played it."""
+
+    seat: int
+    card: str
+
+
+class TrickJSON(TypedDict):
+    """A finished trick: who led, the cards in play order, who won it."""
+
+    leader: int
+    cards: list[PlayedCardJSON]
+    winner: int
+
+
+def trick_json(trick: Trick) -> TrickJSON:
     """A finished trick as JSON: leader, cards in play order, winner."""
     return {
         "leader": trick.leader,

@@ -196,7 +196,7 @@ class BotProcess:
         """Whether the kernel killed a process of the bot for going past its memory limit (where cgroups tell)."""
         return self.jail is not None and self.jail.memory_killed()
 
-    def death_kind(self) -> str:
+    def death_kind(self) -> Literal["memory", "crash"]:
         """The violation a dead bot is charged with: ``memory`` past its memory limit, else ``crash``."""
         return "memory" if self.memory_killed() else "crash"
 

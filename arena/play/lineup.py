@@ -9,6 +9,7 @@ from typing import Any
 from tabulate import tabulate
 
 from arena.engine.options import make_rules
+from arena.engine.record import GameRecord
 from arena.errors import ArenaError
 from arena.play.botproc import resolve_bot
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
@@ -70,7 +71,7 @@ def build_match(
     )
 
 
-def summarize(records: list[dict[str, Any]]) -> str:
+def summarize(records: list[GameRecord]) -> str:
     """A table per bot name: games, wins, points, violations."""
     rows: dict[str, list[float]] = {}
     for record in records:

@@ -10,6 +10,7 @@ import orjson
 
 from arena.engine.game import Game
 from arena.engine.options import make_rules
+from arena.engine.record import GameRecord
 from arena.play.protocol import ActionReply, MessageError, parse_bot_message, to_engine_action
 from arena.play.runner import Answer, Message, Violation, play
 
@@ -74,7 +75,7 @@ def play_game(
     players: Sequence[str] | None = None,
     *,
     views: bool | Sequence[bool] = True,
-) -> dict[str, Any]:
+) -> GameRecord:
     """Play one game with the handlers by seat and return its record (with violations and timing).
 
     ``views`` says, per seat or for all, whether every request carries the full view (as a bot's hello asks).

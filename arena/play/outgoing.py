@@ -12,7 +12,7 @@ from arena.engine.actions import Action, Discard
 from arena.engine.cards import CARD_TEXT
 from arena.engine.game import Game
 from arena.engine.hand import HandState, Phase
-from arena.engine.view import seat_view, trick_json
+from arena.engine.view import TrickJSON, seat_view, trick_json
 
 Message = dict[str, Any]
 
@@ -114,7 +114,7 @@ class ViewCache:
         self._hand: HandState | None = None
         self._seen_actions = 0
         self._bids: list[Message] = []
-        self._tricks: list[Message] = []
+        self._tricks: list[TrickJSON] = []
         self._won: list[int] = []
         self._scores: tuple[int, ...] = ()
 

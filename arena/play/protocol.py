@@ -430,7 +430,7 @@ REFEREE_MESSAGE: TypeAdapter[Welcome | GameStart | Events | Act | GameEnd | Viol
 class MessageError(ArenaError):
     """An incoming message is not acceptable; ``kind`` is the violation it counts as."""
 
-    def __init__(self, kind: str, detail: str) -> None:
+    def __init__(self, kind: Literal["oversized", "malformed", "schema"], detail: str) -> None:
         super().__init__(detail)
         self.kind = kind
         self.detail = detail

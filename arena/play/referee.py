@@ -12,13 +12,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 import orjson
 
 from arena import PROTOCOL_VERSION
 from arena.engine.game import Game
 from arena.engine.options import make_rules
+from arena.engine.record import GameRecord
 from arena.errors import ArenaError
 from arena.play.botproc import BotCommand, BotProcess
 from arena.play.clock import TimeControl
@@ -478,9 +478,9 @@ def _excerpt(raw: bytes) -> str:
     return printable(raw[:EXCERPT_LIMIT].decode("utf-8", errors="replace"))
 
 
-def run_match(spec: MatchSpec, on_game: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+def run_match(spec: MatchSpec, on_game: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
     """Run every game of the match; each finished game's record is passed to ``on_game`` as soon as it ends."""
-    records: list[dict[str, Any]] = []
+    records: list[GameRecord] = []
     with Referee(spec) as referee:
         failures = referee.start()
         for index, game_spec in enumerate(spec.games):
@@ -530,7 +530,7 @@ def main() -> None:
     stop_like_ctrl_c()
     spec = MatchSpec.model_validate_json(sys.stdin.buffer.read())
 
-    def emit(record: dict[str, Any]) -> None:
+    def emit(record: GameRecord) -> None:
         sys.stdout.buffer.write(orjson.dumps({"type": "game", "record": record}) + b"\n")
         sys.stdout.buffer.flush()
 

@@ -12,11 +12,11 @@ import json
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypedDict
 
 from arena.engine.actions import Action
 from arena.engine.game import Game
-from arena.engine.record import game_record
+from arena.engine.record import GameRecord, ViolationJSON, ViolationKind, game_record
 from arena.play import outgoing as messages
 from arena.play.clock import Clock, TimeControl
 from arena.text import printable
@@ -30,6 +30,14 @@ DETAIL_LIMIT = 300
 EXCERPT_LIMIT = 200
 
 
+class Forfeit(TypedDict):
+    """Who forfeited the game and why (in the record's ``forfeit`` and the ``game_end`` message)."""
+
+    seat: int
+    kind: str
+    detail: str
+
+
 @dataclass(frozen=True, slots=True)
 class Violation:
     """A broken rule of the protocol: its kind, a description, and an excerpt of what the bot sent.
@@ -37,7 +45,7 @@ class Violation:
     Both texts may quote the bot: they are made printable and cut to their limits here, once for every consumer.
     """
 
-    kind: str
+    kind: ViolationKind | Literal["foreign"]  # "foreign": a stranger's hello, dropped by the referee, never recorded
     detail: str
     excerpt: str = ""
 
@@ -86,8 +94,8 @@ class Seats(Protocol):
 class GameOutcome:
     """A finished game: its record (with violations and timing) and what decided it."""
 
-    record: dict[str, Any]
-    violations: list[dict[str, Any]] = field(default_factory=list)
+    record: GameRecord
+    violations: list[ViolationJSON] = field(default_factory=list)
 
 
 def play(
@@ -106,10 +114,10 @@ def play(
     clocks = [Clock(time_control) if time_control else None for _ in range(n)]
     time_json = (time_control or TimeControl(0, 0, 0)).to_json()
     pending: list[list[Message]] = [[] for _ in range(n)]
-    violations: list[dict[str, Any]] = []
+    violations: list[ViolationJSON] = []
     thinking = [0.0] * n
     decisions = [0] * n
-    forfeit: dict[str, Any] | None = None
+    forfeit: Forfeit | None = None
     for seat in range(n):
         seats.tell(seat, messages.game_start(game, game_index, seat, time_json))
     hand_seen = -1
@@ -176,8 +184,8 @@ def play(
         for s, events in enumerate(messages.action_events(game, hand, hand_number, seat, action, tricks_before)):
             pending[s].extend(events)
     record = game_record(game)
-    if forfeit is not None:
-        record["forfeit"] = {**record["forfeit"], **forfeit}
+    if forfeit is not None and "forfeit" in record:
+        record["forfeit"]["kind"], record["forfeit"]["detail"] = forfeit["kind"], forfeit["detail"]
     record["violations"] = violations
     record["timing"] = {
         "seconds": round(time.monotonic() - started, 4),
@@ -199,7 +207,7 @@ def play(
     return GameOutcome(record, violations)
 
 
-def _violation_json(violation: Violation, seat: int, hand_number: int, at: float) -> dict[str, Any]:
+def _violation_json(violation: Violation, seat: int, hand_number: int, at: float) -> ViolationJSON:
     return {
         "seat": seat,
         "kind": violation.kind,

@@ -7,18 +7,17 @@ is the ten of diamonds, ``JK`` the Benny); each seat's cards are grouped by suit
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from arena.engine.cards import Card, Suit, card_power, effective_suit, trick_winner_index
 from arena.engine.game import cut_for_dealer, hand_rng
 from arena.engine.hand import Deal
 from arena.engine.options import make_rules
-from arena.engine.record import deal_json
+from arena.engine.record import ActionJSON, DealJSON, ForfeitJSON, GameRecord, HandResultJSON, deal_json
+from arena.engine.view import PlayedCardJSON
 from arena.errors import ArenaError
 
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 
-Record = dict[str, Any]
 _SUIT_ORDER = (-1, Suit.S, Suit.H, Suit.C, Suit.D)  # the Benny, then alternating colours
 
 
@@ -54,13 +53,11 @@ class _Table:
         return ", ".join(f"{self.side(s)} {scores[s]}" for s in seats)
 
 
-def describe(record: Record) -> str:
+def describe(record: GameRecord) -> str:
     """The whole game in words: header, every hand (deal, bidding, tricks, result), and how it ended."""
-    if record.get("type") == "game" and isinstance(record.get("record"), dict):
-        record = record["record"]  # a line of the referee's output
     table = _Table(record["players"])
     lines = _header(record, table)
-    rubber_games = (record.get("rubber") or {}).get("games", [])
+    rubber_games = record["rubber"]["games"] if "rubber" in record else []
     ends = {g["last_hand"]: (i, g) for i, g in enumerate(rubber_games)}
     for index, hand in enumerate(record["hands"]):
         lines += ["", *_hand(table, index, hand["dealer"], hand["deal"], hand["actions"], hand["result"])]
@@ -76,7 +73,7 @@ def describe(record: Record) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _header(record: Record, table: _Table) -> list[str]:
+def _header(record: GameRecord, table: _Table) -> list[str]:
     variant, options = record["variant"], record["options"]
     try:
         defaults = make_rules(variant).options.model_dump()
@@ -116,7 +113,7 @@ def _suit(letter: str, alone: bool = False) -> str:
     return SUIT_NAMES[letter] + (" alone" if alone else "")
 
 
-def _trump_and_out(actions: Sequence[Record], upcard: str) -> tuple[str | None, set[int]]:
+def _trump_and_out(actions: Sequence[ActionJSON], upcard: str) -> tuple[str | None, set[int]]:
     """The trump suit made by the bidding (if any) and the seats sitting out, from the actions alone."""
     trump, out = None, set()
     for a in actions:
@@ -129,7 +126,7 @@ def _trump_and_out(actions: Sequence[Record], upcard: str) -> tuple[str | None, 
     return trump, out
 
 
-def _bidding(table: _Table, dealer: int, upcard: str, actions: Sequence[Record]) -> list[str]:
+def _bidding(table: _Table, dealer: int, upcard: str, actions: Sequence[ActionJSON]) -> list[str]:
     """Every action before play, in order, as a sentence."""
     lines, passes, made = [], 0, False
     for a in actions:
@@ -159,7 +156,9 @@ def _bidding(table: _Table, dealer: int, upcard: str, actions: Sequence[Record])
     return lines
 
 
-def _trick(table: _Table, number: int, plays: Sequence[Record], winner: int | None) -> str:
+def _trick(
+    table: _Table, number: int, plays: Sequence[PlayedCardJSON] | Sequence[ActionJSON], winner: int | None
+) -> str:
     cards = ", ".join(f"{table.tag(p['seat'])}{' leads' if i == 0 else ''} {p['card']}" for i, p in enumerate(plays))
     end = "" if winner is None else f" -> {table.tag(winner)} wins"
     return f"  trick {number}: {cards}{end}"
@@ -169,9 +168,9 @@ def _hand(
     table: _Table,
     index: int,
     dealer: int,
-    deal: Record,
-    actions: Sequence[Record],
-    result: Record | None,
+    deal: DealJSON,
+    actions: Sequence[ActionJSON],
+    result: HandResultJSON | None,
 ) -> list[str]:
     upcard = deal["upcard"]
     trump, out = _trump_and_out(actions, upcard)
@@ -200,11 +199,12 @@ def _hand(
     return lines
 
 
-def _result(table: _Table, result: Record) -> list[str]:
+def _result(table: _Table, result: HandResultJSON) -> list[str]:
     scores = f"  scores: {table.scores(result['scores_after'])}"
     if result["passed_out"]:
         return ["  passed out: everyone passed twice, no score", scores]
     maker = result["maker"]
+    assert maker is not None  # a hand not passed out has a maker
     makers = {maker, (maker + 2) % 4} if table.n == 4 else {maker}
     won = sum(1 for t in result["tricks"] if t["winner"] in makers)
     outcome = "march" if won == 5 else "made" if won >= 3 else "euchred"
@@ -215,7 +215,7 @@ def _result(table: _Table, result: Record) -> list[str]:
     gainers = [s for s in range(table.n) if points[s] > 0]
     gained = ", ".join(f"{table.side(s)} +{points[s]}" for s in _one_per_side(table, gainers))
     return [
-        f"  result: maker {table.who(maker)}, {SUIT_NAMES[result['trump']]}{how}: makers took {won}"
+        f"  result: maker {table.who(maker)}, {SUIT_NAMES[result['trump'] or '']}{how}: makers took {won}"
         f" trick{_s(won)}, {outcome}; {gained}",
         scores,
     ]
@@ -232,7 +232,7 @@ def _one_per_side(table: _Table, seats: Sequence[int]) -> list[int]:
     return list(firsts.values())
 
 
-def _unfinished(record: Record, table: _Table, forfeit: Record) -> list[str]:
+def _unfinished(record: GameRecord, table: _Table, forfeit: ForfeitJSON) -> list[str]:
     index = forfeit.get("hand_number", len(record["hands"]))
     hands = record["hands"]
     dealer = (hands[-1]["dealer"] + 1) % table.n if hands else cut_for_dealer(table.n, record["seed"])
@@ -245,7 +245,7 @@ def _unfinished(record: Record, table: _Table, forfeit: Record) -> list[str]:
     return [*lines, f"  the game stops here: {table.who(forfeit['seat'])} forfeits"]
 
 
-def _ending(record: Record, table: _Table) -> list[str]:
+def _ending(record: GameRecord, table: _Table) -> list[str]:
     lines = [f"Final scores: {table.scores(record['final_scores'])}"]
     lines.append(f"Winners: {' and '.join(table.sides(record['winners'])) or 'none'}")
     rubber = record.get("rubber")

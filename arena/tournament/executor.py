@@ -17,13 +17,14 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
+from arena.engine.record import GameRecord
 from arena.play.botproc import die_with_parent
 from arena.play.clock import TimeControl
 from arena.play.matchspec import MatchSpec
 
-OnGame = Callable[[dict[str, Any]], None]
+OnGame = Callable[[GameRecord], None]
 
 
 class Executor(Protocol):

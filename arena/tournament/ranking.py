@@ -8,10 +8,10 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Any
 
 from tabulate import tabulate
 
+from arena.engine.record import GameRecord
 from arena.tournament.ratings import Comparison, rank_table, standing_comparisons
 
 FORMATS = ("table", "csv", "json", "markdown")
@@ -22,7 +22,7 @@ def cluster_of(game_key: str) -> str:
     return game_key.rsplit("/", 1)[0] if game_key.count("/") >= 2 else game_key
 
 
-def comparisons(record: dict[str, Any], cluster: str) -> list[Comparison]:
+def comparisons(record: GameRecord, cluster: str) -> list[Comparison]:
     """The pairwise results of one game: winning side over losing side; three-hand by final standing."""
     players: list[str] = record["players"]
     winners = set(record["winners"])
@@ -58,7 +58,7 @@ class Row:
 
 
 def ranking(
-    records: Iterable[tuple[str, dict[str, Any]]], *, bootstrap: int = 1000, seed: int = 0, confidence: float = 0.95
+    records: Iterable[tuple[str, GameRecord]], *, bootstrap: int = 1000, seed: int = 0, confidence: float = 0.95
 ) -> list[Row]:
     """The ranking table of (game_key, record) pairs; independent of their order."""
     ordered = sorted(records, key=lambda kr: kr[0])
@@ -132,7 +132,7 @@ def format_ranking(rows: list[Row], fmt: str) -> str:
     return tabulate(cells, headers=HEADERS, tablefmt="github" if fmt == "markdown" else "simple")
 
 
-def crosstable(records: Iterable[tuple[str, dict[str, Any]]], fmt: str = "table") -> str:
+def crosstable(records: Iterable[tuple[str, GameRecord]], fmt: str = "table") -> str:
     """Score of each bot (row) against each other (column), as ``points won / games``, from pairwise results."""
     score: dict[tuple[str, str], float] = defaultdict(float)
     count: dict[tuple[str, str], int] = defaultdict(int)

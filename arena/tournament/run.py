@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine.options import make_rules
+from arena.engine.record import GameRecord
 from arena.errors import ArenaError
 from arena.play.botproc import BotCommand, file_digest, resolve_bot
 from arena.play.cpus import idlest
@@ -195,12 +196,10 @@ def failures(store: Store) -> list[dict[str, str]]:
     return found
 
 
-def _forward(
-    results: queue.Queue[tuple[str, Any, Any]], spec: Any, keys: list[str]
-) -> Callable[[dict[str, Any]], None]:
+def _forward(results: queue.Queue[tuple[str, Any, Any]], spec: Any, keys: list[str]) -> Callable[[GameRecord], None]:
     """The on_game callback of one match: queue each game for the main thread under its tournament key."""
 
-    def on_game(record: dict[str, Any]) -> None:
+    def on_game(record: GameRecord) -> None:
         results.put(("game", keys[record["game_index"]], (spec, record)))
 
     return on_game

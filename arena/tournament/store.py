@@ -15,6 +15,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+from arena.engine.record import GameRecord, ViolationJSON
 from arena.errors import ArenaError, RecordError
 
 APPLICATION_ID = 0x45554348  # "EUCH": PRAGMA application_id of every Euchre Arena database
@@ -322,7 +323,7 @@ class Store:
 
     # ---- games ----
 
-    def add_game(self, game_key: str, match_key: str, record: dict[str, Any], *, finished_at: str | None = None) -> int:
+    def add_game(self, game_key: str, match_key: str, record: GameRecord, *, finished_at: str | None = None) -> int:
         """Store one finished game and its violations in one transaction; return its id."""
         try:
             text = json.dumps(record)
@@ -383,7 +384,7 @@ class Store:
         with self._read() as conn:
             return int(conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
 
-    def records(self) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    def records(self) -> Iterator[tuple[int, str, GameRecord]]:
         """Every stored game as (id, game_key, record), in insertion order, read in batches."""
         last = 0
         while True:
@@ -397,7 +398,7 @@ class Store:
                 yield game_id, key, json.loads(text)
             last = batch[-1][0]
 
-    def game(self, ref: str | int) -> tuple[int, str, dict[str, Any]]:
+    def game(self, ref: str | int) -> tuple[int, str, GameRecord]:
         """One stored game as (id, game_key, record), by id or by game key."""
         column = "id" if isinstance(ref, int) else "game_key"
         with self._read() as conn:
@@ -487,7 +488,7 @@ def _bot_row(row: tuple[Any, ...]) -> BotRow:
     return BotRow(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5], bool(row[6]))
 
 
-def _violation_row(game_id: int, players: list[str], violation: dict[str, Any]) -> tuple[Any, ...]:
+def _violation_row(game_id: int, players: list[str], violation: ViolationJSON) -> tuple[Any, ...]:
     """The violations-table row of one recorded violation; RecordError if it lacks a seat or kind."""
     try:
         seat, kind = int(violation["seat"]), str(violation["kind"])
