@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import secrets
 import shutil
@@ -14,9 +13,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Literal
 
 from arena.errors import ArenaError
+from arena.play.linux import die_with_parent
 from arena.play.sandbox import Jail, track, transport_environment
 
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bots"  # inside the package, so that a wheel carries them
@@ -70,24 +70,6 @@ def resolve_bot(spec: str) -> BotCommand:
     if not os.access(path, os.X_OK):
         raise BotNotFoundError(f"bot {spec!r} is not executable (chmod +x it, or give a .py, .js or .java script)")
     return BotCommand(name, (str(path.resolve()),), transport)
-
-
-def die_with_parent() -> None:
-    """In a child between fork and exec: ask Linux to SIGKILL it when its parent dies (no-op elsewhere)."""
-    if _PRCTL is not None:
-        _PRCTL(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
-def _load_prctl() -> Any:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        return ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-
-
-_PRCTL = _load_prctl()
 
 
 def file_digest(path: str) -> str:

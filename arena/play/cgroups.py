@@ -54,6 +54,7 @@ from functools import cache
 from typing import Literal
 
 from arena.errors import ArenaError
+from arena.play.linux import start_ticks
 
 MIB = 1024 * 1024
 DEFAULT_MEMORY = 1024 * MIB  # resident memory per bot process tree
@@ -566,16 +567,7 @@ def _tag(pid: int) -> str:
     return "" if start is None else f"{os.stat('/proc/self/ns/pid').st_ino}.{pid}.{start}"
 
 
-def _start_time(pid: int) -> int | None:
-    """When a live process started (clock ticks since boot), or None when it is gone or a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    if fields[0] in (b"Z", b"X"):
-        return None
-    return int(fields[19])
+_start_time = start_ticks
 
 
 def sweep_stale(support: Support | None = None) -> int:

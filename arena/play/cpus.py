@@ -18,6 +18,8 @@ import os
 import time
 from pathlib import Path
 
+from arena.play.linux import PPID, processes
+
 
 def available() -> list[int]:
     """The cores this process may run on (empty where the system cannot pin processes)."""
@@ -70,10 +72,8 @@ def pin_match(cores: list[int] | None, pids: list[int]) -> set[int] | None:
         return None
     before = os.sched_getaffinity(0)
     children: dict[int, list[int]] = {}
-    for entry in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            ppid = int(entry.read_text().rsplit(")", 1)[1].split()[1])
-            children.setdefault(ppid, []).append(int(entry.parent.name))
+    for pid, fields in processes():
+        children.setdefault(int(fields[PPID]), []).append(pid)
     todo = [os.getpid(), *pids]
     while todo:
         pid = todo.pop()

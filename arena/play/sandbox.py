@@ -28,10 +28,22 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from arena.errors import ArenaError
 from arena.play import cgroups
+from arena.play.linux import (
+    GONE,
+    LIBC,
+    PPID,
+    PR_SET_CHILD_SUBREAPER,
+    PR_SET_NO_NEW_PRIVS,
+    PR_SET_PDEATHSIG,
+    SESSION,
+    STATE,
+    check,
+    prctl,
+    processes,
+)
 from arena.play.matchspec import Limits
 
 MIB = 1024 * 1024
@@ -53,7 +65,6 @@ _CLONE_NEWPID = 0x20000000
 _CLONE_NEWNET = 0x40000000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
 _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 16384, 1 << 18
-_PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 1, 36, 38
 
 
 class SandboxError(ArenaError):
@@ -95,26 +106,8 @@ class Capabilities:
 # ---- system calls, bound once so that the child between fork and exec only calls them ----
 
 
-def _libc() -> Any:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        return ctypes.CDLL(None, use_errno=True)
-    except OSError:
-        return None
-
-
-_LIBC = _libc()
-
-
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        code = ctypes.get_errno()
-        raise OSError(code, f"{what}: {os.strerror(code)}")
-
-
 def _unshare(flags: int) -> None:
-    _check(_LIBC.unshare(ctypes.c_int(flags)), "unshare")
+    check(LIBC.unshare(ctypes.c_int(flags)), "unshare")
 
 
 def _bytes(text: str | None) -> bytes | None:
@@ -122,12 +115,8 @@ def _bytes(text: str | None) -> bytes | None:
 
 
 def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    result: int = _LIBC.mount(_bytes(source), target.encode(), _bytes(fstype), ctypes.c_ulong(flags), _bytes(data))
-    _check(result, f"mount {target}")
-
-
-def _prctl(option: int, value: int) -> None:
-    _check(_LIBC.prctl(option, ctypes.c_ulong(value), 0, 0, 0), "prctl")
+    result: int = LIBC.mount(_bytes(source), target.encode(), _bytes(fstype), ctypes.c_ulong(flags), _bytes(data))
+    check(result, f"mount {target}")
 
 
 # ---- what the machine allows ----
@@ -136,7 +125,7 @@ def _prctl(option: int, value: int) -> None:
 @cache
 def capabilities() -> Capabilities:
     """Probe (in a forked child) which namespaces work here; cached for the life of the process."""
-    if _LIBC is None:
+    if LIBC is None:
         return Capabilities(root=False, mount=False, hidepid=False, network=False, ipc=False)
     bits = _probe(os.geteuid() == 0)
     return Capabilities(
@@ -399,7 +388,7 @@ class Jail:
         if self.identity is not None and not self.caps.mount:
             os.chown(self.workdir, self.identity.uid, self.identity.gid)
         os.chmod(self.workdir, 0o700)
-        if not self.caps.root and _LIBC is not None:
+        if not self.caps.root and LIBC is not None:
             _enable_subreaper()
 
     @property
@@ -450,7 +439,7 @@ class Jail:
         elif caps.network:
             flags |= _CLONE_NEWUSER | _CLONE_NEWNET | _CLONE_NEWIPC
         ids = (os.geteuid(), os.getegid()) if flags & _CLONE_NEWUSER else None
-        uid, root, home, linux = self.uid, self.workdir, self.workdir, _LIBC is not None
+        uid, root, home, linux = self.uid, self.workdir, self.workdir, LIBC is not None
 
         def child() -> None:  # pragma: no cover - runs in the child (tests observe its effects)
             try:
@@ -478,9 +467,9 @@ class Jail:
                     os.setresgid(uid, uid, uid)
                     os.setresuid(uid, uid, uid)
                 os.chdir(home)
-                if _LIBC is not None:
-                    _prctl(_PR_SET_NO_NEW_PRIVS, 1)
-                    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # after setresuid, which clears it
+                if LIBC is not None:
+                    prctl(PR_SET_NO_NEW_PRIVS, 1)
+                    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after setresuid, which clears it
             except BaseException as exc:
                 os.write(2, f"[arena: the sandbox could not be set up: {exc}]\n".encode(errors="replace"))
                 raise
@@ -543,7 +532,7 @@ class Jail:
         """Kill everything the process left: every process of its uid, or (not root) its session and our adoptees."""
         if self.identity is not None:
             sweep_uid(self.identity.uid)
-        elif _LIBC is not None:
+        elif LIBC is not None:
             _kill_adopted(session)
 
     def memory_killed(self) -> bool:
@@ -710,7 +699,7 @@ def _monitor(bot: int) -> None:  # pragma: no cover - runs in the child
     It holds no descriptor but its standard streams (so the referee sees the bot's exec, and no socket of the
     referee's lingers), and dies with the referee, which takes the bot's whole namespace with it.
     """
-    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     os.closerange(3, 65536)
     while True:
         try:
@@ -816,7 +805,7 @@ def track(pid: int, alive: bool) -> None:
 
 def _enable_subreaper() -> None:
     with contextlib.suppress(OSError):
-        _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+        prctl(PR_SET_CHILD_SUBREAPER, 1)
 
 
 def _kill_adopted(session: int) -> None:
@@ -828,17 +817,12 @@ def _kill_adopted(session: int) -> None:
     me, mine = os.getpid(), os.getsid(0)
     for _ in range(50):
         found = []
-        for entry in os.scandir("/proc"):
-            if not entry.name.isdigit() or int(entry.name) in _live:
+        for pid, fields in processes():
+            if pid in _live:
                 continue
-            try:
-                with open(f"/proc/{entry.name}/stat", "rb") as f:
-                    fields = f.read().rsplit(b")", 1)[1].split()
-            except OSError:
-                continue
-            parent, sid = int(fields[1]), int(fields[3])
-            if fields[0] not in (b"Z", b"X") and (sid == session or (parent == me and sid != mine)):
-                found.append((int(entry.name), parent == me))
+            parent, sid = int(fields[PPID]), int(fields[SESSION])
+            if fields[STATE] not in GONE and (sid == session or (parent == me and sid != mine)):
+                found.append((pid, parent == me))
         if not found:
             return
         for pid, _ in found:

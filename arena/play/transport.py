@@ -23,6 +23,8 @@ from pathlib import Path
 
 import zmq
 
+from arena.play.linux import start_ticks
+
 # Frames above this size make ZeroMQ drop the connection before the referee ever reads them; frames between
 # protocol.MAX_MESSAGE_BYTES and this are read and recorded as an ``oversized`` violation.
 HARD_FRAME_LIMIT = 32 * 1024 * 1024
@@ -300,11 +302,8 @@ OWNER = "referee"  # in a match directory: the pid and start time of the referee
 
 def _start_time(pid: int) -> str | None:
     """When a process started (clock ticks since boot, from /proc), or None where that cannot be read."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return None
-    return stat.rsplit(b")", 1)[1].split()[19].decode()
+    ticks = start_ticks(pid)
+    return None if ticks is None else str(ticks)
 
 
 def remove_stale_directories() -> None:

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Protocol
 
 from arena.engine.record import GameRecord
-from arena.play.botproc import die_with_parent
 from arena.play.clock import TimeControl
+from arena.play.linux import die_with_parent
 from arena.play.matchspec import MatchSpec
 
 OnGame = Callable[[GameRecord], None]

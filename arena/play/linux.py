@@ -1,0 +1,76 @@
+"""What the arena asks of Linux directly: libc calls through ctypes, and a process's line in ``/proc/PID/stat``.
+
+The libc functions are bound once, at import, so that a child between fork and exec only calls them (no import, no
+lock). Elsewhere than Linux ``LIBC`` is None and the callers fall back (no namespaces, no parent-death signal).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
+
+
+def _libc() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+LIBC = _libc()
+
+
+def check(result: int, what: str) -> None:
+    """Raise the errno of a failed libc call as an OSError naming ``what``."""
+    if result != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"{what}: {os.strerror(code)}")
+
+
+def prctl(option: int, value: int) -> None:
+    """``prctl(option, value)``; raises OSError on failure."""
+    check(LIBC.prctl(option, ctypes.c_ulong(value), 0, 0, 0), "prctl")
+
+
+def die_with_parent() -> None:
+    """In a child between fork and exec: ask Linux to SIGKILL it when its parent dies (no-op elsewhere)."""
+    if LIBC is not None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+# ---- /proc/PID/stat ----
+# Fields after the command's closing parenthesis (the command may hold spaces and parentheses): 0 state, 1 ppid,
+# 2 process group, 3 session, ..., 19 start time in clock ticks since boot.
+STATE, PPID, SESSION, START_TIME = 0, 1, 3, 19
+GONE = (b"Z", b"X")  # zombie or dead: not running any more
+
+
+def stat_fields(pid: int | str) -> list[bytes] | None:
+    """The fields of ``/proc/PID/stat`` after the command (None when the process is gone or unreadable)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return fields if len(fields) > START_TIME else None
+
+
+def start_ticks(pid: int | str) -> int | None:
+    """When a live process started (clock ticks since boot): with its pid, it names the process across reuse."""
+    fields = stat_fields(pid)
+    return None if fields is None or fields[STATE] in GONE else int(fields[START_TIME])
+
+
+def processes() -> Iterator[tuple[int, list[bytes]]]:
+    """Every process with the fields of its stat line."""
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit() and (fields := stat_fields(entry.name)) is not None:
+            yield int(entry.name), fields
