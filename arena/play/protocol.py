@@ -316,7 +316,7 @@ class Welcome(_Message):
     name: str
 
 
-class TimeControl(_Message):
+class TimeControlModel(_Message):
     """The time control: a bank per game, an increment per decision, a hard cap per decision (milliseconds)."""
 
     bank_ms: int
@@ -345,7 +345,7 @@ class GameStart(_Message):
     players: list[str]
     variant: str
     options: RulesModel
-    time: TimeControl
+    time: TimeControlModel
 
 
 class Events(_Message):

@@ -69,7 +69,7 @@ class Referee:
         self.processes: list[BotProcess | None] = []
         self.hello: list[Hello | None] = []
         self.strikes = [0] * len(spec.bots)
-        self.out = [False] * len(spec.bots)
+        self.struck_out = [False] * len(spec.bots)  # out of strikes: forfeits the rest of the match
         self.needs_restart = [False] * len(spec.bots)
         self.expired: list[set[int]] = [set() for _ in spec.bots]  # requests that timed out, per bot
         self.viewed = [-1] * len(spec.bots)  # hand of the last request that carried the view, per bot
@@ -226,7 +226,7 @@ class Referee:
         dead = [
             b
             for b, p in enumerate(self.processes)
-            if not self.out[b] and (self.needs_restart[b] or p is None or not p.alive())
+            if not self.struck_out[b] and (self.needs_restart[b] or p is None or not p.alive())
         ]
         return self._launch(dead) if dead else []
 
@@ -238,7 +238,7 @@ class Referee:
         self._send(b, message)
 
     def _send(self, b: int, message: Message) -> None:
-        if not self.out[b]:
+        if not self.struck_out[b]:
             self.endpoints[b].send(orjson.dumps(message))
 
     def prepare(self, seat: int) -> None:
@@ -406,12 +406,12 @@ class Referee:
     def report(self, b: int, violation: Violation) -> None:
         """Queue a violation of bot ``b`` found outside a decision (handshake, unsolicited message, flood): it is
         charged in the bot's current game, or in its next one if it is not seated yet."""
-        if not self.out[b]:
+        if not self.struck_out[b]:
             self._reports.append((b, violation))
 
     def _relaunch_midgame(self, b: int) -> Violation | None:
         """Under the substitute policy a dead bot is replaced at once and rejoins the game from its next view."""
-        if self.out[b]:
+        if self.struck_out[b]:
             return Violation("disqualified", "out of strikes earlier in the match")
         failures = self._launch([b])
         if failures:
@@ -435,8 +435,8 @@ class Referee:
         """Violations of seated bots that spoke without being asked (or flooded), since the last call, by seat."""
         if not self._reports:
             return []
-        found = [(self.seating.index(b), v) for b, v in self._reports if b in self.seating and not self.out[b]]
-        self._reports = [(b, v) for b, v in self._reports if b not in self.seating and not self.out[b]]
+        found = [(self.seating.index(b), v) for b, v in self._reports if b in self.seating and not self.struck_out[b]]
+        self._reports = [(b, v) for b, v in self._reports if b not in self.seating and not self.struck_out[b]]
         return found
 
     def penalize(self, seat: int, violation: Violation, *, game: int) -> bool:
@@ -460,17 +460,17 @@ class Referee:
                 "max_strikes": self.spec.max_strikes,
             },
         )
-        if self.strikes[b] >= self.spec.max_strikes and not self.out[b]:
-            self.out[b] = True
+        if self.strikes[b] >= self.spec.max_strikes and not self.struck_out[b]:
+            self.struck_out[b] = True
             self._send(b, {"type": "match_end", "reason": "out of strikes"})
             process = self.processes[b]
             if process is not None:
                 process.kill()
-        return self.out[b]
+        return self.struck_out[b]
 
     def disqualified(self, seat: int) -> bool:
         """Whether the bot in ``seat`` has forfeited the rest of the match."""
-        return self.out[self.seating[seat]]
+        return self.struck_out[self.seating[seat]]
 
 
 def _excerpt(raw: bytes) -> str:
