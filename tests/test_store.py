@@ -6,7 +6,9 @@ This test module imports sqlite3 itself only to build files the store must refus
 from __future__ import annotations
 
 import json
+import os
 import random
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -625,3 +627,59 @@ def test_the_registry_can_live_in_its_own_file(tmp_path: Path) -> None:
         registry.register_bot("alice", "v1", "/a1", "aa11", {})
         assert tournament.bots() == []
         assert registry.game_count() == 0
+
+
+# ---- read-only places, one run at a time ----
+
+UNSHARE = shutil.which("unshare")
+
+
+def finished_store(path: Path) -> list[dict[str, Any]]:
+    """A results file holding the six records of tests/data (as a finished tournament would)."""
+    records = [json.loads(line) for line in (Path(__file__).parent / "data" / "records-v1.jsonl").open()]
+    with Store.open(path) as store:
+        for k, record in enumerate(records):
+            store.add_game(f"g{k}", "m", record)
+    return records
+
+
+@pytest.mark.skipif(UNSHARE is None or os.geteuid() != 0, reason="needs root and unshare for a read-only mount")
+def test_results_on_a_read_only_mount_can_be_ranked_listed_and_replayed(tmp_path: Path) -> None:
+    """A finished tournament's file on a read-only mount (an archive, a CD, a container's image): reading works,
+    and nothing is written there, not even SQLite's side files."""
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    finished_store(folder / "old.db")
+    before = sorted(os.listdir(folder))
+    arena = f"{sys.executable} -m arena"
+    script = (
+        f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder} && "
+        f"{arena} ranking {folder}/old.db && {arena} games {folder}/old.db && {arena} replay 3 {folder}/old.db"
+    )
+    done = subprocess.run([UNSHARE, "--mount", "sh", "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "Elo" in done.stdout and "dup-keys" in done.stdout and "Euchre, " in done.stdout
+    assert sorted(os.listdir(folder)) == before
+
+
+def test_a_read_only_store_reads_and_refuses_to_write_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    records = finished_store(tmp_path / "old.db")
+    monkeypatch.setattr(store_module, "_writable", lambda path: False)  # as for a user who may not write there
+    with Store.open(tmp_path / "old.db", create=False) as store:
+        assert store.read_only
+        assert [r for _, _, r in store.records()] == records
+        with pytest.raises(StoreError, match="opened read-only"):
+            store.add_game("new", "m", records[0])
+
+
+def test_a_second_run_of_the_same_tournament_is_refused_while_the_first_holds_it(tmp_path: Path) -> None:
+    """Two runs at once would both play the missing games; the second is refused, naming the first's process."""
+    second = Store.open(tmp_path / "t.db")
+    with Store.open(tmp_path / "t.db") as first, first.exclusive_run(), second:
+        refused = pytest.raises(StoreError, match=rf"already running \(process {os.getpid()}\)")
+        with refused, second.exclusive_run():
+            pass
+    with Store.open(tmp_path / "t.db") as again, again.exclusive_run():  # released when the first run ended
+        pass

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import sqlite3
@@ -147,8 +148,13 @@ def _inspect(conn: sqlite3.Connection, path: Path) -> bool:
     return False
 
 
-def _check_file(path: Path, timeout: float) -> bool:
-    """Validate an existing file without writing to it; return whether it is empty and needs the schema."""
+def _writable(path: Path) -> bool:
+    """Whether we may write the file and its folder (SQLite writes its -wal and -shm files beside it)."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+
+
+def _check_header(path: Path) -> bool:
+    """Check the first 100 bytes say SQLite, and ours (or no one's); return whether the file is empty."""
     try:
         with path.open("rb") as f:
             header = f.read(100)
@@ -163,6 +169,13 @@ def _check_file(path: Path, timeout: float) -> bool:
     app_id = int.from_bytes(header[68:72], "big", signed=True)
     if app_id not in (0, APPLICATION_ID):
         raise StoreError(f"{path}: not a Euchre Arena database (application_id {app_id:#x}); refusing to touch it")
+    return False
+
+
+def _check_file(path: Path, timeout: float) -> bool:
+    """Validate an existing file without writing to it; return whether it is empty and needs the schema."""
+    if _check_header(path):
+        return True
     try:
         return _quick_check(path, timeout, read_only=True)
     except sqlite3.Error as exc:
@@ -195,20 +208,28 @@ def _quick_check(path: Path, timeout: float, *, read_only: bool) -> bool:
 class Store:
     """A tournament database: open it with ``Store.open``; every write is one transaction."""
 
-    def __init__(self, path: Path, connection: sqlite3.Connection, timeout: float) -> None:
+    def __init__(self, path: Path, connection: sqlite3.Connection, timeout: float, *, read_only: bool = False) -> None:
         """Wrap an open, validated connection (use ``Store.open``)."""
         self.path = path
+        self.read_only = read_only
         self._conn: sqlite3.Connection | None = connection
         self._timeout = timeout
         self._lock = threading.RLock()
+        self._run_lock: int | None = None
 
     @classmethod
     def open(cls, path: str | Path, *, create: bool = True, timeout: float = 10.0) -> Self:
-        """Open (or, with ``create``, create) the database at ``path``, refusing anything that is not ours."""
+        """Open (or, with ``create``, create) the database at ``path``, refusing anything that is not ours.
+
+        Without ``create``, a file we may not write (or whose folder we may not write: SQLite's side files go there)
+        is opened read-only: its results can be read, and a write says why it cannot be made.
+        """
         path = Path(path)
         if path.exists():
             if path.is_dir():
                 raise StoreError(f"{path}: is a directory, not a database file")
+            if not create and not _writable(path):
+                return cls._read_only(path, timeout)
             empty = _check_file(path, timeout)
         elif create:
             empty = True
@@ -245,6 +266,43 @@ class Store:
             raise
         return store
 
+    @classmethod
+    def _read_only(cls, path: Path, timeout: float) -> Self:
+        """Open a results file we may not write: nothing is written, not even SQLite's side files."""
+        _check_header(path)
+        uri = path.resolve().as_uri() + "?mode=ro&immutable=1"
+        try:
+            conn = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None, check_same_thread=False)
+            _inspect(conn, path)
+        except sqlite3.Error as exc:
+            raise StoreError(_describe(exc, path, timeout)) from None
+        return cls(path, conn, timeout, read_only=True)
+
+    @contextmanager
+    def exclusive_run(self) -> Iterator[None]:
+        """Hold the tournament's run lock (a lock file beside the database) for as long as a run goes on.
+
+        A second run of the same tournament at once is refused in one line that names the process holding it.
+        """
+        lock_path = Path(f"{self.path}.lock")
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise StoreError(
+                f"{self.path}: this tournament is already running (process {holder}); wait for it, or stop it "
+                "(Ctrl-C or kill -TERM) and run again to resume"
+            ) from None
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
+            yield
+        finally:
+            os.ftruncate(fd, 0)
+            os.close(fd)  # releases the lock; the file stays (removing it would race with a waiting run)
+
     def close(self) -> None:
         """Close the connection; further use raises StoreError. Closing twice is harmless."""
         with self._lock:
@@ -278,6 +336,8 @@ class Store:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
+        if self.read_only:
+            raise StoreError(f"{self.path}: opened read-only (the file or its folder may not be written); not changed")
         with self._read() as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
