@@ -80,3 +80,37 @@ def test_submitting_a_missing_file_or_a_bad_name_is_a_clear_error(home: Path, tm
     bot.write_text(RAW)
     code, output = submit(str(bot), "--name", "no spaces please")
     assert code == 2 and "bot name" in output
+
+
+@pytest.mark.parametrize("bundled", ["random", "heuristic", "search"])
+def test_a_submitted_bot_cannot_take_a_bundled_bots_name(home: Path, tmp_path: Path, bundled: str) -> None:
+    bot = tmp_path / "impostor.py"
+    bot.write_text(RAW)
+    code, output = submit(str(bot), "--name", bundled)
+    assert code == 2 and f"bot name {bundled!r} is a bundled bot's" in output
+    assert not (home / "bots" / bundled).exists()
+
+
+def test_a_registered_name_plays_in_an_ad_hoc_match(home: Path, tmp_path: Path) -> None:
+    """arena match takes a registered name as the README says, beside bundled names and paths."""
+    from arena.play.lineup import build_match
+    from arena.tournament.registry import Registry
+
+    bot = tmp_path / "mine.py"
+    bot.write_text(RAW)
+    assert submit(str(bot), "--name", "mine")[0] == 0
+    spec = build_match(
+        ["mine", "random"],
+        variant="two-hand",
+        options={},
+        games=2,
+        seed=1,
+        time="5+0.1",
+        max_decision=10.0,
+        policy="forfeit",
+        max_strikes=3,
+        log_dir=str(tmp_path / "logs"),
+        lookup=Registry.default().lookup,
+    )
+    mine, random_bot = spec.bots
+    assert mine.name == "mine" and mine.argv[-1].startswith(str(home)) and random_bot.name == "random"

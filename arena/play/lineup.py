@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from tabulate import tabulate
@@ -11,7 +12,7 @@ from tabulate import tabulate
 from arena.engine.options import make_rules
 from arena.engine.record import GameRecord
 from arena.errors import ArenaError
-from arena.play.botproc import resolve_bot
+from arena.play.botproc import BUNDLED, BotCommand, resolve_bot
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 
 
@@ -28,16 +29,18 @@ def build_match(
     max_strikes: int,
     log_dir: str,
     max_hands: int = 1000,
+    lookup: Callable[[str], BotCommand | None] | None = None,
 ) -> MatchSpec:
     """A match of ``games`` games: deal seeds ``seed, seed+1, ...``, each dealt once per distinct seating.
 
     ``n`` different bots play each deal in all ``n`` rotations of the seats. Two teams of copies in four-hand play
     each deal twice, the first team in seats 0 and 2, then the second: the other two rotations would only swap copies
     of one bot, and so repeat a game exactly. ``games`` counts games, not deals (an odd count ends on a half deal).
+    A bot is a bundled name, else a name ``lookup`` knows (the registry's), else a path.
     """
     rules = make_rules(variant, options)
     n = rules.players
-    commands = [resolve_bot(b) for b in bots]
+    commands = [resolve_bot(b) if b in BUNDLED or lookup is None else (lookup(b) or resolve_bot(b)) for b in bots]
     counts, seen = Counter(bots), Counter[str]()
     names = []
     for spec, command in zip(bots, commands, strict=True):

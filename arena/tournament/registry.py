@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.play.botproc import STDIO_PREFIX, BotCommand, file_digest, resolve_bot
+from arena.play.botproc import BUNDLED, STDIO_PREFIX, BotCommand, file_digest, resolve_bot
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.play.referee import run_match
 from arena.tournament.store import BotRow, Store
@@ -76,6 +76,8 @@ class Registry:
         command = resolve_bot(path)
         source = Path(command.argv[-1])
         name = name or command.name
+        if name in BUNDLED:
+            raise SubmitError(f"bot name {name!r} is a bundled bot's: choose another (--name)")
         if not NAME.match(name):
             raise SubmitError(f"bot name {name!r} must start with a letter and use letters, digits, _ . - (max 40)")
         validation = validate(command, time=time)
