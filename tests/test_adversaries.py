@@ -374,3 +374,24 @@ def test_the_watchdog_ends_a_match_that_stops_making_progress_and_keeps_its_game
     while still_running(processes) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert processes and still_running(processes) == []
+
+
+# ---- a host that cannot keep bots apart ----
+
+
+@pytest.mark.timeout(60)
+def test_where_bots_cannot_be_kept_apart_a_match_is_refused_in_one_line_unless_declared_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not root and no user namespaces (or macOS): one bot could reach another's endpoint. Refused, with what to do;
+    bots declared trusted still play."""
+    from arena.play import sandbox
+
+    bare = sandbox.Capabilities(root=False, mount=False, hidepid=False, network=False, ipc=False)
+    monkeypatch.setattr(sandbox, "capabilities", lambda: bare)
+    bots = [BotEntry(name="raw0", argv=RAW), BotEntry(name="raw1", argv=RAW)]
+    with pytest.raises(sandbox.SandboxError, match="cannot keep bots apart") as refused:
+        run_match(spec_of(tmp_path / "a", bots, [[0, 1]]))
+    assert "--trusted-bots" in str(refused.value) and "\n" not in str(refused.value)
+    (record,) = run_match(spec_of(tmp_path / "b", bots, [[0, 1]], trusted_bots=True))
+    assert record["violations"] == [] and "forfeit" not in record
