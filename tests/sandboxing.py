@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-from arena.play.matchspec import Limits
+from arena.play.matchspec import BotEntry, GameSpec, Limits, MatchSpec
 
 
 def open_to_bots(directory: Path, limits: Limits | None = None) -> Limits:
@@ -53,3 +55,16 @@ def still_running(names: Iterable[str]) -> list[str]:
         if state not in ("Z", "X"):
             live |= {v.removeprefix(b"ARENA_TOKEN=").decode() for v in environ if v.startswith(b"ARENA_TOKEN=")}
     return sorted(name for name in names if name.partition("-")[0] in live & tokens)
+
+
+def match_spec(tmp_path: Path, bots: list[BotEntry], games: list[GameSpec], variant: str, **settings: Any) -> MatchSpec:
+    """A match of these bots and games, its logs in ``tmp_path/logs``, bots free to write in ``tmp_path/out``."""
+    settings.setdefault("limits", open_to_bots(tmp_path / "out"))
+    return MatchSpec(
+        match_id=f"m{time.monotonic_ns()}",
+        variant=variant,
+        bots=bots,
+        games=games,
+        log_dir=str(tmp_path / "logs"),
+        **settings,
+    )

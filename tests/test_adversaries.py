@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from sandboxing import open_to_bots, started, still_running
+from sandboxing import match_spec, started, still_running
 
 from arena.cli import main
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
@@ -45,16 +45,9 @@ def adversary(name: str, mode: str, *args: str | Path) -> BotEntry:
 def spec_of(
     tmp_path: Path, bots: list[BotEntry], seatings: list[list[int]], *, variant: str = "two-hand", **settings: Any
 ) -> MatchSpec:
+    """One game per seating, deal seeds 0, 1, ..."""
     games = [GameSpec(seed=seed, seating=seating) for seed, seating in enumerate(seatings)]
-    settings.setdefault("limits", open_to_bots(tmp_path / "out"))
-    return MatchSpec(
-        match_id=f"m{time.monotonic_ns()}",
-        variant=variant,
-        bots=bots,
-        games=games,
-        log_dir=str(tmp_path / "logs"),
-        **settings,
-    )
+    return match_spec(tmp_path, bots, games, variant, **settings)
 
 
 def violations_of(record: dict[str, Any], seat: int) -> list[str]:

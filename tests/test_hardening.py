@@ -556,21 +556,7 @@ def test_not_root_bots_share_the_referees_uid_but_their_forks_are_bounded_and_ki
             log_dir=str(folder / "logs"),
             limits=Limits(processes=16, writable=(str(folder / "pids"),)),
         )
-        site = next(p for p in sys.path if p.endswith("site-packages"))
-        root = str(Path(__file__).resolve().parent.parent)
-        env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{root}:{site}"}
-        privileges = [f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-        result = subprocess.run(
-            [SETPRIV, *privileges, SYSTEM_PYTHON, "-m", "arena.play.referee"],
-            input=spec.model_dump_json().encode(),
-            capture_output=True,
-            env=env,
-            cwd=folder,
-            timeout=60,
-        )
-        assert result.returncode == 0, result.stderr.decode()
-        (line,) = result.stdout.splitlines()
-        record = json.loads(line)["record"]
+        (record,) = _as_nobody(folder, spec)
         assert record["violations"] == [] and "forfeit" not in record
         logs = folder / "logs"
         seen = json.loads(

@@ -10,12 +10,11 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sandboxing import open_to_bots
+from sandboxing import match_spec
 
 from arena.play import cgroups
 from arena.play.botproc import resolve_bot
@@ -54,16 +53,9 @@ def entry(spec: str, name: str, *args: str) -> BotEntry:
 def match(tmp_path: Path, bots: list[BotEntry], variant: str, games: int, **settings: Any) -> MatchSpec:
     n = {"two-hand": 2, "three-hand": 3}.get(variant, 4)
     seatings = [[(seat - k) % n for seat in range(n)] for k in range(n)]
+    """``games`` games, each deal in every rotation of the seats."""
     schedule = [GameSpec(seed=g // n, seating=seatings[g % n]) for g in range(games)]
-    settings.setdefault("limits", open_to_bots(tmp_path / "out"))
-    return MatchSpec(
-        match_id=f"m{time.monotonic_ns()}",
-        variant=variant,
-        bots=bots,
-        games=schedule,
-        log_dir=str(tmp_path / "logs"),
-        **settings,
-    )
+    return match_spec(tmp_path, bots, schedule, variant, **settings)
 
 
 @pytest.fixture(scope="module")
