@@ -1,4 +1,5 @@
-"""Pins the ratings maths: Bradley-Terry Elo, cluster bootstrap, LOS, three-hand standings and live Elo."""
+"""Pins the ratings maths: Bradley-Terry Elo, Laplace intervals widened for clusters, LOS, groups, three-hand
+standings, the live fit behind the progress line, and live Elo. Coverage by simulation: test_ratings_coverage.py."""
 
 from __future__ import annotations
 
@@ -13,13 +14,17 @@ from arena.errors import ArenaError
 from arena.tournament.ratings import (
     ELO_PER_NAT,
     Comparison,
+    Fit,
     LiveElo,
+    LiveFit,
     RatingsError,
+    Tally,
     expected_score,
     fit_elo,
     los,
     rank_table,
     standing_comparisons,
+    tally_table,
 )
 
 ELO_OF_75_PERCENT = 400.0 * math.log10(3.0)  # 190.85
@@ -140,6 +145,7 @@ def test_perfect_records_in_a_chain_converge_even_with_a_very_weak_prior() -> No
 def test_anchor_pins_a_named_player_and_keeps_the_gaps() -> None:
     data = head_to_head("A", "B", 30, 10) + head_to_head("B", "C", 20, 20, tag="bc")
     free = fit_elo(data)
+    assert sum(free.values()) == pytest.approx(0.0, abs=1e-9)  # the fit itself is not centred: the table is
     anchored = fit_elo(data, anchor=("B", 1500.0))
     assert anchored["B"] == pytest.approx(1500.0)
     assert anchored["A"] - anchored["C"] == pytest.approx(free["A"] - free["C"], abs=1e-9)
@@ -193,10 +199,10 @@ def test_game_order_does_not_change_the_table(data: st.DataObject, comparisons: 
         for c in data.draw(st.permutations(comparisons))
     ]
     assert fit_elo(shuffled) == fit_elo(comparisons)
-    assert rank_table(shuffled, bootstrap=10, seed=5) == rank_table(comparisons, bootstrap=10, seed=5)
+    assert rank_table(shuffled) == rank_table(comparisons)
 
 
-# --- the table: bootstrap intervals, records and LOS ------------------------------------------------------
+# --- the table: Laplace intervals, records and LOS ---------------------------------------------------------
 
 
 def three_players(scale: int, *, tag: str = "") -> list[Comparison]:
@@ -207,16 +213,22 @@ def three_players(scale: int, *, tag: str = "") -> list[Comparison]:
     )
 
 
-def test_bootstrap_is_deterministic_for_a_seed_and_varies_with_it() -> None:
+def test_the_table_is_a_function_of_the_results_alone() -> None:
     data = three_players(5)
-    first = rank_table(data, bootstrap=200, seed=11)
-    assert first == rank_table(data, bootstrap=200, seed=11)
-    assert first != rank_table(data, bootstrap=200, seed=12)
+    first = rank_table(data)
+    assert first == rank_table(list(reversed(data)))
+    tally = Tally()
+    for c in data:
+        tally.add(c.winners, c.losers, c.draw, c.cluster)
+    assert tally_table(tally) == first
+    assert rank_table(data, intervals=False) == [
+        type(row)(**{**row.__dict__, "low": None, "high": None}) for row in first
+    ]
 
 
 def test_interval_contains_the_estimate_and_narrows_with_more_games() -> None:
-    few = {row.name: row for row in rank_table(three_players(5), bootstrap=300)}
-    many = {row.name: row for row in rank_table(three_players(20), bootstrap=300)}
+    few = {row.name: row for row in rank_table(three_players(5))}
+    many = {row.name: row for row in rank_table(three_players(20))}
     for name in "ABC":
         widths = []
         for row in (few[name], many[name]):
@@ -225,31 +237,63 @@ def test_interval_contains_the_estimate_and_narrows_with_more_games() -> None:
             widths.append(row.plus_minus)
         assert many[name].elo == pytest.approx(few[name].elo, abs=3.0)
         assert 0.35 < widths[1] / widths[0] < 0.7  # four times the games: about half the width
+    assert sum(row.elo for row in few.values()) == pytest.approx(0.0, abs=1e-9)  # centred on the mean
 
 
 def test_interval_matches_the_binomial_standard_error() -> None:
     # 240-160: the gap's standard error is 1 / sqrt(n p (1 - p)) nats; each rating (mean 0) carries half of it
     half_width = 1.959964 * ELO_PER_NAT / math.sqrt(400 * 0.6 * 0.4) / 2  # 17.4 Elo
-    top = rank_table(head_to_head("A", "B", 240, 160), bootstrap=1000)[0]
+    top = rank_table(head_to_head("A", "B", 240, 160))[0]
     assert top.low is not None and top.high is not None
-    assert top.high - top.elo == pytest.approx(half_width, rel=0.12)
-    assert top.elo - top.low == pytest.approx(half_width, rel=0.12)
+    assert top.high - top.elo == pytest.approx(half_width, rel=0.01)  # the prior's one virtual game: 0.2 % narrower
+    assert top.elo - top.low == pytest.approx(half_width, rel=0.01)
+    ninety = rank_table(head_to_head("A", "B", 240, 160), confidence=0.9)[0]
+    assert ninety.plus_minus == pytest.approx(top.plus_minus * 1.644854 / 1.959964)
 
 
-def test_bootstrap_resamples_clusters_not_comparisons() -> None:
+def test_clusters_of_results_that_agree_widen_the_interval() -> None:
     independent = head_to_head("A", "B", 240, 160)
     # the same 400 results, but as 100 clusters of 4 identical results (e.g. a deal replayed 4 times)
     clustered = [c for c in head_to_head("A", "B", 60, 40) for _ in range(4)]
-    wide = rank_table(clustered, bootstrap=300)[0]
-    narrow = rank_table(independent, bootstrap=300)[0]
+    wide = rank_table(clustered)[0]
+    narrow = rank_table(independent)[0]
     assert wide.elo == pytest.approx(narrow.elo)
     assert wide.plus_minus is not None and narrow.plus_minus is not None
-    assert 1.6 < wide.plus_minus / narrow.plus_minus < 2.5  # sqrt(4) = 2
+    assert 1.9 < wide.plus_minus / narrow.plus_minus < 2.1  # sqrt(4) = 2
+    assert wide.los_next is not None and narrow.los_next is not None and wide.los_next < narrow.los_next
+
+
+def test_clusters_never_narrow_the_interval_below_the_laplace_one() -> None:
+    independent = rank_table(head_to_head("A", "B", 60, 40))[0]
+    # duplicate rotations that cancel (each deal won once by each side): negatively correlated, not credited
+    cancelling = [
+        Comparison(winner, loser, cluster=f"deal{i}")
+        for i in range(40)
+        for winner, loser in ((("A",), ("B",)), (("B",), ("A",)))
+    ] + head_to_head("A", "B", 20, 0, tag="x")
+    one_cluster = [Comparison(c.winners, c.losers) for c in head_to_head("A", "B", 60, 40)]
+    assert rank_table(one_cluster)[0].plus_minus == pytest.approx(independent.plus_minus, rel=1e-9)
+    alone = [Comparison(c.winners, c.losers, cluster=str(i)) for i, c in enumerate(cancelling)]
+    assert rank_table(cancelling)[0].plus_minus == pytest.approx(rank_table(alone)[0].plus_minus, rel=1e-9)
+
+
+def test_the_results_of_one_three_hand_game_are_correlated_and_widen_the_interval() -> None:
+    games = []
+    for g in range(60):  # A tops most games; each game's two pairwise results of a player go together
+        order = ["A", "B", "C"] if g % 3 else ["B", "A", "C"] if g % 2 else ["C", "B", "A"]
+        games.append({name: 10 - 3 * place for place, name in enumerate(order)})
+    by_game = [c for g, scores in enumerate(games) for c in standing_comparisons(scores, cluster=f"g{g}")]
+    apart = [Comparison(c.winners, c.losers, c.draw, cluster=str(i)) for i, c in enumerate(by_game)]
+    wide = {row.name: row.plus_minus or 0.0 for row in rank_table(by_game)}
+    narrow = {row.name: row.plus_minus or 0.0 for row in rank_table(apart)}
+    # A and C top or bottom a game against both others at once; B's two results mostly split
+    assert wide["A"] > 1.2 * narrow["A"] and wide["C"] > 1.2 * narrow["C"], (wide, narrow)
+    assert wide["B"] >= narrow["B"]
 
 
 def test_table_is_sorted_and_counts_each_players_record() -> None:
     data = head_to_head("A", "B", 6, 3, 1) + head_to_head("C", "A", 2, 2, tag="ca")
-    rows = rank_table(data, bootstrap=0)
+    rows = rank_table(data, intervals=False)
     assert [row.elo for row in rows] == sorted((row.elo for row in rows), reverse=True)
     a = next(row for row in rows if row.name == "A")
     assert (a.games, a.wins, a.losses, a.draws) == (14, 8, 5, 1)
@@ -259,7 +303,7 @@ def test_table_is_sorted_and_counts_each_players_record() -> None:
 
 
 def test_anchored_table_pins_the_anchor_and_its_interval() -> None:
-    rows = {row.name: row for row in rank_table(three_players(5), bootstrap=100, anchor=("C", 1000.0))}
+    rows = {row.name: row for row in rank_table(three_players(5), anchor=("C", 1000.0))}
     assert rows["C"].elo == pytest.approx(1000.0)
     assert rows["C"].low == pytest.approx(1000.0) and rows["C"].high == pytest.approx(1000.0)
     assert rows["A"].low is not None and rows["A"].low > 1000.0
@@ -269,15 +313,17 @@ def test_los_is_one_half_for_identical_records() -> None:
     data = head_to_head("A", "C", 7, 3, tag="a") + head_to_head("B", "C", 7, 3, tag="b")
     data += head_to_head("A", "B", 2, 2, tag="ab")
     assert los(data, "A", "B") == pytest.approx(0.5, abs=1e-9)
-    top = rank_table(data, bootstrap=200)[0]
+    top = rank_table(data)[0]
     assert top.name in ("A", "B") and top.los_next == pytest.approx(0.5, abs=1e-9)
 
 
 def test_los_is_near_one_for_a_dominant_player_and_complements() -> None:
     data = head_to_head("A", "B", 45, 5)
-    assert los(data, "A", "B") > 0.999
-    assert los(data, "B", "A") == pytest.approx(1.0 - los(data, "A", "B"))
-    top = rank_table(data, bootstrap=200)[0]
+    ab, ba = los(data, "A", "B"), los(data, "B", "A")
+    assert ab is not None and ba is not None
+    assert ab > 0.999
+    assert ba == pytest.approx(1.0 - ab)
+    top = rank_table(data)[0]
     assert top.name == "A" and top.los_next is not None and top.los_next > 0.999
 
 
@@ -304,7 +350,7 @@ def test_three_hand_standings_rank_the_players_in_order() -> None:
     for g in range(30):
         data += standing_comparisons({"A": 10, "B": 6 + g % 3, "C": 5 - g % 2}, cluster=f"g{g}")
     data += standing_comparisons({"A": 4, "B": 10, "C": 8}, cluster="upset")
-    rows = rank_table(data, bootstrap=100)
+    rows = rank_table(data)
     assert [row.name for row in rows] == ["A", "B", "C"]
     assert all(math.isfinite(row.elo) for row in rows)
     assert rows[0].games == 62  # two pairwise results per game
@@ -371,7 +417,100 @@ def test_expected_score_is_the_400_log10_logistic() -> None:
 
 def test_a_clean_sweep_does_not_get_a_zero_width_interval() -> None:
     sweep = [Comparison(("a",), ("b",), cluster=f"c{i}") for i in range(12)]
-    rows = rank_table(sweep, bootstrap=200, seed=1)
+    rows = rank_table(sweep)
     for row in rows:
         assert row.plus_minus is not None and row.plus_minus > 50
         assert row.low is not None and row.high is not None and row.low < row.elo < row.high
+
+
+# --- one-sided and thin records (issue 13) ------------------------------------------------------------------
+
+
+def test_a_one_sided_record_gets_a_wide_interval_that_reaches_modest_gaps() -> None:
+    """A 20-0 sweep says A is better, not by how much: its interval reaches down to modest gaps."""
+    a, b = rank_table(head_to_head("A", "B", 20, 0))
+    assert a.low is not None and a.plus_minus is not None and b.plus_minus is not None
+    assert a.elo - b.elo > 600  # the fit: far apart
+    assert a.low < 100 and a.plus_minus > 200  # yet a true gap of 200 (A at +100) is inside the interval
+    assert a.los_next is not None and 0.99 < a.los_next < 0.999
+
+
+def test_a_single_drawn_game_gets_a_wider_interval_than_forty_games() -> None:
+    data = head_to_head("A", "B", 25, 15, tag="ab") + head_to_head("B", "C", 22, 18, tag="bc")
+    data += head_to_head("C", "A", 20, 20, tag="ca") + head_to_head("D", "A", 0, 0, 1, tag="da")
+    rows = {row.name: row for row in rank_table(data)}
+    widths = {name: row.plus_minus or 0.0 for name, row in rows.items()}
+    assert widths["D"] > 2 * max(widths[name] for name in "ABC"), widths
+
+
+# --- groups that never met ----------------------------------------------------------------------------------
+
+
+def two_groups() -> list[Comparison]:
+    """A and B (a clean sweep) never meet C and D (even), directly or through others."""
+    return head_to_head("A", "B", 20, 0, tag="ab") + head_to_head("C", "D", 12, 8, tag="cd")
+
+
+def test_players_who_never_met_are_not_compared() -> None:
+    data = two_groups()
+    assert los(data, "A", "C") is None and los(data, "D", "B") is None
+    assert los(data, "A", "B") is not None and los(data, "C", "D") is not None
+    fit = Fit.of(data)
+    assert fit.group("A") == fit.group("B") != fit.group("C") == fit.group("D")
+
+
+def test_the_table_lists_groups_apart_each_centred_on_its_mean() -> None:
+    rows = rank_table(data := two_groups())
+    assert [(row.name, row.group) for row in rows] == [("A", 1), ("B", 1), ("C", 2), ("D", 2)]
+    assert rows[0].elo + rows[1].elo == pytest.approx(0.0, abs=1e-9)
+    assert rows[2].elo + rows[3].elo == pytest.approx(0.0, abs=1e-9)
+    assert rows[1].los_next is None and rows[3].los_next is None  # no LOS across groups, nor after the last
+    assert rows[0].los_next is not None and rows[2].los_next is not None
+    assert fit_elo(data) == pytest.approx({row.name: row.elo for row in rows})
+    # adding a game between the groups joins them
+    joined = rank_table([*data, Comparison(("B",), ("C",), cluster="bridge")])
+    assert {row.group for row in joined} == {1} and all(row.los_next is not None for row in joined[:-1])
+
+
+def test_teammates_who_never_faced_each_other_are_in_one_group() -> None:
+    data = [Comparison(("A", "B"), ("C", "D"), cluster=f"g{i}") for i in range(6)]
+    data += [Comparison(("C", "D"), ("A", "B"), cluster=f"h{i}") for i in range(4)]
+    rows = rank_table(data)
+    assert {row.group for row in rows} == {1}
+    fit = Fit.of(data)
+    assert fit.los("A", "B") == pytest.approx(0.5)  # only their sum is known: the prior splits it evenly
+
+
+def test_an_anchor_pins_its_group_and_centres_the_others_on_it() -> None:
+    rows = {row.name: row for row in rank_table(two_groups(), anchor=("B", 1500.0))}
+    assert rows["B"].elo == pytest.approx(1500.0) and rows["B"].plus_minus == 0.0
+    assert rows["C"].elo + rows["D"].elo == pytest.approx(3000.0)
+
+
+# --- the live leader is the table's --------------------------------------------------------------------------
+
+
+def test_the_live_fit_leads_with_the_tables_top_row_after_every_result() -> None:
+    rng = random.Random(5)
+    truth = {"A": 60.0, "B": 40.0, "C": 0.0, "D": -30.0}
+    live = LiveFit()
+    seen: list[Comparison] = []
+    assert live.leader() is None
+    disagreements_of_live_elo = 0
+    elo = LiveElo(k=16.0)
+    for g in range(120):
+        a, b = rng.sample(sorted(truth), 2)
+        won = rng.random() < expected_score(truth[a], truth[b])
+        c = Comparison((a,) if won else (b,), (b,) if won else (a,), draw=rng.random() < 0.05, cluster=f"d{g // 2}")
+        live.record(c)
+        elo.record(c)
+        seen.append(c)
+        top = rank_table(seen, intervals=False)
+        leader = live.leader()
+        assert leader is not None
+        if leader.groups == 1:
+            assert (leader.name, leader.elo) == (top[0].name, top[0].elo)
+        else:
+            assert leader.groups == max(row.group for row in top)
+        disagreements_of_live_elo += elo.leader() != top[0].name
+    assert disagreements_of_live_elo > 0  # the incremental Elo the progress line showed before did disagree

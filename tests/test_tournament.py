@@ -141,3 +141,30 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
     resumed = run(["tournament", "run", str(config), "--db", str(db), "--quiet"])
     assert resumed.returncode == 0, resumed.stderr
     assert "36/36 games" in resumed.stdout
+
+
+@pytest.mark.slow
+def test_a_second_run_of_a_running_tournament_says_so_in_one_line_and_the_first_goes_on(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    db = tmp_path / "busy.db"
+    first = subprocess.Popen(
+        [*ARENA, "tournament", "run", str(config), "--db", str(db), "--quiet"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        lock = Path(f"{db}.lock")
+        deadline = time.monotonic() + 60
+        while not (lock.exists() and lock.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        second = run(["tournament", "run", str(config), "--db", str(db), "--quiet"])
+        assert second.returncode == 2
+        errors = [line for line in second.stderr.splitlines() if line.startswith("Error: ")]
+        assert len(errors) == 1 and f"already running (process {first.pid})" in errors[0], second.stderr
+        assert first.wait(timeout=200) == 0
+    finally:
+        first.kill()
+        first.wait()
+    with Store.open(db, create=False) as store:
+        assert store.game_count() == 36  # the first run finished undisturbed

@@ -1,4 +1,4 @@
-"""A progress display for long runs: bar, count, ETA and the live leader, on stderr."""
+"""A progress display for long runs: bar, count, ETA and the leader of the ranking table so far, on stderr."""
 
 from __future__ import annotations
 
@@ -37,7 +37,11 @@ class ProgressPrinter:
         self.played = progress.done - self.start_done
         fraction = progress.done / progress.total if progress.total else 1.0
         eta = progress.eta(self.played)
-        leader = f"  leader {progress.leader} ({progress.leader_elo:+.0f})" if progress.leader else ""
+        leader = ""  # the ranking table's top row: the same fit, so the final line and the table agree
+        if progress.leader:
+            leader = f"  leader {progress.leader} ({progress.leader_elo:+.0f} Elo)"
+        elif progress.groups > 1:
+            leader = f"  no leader yet: {progress.groups} groups of bots have not met"
         text = (
             f"{progress.done}/{progress.total} games  {100 * fraction:5.1f}%"
             f"  elapsed {_clock(time.monotonic() - progress.started)}"

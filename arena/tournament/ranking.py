@@ -12,18 +12,18 @@ from dataclasses import asdict, dataclass
 from tabulate import tabulate
 
 from arena.engine.record import GameRecord
-from arena.tournament.ratings import Comparison, rank_table, standing_comparisons
+from arena.tournament.ratings import Comparison, Result, Tally, standing_results, tally_table
 
 FORMATS = ("table", "csv", "json", "markdown")
 
 
 def cluster_of(game_key: str) -> str:
-    """The bootstrap cluster of a game: its pairing and deal (a duplicate set), i.e. the key without the rotation."""
+    """The cluster of a game: its pairing and deal (a duplicate set), i.e. the key without the rotation."""
     return game_key.rsplit("/", 1)[0] if game_key.count("/") >= 2 else game_key
 
 
-def comparisons(record: GameRecord, cluster: str) -> list[Comparison]:
-    """The pairwise results of one game: winning side over losing side; three-hand by final standing."""
+def _results(record: GameRecord) -> list[Result]:
+    """The pairwise results of one game as (winners, losers, drawn); three-hand by final standing."""
     players: list[str] = record["players"]
     winners = set(record["winners"])
     if len(players) == 3:
@@ -31,18 +31,29 @@ def comparisons(record: GameRecord, cluster: str) -> list[Comparison]:
         forfeit = record.get("forfeit")
         if forfeit is not None:
             scores[players[forfeit["seat"]]] = -1.0  # the offender finishes last
-        return standing_comparisons(scores, cluster=cluster)
+        return standing_results(scores)
     if not winners:  # drawn at the referee's hand limit: the two sides draw
         sides = [tuple(dict.fromkeys(players[s] for s in range(len(players)) if s % 2 == side)) for side in (0, 1)]
-        return [Comparison(sides[0], sides[1], draw=True, cluster=cluster)]
+        return [(sides[0], sides[1], True)]
     win = tuple(dict.fromkeys(players[s] for s in sorted(winners)))
     lose = tuple(dict.fromkeys(players[s] for s in range(len(players)) if s not in winners))
-    return [Comparison(win, lose, cluster=cluster)]
+    return [(win, lose, False)]
+
+
+def comparisons(record: GameRecord, cluster: str) -> list[Comparison]:
+    """The pairwise results of one game: winning side over losing side; three-hand by final standing."""
+    return [Comparison(w, lo, draw=d, cluster=cluster) for w, lo, d in _results(record)]
 
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    """One line of the ranking table."""
+    """One line of the ranking table (docs/ratings.md).
+
+    ``wins``, ``draws`` and ``losses`` count games: a draw is a game undecided at the hand limit. In three-hand
+    (``seats`` 3) ``wins`` counts first places and ``losses`` the other decided games. ``group`` numbers the groups
+    of bots linked by games (1 when all are); ``rank`` counts within a group, and ``los_next`` is None on the last row
+    of a group (no LOS across groups).
+    """
 
     rank: int
     bot: str
@@ -51,85 +62,158 @@ class Row:
     los_next: float | None
     games: int
     wins: int
+    draws: int
     losses: int
     score: float
     points_per_hand: float
     violations: int
+    group: int = 1
+    seats: int = 2
+
+
+def _people(record: GameRecord) -> list[tuple[str, int, int]]:
+    """Each bot of a game once, with its first seat and its result: 0 won (first place), 1 drawn, 2 lost."""
+    players, winners = record["players"], record["winners"]
+    won = {players[s] for s in winners}
+    first = {name: players.index(name) for name in players}
+    return [(name, seat, 0 if name in won else 2 if winners else 1) for name, seat in first.items()]
 
 
 def ranking(
-    records: Iterable[tuple[str, GameRecord]], *, bootstrap: int = 1000, seed: int = 0, confidence: float = 0.95
+    records: Iterable[tuple[str, GameRecord]],
+    *,
+    intervals: bool = True,
+    confidence: float = 0.95,
+    bootstrap: int | None = None,
+    seed: int | None = None,
 ) -> list[Row]:
-    """The ranking table of (game_key, record) pairs; independent of their order."""
-    ordered = sorted(records, key=lambda kr: kr[0])
-    all_comparisons: list[Comparison] = []
-    games: dict[str, int] = defaultdict(int)
-    wins: dict[str, int] = defaultdict(int)
-    points: dict[str, int] = defaultdict(int)
-    hands: dict[str, int] = defaultdict(int)
-    violations: dict[str, int] = defaultdict(int)
-    for key, record in ordered:
-        all_comparisons.extend(comparisons(record, cluster_of(key)))
-        players = record["players"]
-        first_seat = {name: players.index(name) for name in players}
-        for name, seat in first_seat.items():
-            games[name] += 1
-            wins[name] += seat in record["winners"] or any(players[w] == name for w in record["winners"])
-            for hand in record["hands"]:
-                points[name] += hand["result"]["points"][seat]
-            hands[name] += len(record["hands"])
-        for violation in record.get("violations", []):
-            violations[players[violation["seat"]]] += 1
-    if not all_comparisons:
+    """The ranking table of (game_key, record) pairs; independent of their order.
+
+    ``bootstrap`` and ``seed`` are accepted for callers of the former bootstrap intervals: ``bootstrap=0`` still
+    means no intervals, and the seed is not used (the intervals are computed, not resampled).
+    """
+    del seed
+    if bootstrap == 0:
+        intervals = False
+    tally = Tally()
+    stats: dict[str, list[int]] = {}  # games, won, drawn, lost, points, hands, violations
+    seen: dict[tuple[object, ...], tuple[list[Result], list[tuple[str, int, int]]]] = {}
+    seats = 0
+    for key, record in records:
+        players, winners = record["players"], record["winners"]
+        if len(players) == 3:  # the standing depends on the scores, and a forfeit
+            forfeit = record.get("forfeit")
+            signature: tuple[object, ...] = (
+                tuple(players),
+                tuple(winners),
+                tuple(record["final_scores"]),
+                None if forfeit is None else forfeit["seat"],
+            )
+        else:
+            signature = (tuple(players), tuple(winners))
+        digest = seen.get(signature)
+        if digest is None:
+            digest = seen[signature] = (_results(record), _people(record))
+            seats = max(seats, len(players))
+        cluster = cluster_of(key)
+        for win, lose, draw in digest[0]:
+            tally.add(win, lose, draw, cluster)
+        hands = record["hands"]
+        totals = [sum(column) for column in zip(*[hand["result"]["points"] for hand in hands], strict=True)]
+        for name, seat, result in digest[1]:
+            entry = stats.get(name)
+            if entry is None:
+                entry = stats[name] = [0] * 7
+            entry[0] += 1
+            entry[1 + result] += 1
+            entry[4] += totals[seat] if totals else 0
+            entry[5] += len(hands)
+        for violation in record.get("violations", ()):
+            stats[players[violation["seat"]]][6] += 1
+    if not len(tally):
         return []
-    table = rank_table(all_comparisons, bootstrap=bootstrap, seed=seed, confidence=confidence)
-    return [
-        Row(
-            rank=i + 1,
-            bot=r.name,
-            elo=r.elo,
-            plus_minus=r.plus_minus,
-            los_next=r.los_next,
-            games=games[r.name],
-            wins=wins[r.name],
-            losses=games[r.name] - wins[r.name],
-            score=r.score,
-            points_per_hand=points[r.name] / hands[r.name] if hands[r.name] else 0.0,
-            violations=violations[r.name],
+    table = tally_table(tally, intervals=intervals, confidence=confidence)
+    rows: list[Row] = []
+    for i, r in enumerate(table):
+        games, won, drawn, lost, points, hands_played, violations = stats[r.name]
+        rank = 1 if i == 0 or table[i - 1].group != r.group else rows[-1].rank + 1
+        rows.append(
+            Row(
+                rank=rank,
+                bot=r.name,
+                elo=r.elo,
+                plus_minus=r.plus_minus,
+                los_next=r.los_next,
+                games=games,
+                wins=won,
+                draws=drawn,
+                losses=lost,
+                score=r.score,
+                points_per_hand=points / hands_played if hands_played else 0.0,
+                violations=violations,
+                group=r.group,
+                seats=seats,
+            )
         )
-        for i, r in enumerate(table)
+    return rows
+
+
+def headers(rows: list[Row]) -> list[str]:
+    """The column names of ``format_ranking`` for these rows (a group column only when the bots form several)."""
+    record = "1st-D-L" if rows and rows[0].seats == 3 else "W-D-L"
+    grouped = ["group"] if any(r.group > 1 for r in rows) else []
+    return [
+        "rank",
+        *grouped,
+        "bot",
+        "Elo",
+        "+/- (95%)",
+        "LOS next",
+        "games",
+        record,
+        "score %",
+        "pts/hand",
+        "violations",
     ]
-
-
-HEADERS = ["rank", "bot", "Elo", "+/- (95%)", "LOS next", "games", "W-L", "score %", "pts/hand", "violations"]
 
 
 def format_ranking(rows: list[Row], fmt: str) -> str:
-    """Render the table as text (tabulate), CSV, JSON or Markdown."""
+    """Render the table as text (tabulate), CSV, JSON or Markdown; say so when the bots form separate groups."""
     if fmt == "json":
         return json.dumps([asdict(r) for r in rows], indent=2)
-    cells = [
-        [
-            r.rank,
-            r.bot,
-            f"{r.elo:+.0f}",
-            "-" if r.plus_minus is None else f"{r.plus_minus:.0f}",
-            "-" if r.los_next is None else f"{100 * r.los_next:.1f}%",
-            r.games,
-            f"{r.wins}-{r.losses}",
-            f"{100 * r.score:.1f}",
-            f"{r.points_per_hand:.3f}",
-            r.violations,
-        ]
-        for r in rows
-    ]
+    grouped = any(r.group > 1 for r in rows)
+    cells = []
+    for i, r in enumerate(rows):
+        apart = i + 1 < len(rows) and rows[i + 1].group != r.group
+        cells.append(
+            [
+                r.rank,
+                *([r.group] if grouped else []),
+                r.bot,
+                f"{r.elo:+.0f}",
+                "-" if r.plus_minus is None else f"{r.plus_minus:.0f}",
+                "unknown" if apart else "-" if r.los_next is None else f"{100 * r.los_next:.1f}%",
+                r.games,
+                f"{r.wins}-{r.draws}-{r.losses}",
+                f"{100 * r.score:.1f}",
+                f"{r.points_per_hand:.3f}",
+                r.violations,
+            ]
+        )
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out)
-        writer.writerow(HEADERS)
+        writer.writerow(headers(rows))
         writer.writerows(cells)
         return out.getvalue().rstrip("\n")
-    return tabulate(cells, headers=HEADERS, tablefmt="github" if fmt == "markdown" else "simple")
+    text = tabulate(cells, headers=headers(rows), tablefmt="github" if fmt == "markdown" else "simple")
+    if grouped:
+        count = max(r.group for r in rows)
+        text += (
+            f"\n\nThe bots form {count} separate groups that never met, directly or through others: each group's"
+            " Elo is centred on its own mean, and no LOS compares bots of different groups."
+        )
+    return text
 
 
 def crosstable(records: Iterable[tuple[str, GameRecord]], fmt: str = "table") -> str:

@@ -1,46 +1,62 @@
-"""Ratings maths: live incremental Elo, and a Bradley-Terry fit with cluster-bootstrap intervals and LOS.
+"""Ratings maths: a Bradley-Terry fit with Laplace intervals widened for correlated games, LOS, and groups.
+
+docs/ratings.md explains the table for its readers; this is the reference for the maths.
 
 Model. Player ``i`` has a strength ``theta_i`` in natural-log odds; a team's strength is the sum of its
 members' strengths, and team W beats team L with probability ``sigmoid(sum(theta_W) - sum(theta_L))``.
 Elo is the same number on the 400*log10 scale (``elo = theta * 400 / ln 10``), so Elo ratings add within
 a team, and a 75 % expected score is a gap of 400*log10(3) = 190.85 Elo. A draw counts as half a win to
 each side. Three-hand games enter as pairwise results by final standing (``standing_comparisons``). The
-fit maximises the likelihood of all comparisons at once, so the order of games does not matter (unlike
-``LiveElo``, which only serves a live leader board during a run).
+fit maximises the posterior of all comparisons at once, so the order of games does not matter.
 
 Prior. Under pure maximum likelihood a player who wins (or loses) every game drifts to infinity, and
 groups of players never linked by games float freely. So every player is credited ``prior_games``
 virtual games (default 1), all drawn, against a virtual player rated 0 -- the device BayesElo uses. It
 weighs as much as one real game, so it fades as games accumulate (a 300-100 record fits at 190.54 Elo
 instead of 190.85), yet a 10-0 record gets a finite gap (about 580 Elo). The table is then shifted so
-the mean rating is 0, or so that ``anchor=(name, elo)`` holds.
+the mean rating of each group (below) is 0, or so that ``anchor=(name, elo)`` holds.
 
-Intervals and LOS. Every comparison carries a ``cluster`` key (a duplicate pair, a match, a three-hand
-game: results that are not independent). The bootstrap resamples whole clusters with replacement from a
-seeded ``random.Random``, refits each resample, and reports the percentile interval. When every resample is
-the same (one side won every cluster), the bootstrap shows no spread, which is not certainty: the interval
-then comes from the normal approximation of the posterior (the Fisher information, prior included). The likelihood of
-superiority of a row over the next is ``Phi(d / sd)``: ``d`` is their fitted Elo gap and ``sd`` the
-bootstrap standard deviation of that gap (without a bootstrap, the normal approximation from the Fisher
-information), so identical records give exactly 0.5.
+Intervals: Laplace, widened for clusters. The posterior is approximated by a normal distribution at its
+maximum, with covariance ``H^-1``, the inverse of the negated Hessian of the log-posterior there (prior
+included). A one-sided record (all wins) has a flat likelihood towards infinity; its curvature at the
+maximum is small, so its interval is wide, as it should be -- not the zero width a resampling of identical
+games gives. Games are independent in this model, but every comparison carries a ``cluster`` key (the
+rotations of one duplicate deal, the pairwise results of one three-hand game) and games of a cluster may be
+correlated. The score (gradient) of a cluster is ``u_c = sum_g x_g r_g`` (``x_g`` the game's +1/-1 design
+row, ``r_g`` its residual, score minus fitted probability); under independence its variance is the
+likelihood's share of ``H``. The within-cluster cross products ``C = sum_c (u_c u_c' - sum_g x_g x_g' r_g^2)``
+have mean 0 for independent games and grow with positive correlation, so the covariance is the sandwich
+``H^-1 (H + C) H^-1 = H^-1 + H^-1 C H^-1``. Every reported variance is of a contrast ``a`` (a rating against
+its group's mean or the anchor, or the gap of two players): ``a' H^-1 a + max(0, w' C w)`` with
+``w = H^-1 a``. Correlation can widen an interval, never narrow it below the Laplace one: a noisy ``C`` from
+a few clusters, a single cluster of everything, or a duplicate format whose rotations cancel luck (negative
+correlation) leaves the model-based width. Intervals are ``elo +- z * sd``.
+
+LOS. The likelihood of superiority of a row over the next is ``Phi(d / sd)``: ``d`` their Elo gap and ``sd``
+the standard deviation of the gap from the same covariance (its off-diagonal terms included), so identical
+records give exactly 0.5.
+
+Groups. Players linked by games, directly or through others (any two players in one game, partners or
+opponents), form a group: the connected components of that graph. Nothing in the games says how two groups
+compare (only the prior does), so each group is centred on its own mean, the table lists groups one after the
+other, and there is no LOS between them.
+
+Cost. Results are aggregated as they are added (``Tally``): counts per distinct matchup, and identical
+clusters become one "kind" with a count. A Newton iteration costs O(distinct matchups), the covariance
+O(players^3 + cluster kinds): a million games cost little more than adding them up, and the whole table of a
+million stored records (``ranking.ranking``) takes 3-5 s of processor time, intervals included.
 
 Why not choix. choix (Bradley-Terry / Plackett-Luce inference) only compares single items -- no teams
 and no draws, and we need both -- and it requires numpy and scipy, which are not runtime dependencies
 of the arena. The fit here is a damped Newton method in pure Python on a strictly concave log-posterior.
-Identical comparisons are first aggregated into counts (and identical clusters into kinds), so a Newton
-iteration costs O(distinct matchups). 1000 bootstrap refits, warm-started at the point estimate, take
-about 1 s for 3000 three-hand games of ten players and about 3 s for 3000 mixed-partnership games of ten
-players (all 630 distinct pairings of teams), on one idle core.
 """
 
 from __future__ import annotations
 
 import math
-import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from operator import mul
 from statistics import NormalDist
 
 from arena.errors import ArenaError
@@ -49,8 +65,11 @@ ELO_PER_NAT = 400.0 / math.log(10.0)
 """Elo points per unit of natural-log odds."""
 
 _MAX_ITERATIONS = 200
-_POINT_TOLERANCE = 1e-10
-_BOOTSTRAP_TOLERANCE = 1e-2  # natural units; the quadratic last step leaves ~0.01 Elo of error
+_TOLERANCE = 1e-10  # natural units; the quadratic last step leaves far less
+
+Side = tuple[str, ...]
+Result = tuple[Side, Side, bool]
+"""Winners, losers, drawn: a comparison without its cluster."""
 
 
 class RatingsError(ArenaError, ValueError):
@@ -69,6 +88,14 @@ def _sigmoid(x: float) -> float:
     return e / (1.0 + e)
 
 
+def _check_sides(winners: Side, losers: Side) -> None:
+    if not winners or not losers:
+        raise RatingsError(f"both sides of a comparison need players: {winners} vs {losers}")
+    names = winners + losers
+    if len(set(names)) != len(names):
+        raise RatingsError(f"a player appears twice in a comparison: {winners} vs {losers}")
+
+
 @dataclass(frozen=True)
 class Comparison:
     """One result between two sides: ``winners`` beat ``losers``, or the two sides drew if ``draw``."""
@@ -79,167 +106,146 @@ class Comparison:
     cluster: str = ""
 
     def __post_init__(self) -> None:
-        if not self.winners or not self.losers:
-            raise RatingsError(f"both sides of a comparison need players: {self.winners} vs {self.losers}")
-        names = self.winners + self.losers
-        if len(set(names)) != len(names):
-            raise RatingsError(f"a player appears twice in a comparison: {self.winners} vs {self.losers}")
+        _check_sides(self.winners, self.losers)
+
+
+def standing_results(scores: Mapping[str, float]) -> list[Result]:
+    """Pairwise results from a final standing: higher score beats lower, equal scores draw."""
+    order = sorted(scores, key=lambda name: (-scores[name], name))
+    return [
+        ((first,), (second,), scores[first] == scores[second])
+        for i, first in enumerate(order)
+        for second in order[i + 1 :]
+    ]
 
 
 def standing_comparisons(scores: Mapping[str, float], *, cluster: str = "") -> list[Comparison]:
     """Pairwise comparisons from a final standing: higher score beats lower, equal scores draw."""
-    order = sorted(scores, key=lambda name: (-scores[name], name))
-    result = []
-    for i, first in enumerate(order):
-        for second in order[i + 1 :]:
-            tied = scores[first] == scores[second]
-            result.append(Comparison((first,), (second,), draw=tied, cluster=cluster))
-    return result
+    return [Comparison(w, lo, draw=d, cluster=cluster) for w, lo, d in standing_results(scores)]
 
 
-class LiveElo:
-    """Incremental Elo for a live leader board; team rating is the mean of its members' ratings."""
+class Tally:
+    """Results aggregated as they are added: a count per matchup and outcome, and the results of each cluster.
 
-    def __init__(self, *, k: float = 16.0, initial: float = 0.0) -> None:
-        self.k = k
-        self.initial = initial
-        self._ratings: dict[str, float] = {}
+    A matchup is an ordered pair of teams (sorted tuples of names), the "plus" team sorting first; a result is
+    stored as a code ``3 * matchup + outcome``, the outcome 0 (plus team lost), 1 (drawn) or 2 (plus team won).
+    ``clusters=False`` keeps only the counts (enough for the point fit).
+    """
 
-    def rating(self, name: str) -> float:
-        """The current rating of ``name`` (the initial rating if unseen)."""
-        return self._ratings.get(name, self.initial)
+    def __init__(self, *, clusters: bool = True) -> None:
+        self._codes: dict[Result, int] = {}
+        self.keys: list[tuple[Side, Side]] = []
+        self._slots: dict[tuple[Side, Side], int] = {}
+        self.counts: list[int] = []
+        self.clusters: dict[str, list[int]] | None = {} if clusters else None
 
-    def update(self, winners: Iterable[str], losers: Iterable[str], *, draw: bool = False) -> float:
-        """Record one result and return the change applied to each winner (losers get its negative)."""
-        win, lose = tuple(winners), tuple(losers)
-        if not win or not lose or set(win) & set(lose):
-            raise RatingsError(f"a result needs two disjoint sides of players: {win} vs {lose}")
-        mean_win = sum(self.rating(n) for n in win) / len(win)
-        mean_lose = sum(self.rating(n) for n in lose) / len(lose)
-        delta = self.k * ((0.5 if draw else 1.0) - expected_score(mean_win, mean_lose))
-        for name in win:
-            self._ratings[name] = self.rating(name) + delta
-        for name in lose:
-            self._ratings[name] = self.rating(name) - delta
-        return delta
+    def add(self, winners: Side, losers: Side, draw: bool = False, cluster: str = "") -> None:
+        """Add one result (sides as tuples of names) to its cluster."""
+        code = self._codes.get((winners, losers, draw))
+        if code is None:
+            code = self._code(winners, losers, draw)
+        self.counts[code] += 1
+        if self.clusters is not None:
+            members = self.clusters.get(cluster)
+            if members is None:
+                self.clusters[cluster] = [code]
+            else:
+                members.append(code)
 
-    def record(self, comparison: Comparison) -> float:
-        """Apply a ``Comparison`` (its cluster is ignored); same return value as ``update``."""
-        return self.update(comparison.winners, comparison.losers, draw=comparison.draw)
+    def add_comparison(self, comparison: Comparison) -> None:
+        """Add a ``Comparison``."""
+        self.add(comparison.winners, comparison.losers, comparison.draw, comparison.cluster)
 
-    def ratings(self) -> dict[str, float]:
-        """A copy of every rating seen so far."""
-        return dict(self._ratings)
+    def __len__(self) -> int:
+        return sum(self.counts)
 
-    def leader(self) -> str | None:
-        """The highest-rated player (ties broken by name), or None before any result."""
-        if not self._ratings:
-            return None
-        return min(self._ratings, key=lambda name: (-self._ratings[name], name))
+    def _code(self, winners: Side, losers: Side, draw: bool) -> int:
+        _check_sides(winners, losers)
+        first, second = tuple(sorted(winners)), tuple(sorted(losers))
+        outcome = 1 if draw else 2
+        if second < first:
+            first, second, outcome = second, first, 2 - outcome
+        slot = self._slots.get((first, second))
+        if slot is None:
+            slot = self._slots[first, second] = len(self.keys)
+            self.keys.append((first, second))
+            self.counts.extend((0, 0, 0))
+        code = self._codes[winners, losers, draw] = 3 * slot + outcome
+        return code
 
 
-@dataclass(frozen=True)
-class RatingRow:
-    """One line of the ranking table; ``low``/``high`` are None when no bootstrap was run."""
-
-    name: str
-    elo: float
-    low: float | None
-    high: float | None
-    games: int
-    wins: int
-    losses: int
-    draws: int
-    score: float
-    los_next: float | None
-
-    @property
-    def plus_minus(self) -> float | None:
-        """Half the width of the interval, or None without one."""
-        if self.low is None or self.high is None:
-            return None
-        return (self.high - self.low) / 2.0
+def _tally(comparisons: Iterable[Comparison], *, clusters: bool = True) -> Tally:
+    tally = Tally(clusters=clusters)
+    for c in comparisons:
+        tally.add(c.winners, c.losers, c.draw, c.cluster)
+    return tally
 
 
 @dataclass(frozen=True)
 class _Model:
-    """Comparisons aggregated for fitting: distinct teams, distinct matchups between them, and clusters.
+    """A tally in canonical order (sorted names and matchups, so that the order of games changes nothing).
 
-    A matchup pairs two teams, oriented so the "plus" team sorts first; ``games`` and ``scores`` hold its number of
-    comparisons and the plus team's total score. Clusters with identical content are one "kind":
-    ``cluster_kinds`` gives each cluster's kind, ``in_clusters`` splits each matchup by kind (kind indices,
-    games, scores). The index lists let the fit and the bootstrap sum over matchups at C speed.
+    ``outcomes`` holds each matchup's plus-team losses, draws and wins; ``games`` and ``scores`` its number of
+    comparisons and the plus team's total score. ``slot_of`` maps the tally's matchup slots to matchups here. The
+    index lists let the fit sum over matchups at C speed. ``group`` numbers each player's group (connected
+    component) in order of first appearance.
     """
 
     players: tuple[str, ...]
     teams: tuple[tuple[int, ...], ...]
     matchups: tuple[tuple[int, int], ...]
+    outcomes: tuple[tuple[int, int, int], ...]
     games: tuple[float, ...]
     scores: tuple[float, ...]
-    cluster_kinds: tuple[int, ...]
-    kind_count: int
-    in_clusters: tuple[tuple[list[int], list[float], list[float]], ...]
+    slot_of: tuple[int, ...]
+    group: tuple[int, ...]
     gradient_lists: tuple[tuple[list[int], list[int]], ...]
     hessian_lists: tuple[tuple[int, list[int], list[int]], ...]
 
 
-def _build(comparisons: Iterable[Comparison]) -> _Model:
-    tallies: dict[tuple[tuple[str, ...], tuple[str, ...]], list[float]] = {}
-    per_cluster: dict[str, list[tuple[tuple[tuple[str, ...], tuple[str, ...]], float]]] = {}
-    for c in comparisons:
-        first, second = tuple(sorted(c.winners)), tuple(sorted(c.losers))
-        score = 0.5 if c.draw else 1.0
-        if second < first:
-            first, second, score = second, first, 1.0 - score
-        tally = tallies.setdefault((first, second), [0.0, 0.0])
-        tally[0] += 1.0
-        tally[1] += score
-        per_cluster.setdefault(c.cluster, []).append(((first, second), score))
-    keys = sorted(tallies)
-    players = tuple(sorted({name for key in keys for side in key for name in side}))
+def _build(tally: Tally) -> _Model:
+    keys = tally.keys
+    order = sorted((key, slot) for slot, key in enumerate(keys) if sum(tally.counts[3 * slot : 3 * slot + 3]))
+    slot_of = [-1] * len(keys)
+    for m, (_, slot) in enumerate(order):
+        slot_of[slot] = m
+    players = tuple(sorted({name for key, _ in order for side in key for name in side}))
     index = {name: i for i, name in enumerate(players)}
-    team_names = sorted({side for key in keys for side in key})
+    team_names = sorted({side for key, _ in order for side in key})
     team_index = {team: t for t, team in enumerate(team_names)}
-    matchups = tuple((team_index[first], team_index[second]) for first, second in keys)
     k = len(players)
     plus_of: list[list[int]] = [[] for _ in range(k)]
     minus_of: list[list[int]] = [[] for _ in range(k)]
     same: dict[int, list[int]] = {}
     opposite: dict[int, list[int]] = {}
-    for m, (first, second) in enumerate(keys):
+    parent = list(range(k))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for m, ((first, second), _) in enumerate(order):
         signed = [(index[n], 1) for n in first] + [(index[n], -1) for n in second]
         for i, sign in signed:
             (plus_of if sign > 0 else minus_of)[i].append(m)
+            parent[root(i)] = root(signed[0][0])
             for j, other in signed:
                 if i <= j:
                     (same if sign == other else opposite).setdefault(i * k + j, []).append(m)
-    slot = {key: m for m, key in enumerate(keys)}
-    kinds: dict[tuple[tuple[int, float, float], ...], int] = {}  # identical clusters are resampled as one kind
-    kind_of = []
-    in_clusters: list[tuple[list[int], list[float], list[float]]] = [([], [], []) for _ in keys]
-    for name in sorted(per_cluster):
-        merged: dict[int, list[float]] = {}
-        for key, score in per_cluster[name]:
-            entry = merged.setdefault(slot[key], [0.0, 0.0])
-            entry[0] += 1.0
-            entry[1] += score
-        content = tuple((m, g, s) for m, (g, s) in sorted(merged.items()))
-        if content not in kinds:
-            kinds[content] = len(kinds)
-            for m, g, s in content:
-                in_clusters[m][0].append(kinds[content])
-                in_clusters[m][1].append(g)
-                in_clusters[m][2].append(s)
-        kind_of.append(kinds[content])
+    roots: dict[int, int] = {}
+    group = tuple(roots.setdefault(root(i), len(roots)) for i in range(k))
+    outcomes = tuple((tally.counts[3 * s], tally.counts[3 * s + 1], tally.counts[3 * s + 2]) for _, s in order)
     return _Model(
         players=players,
         teams=tuple(tuple(index[n] for n in team) for team in team_names),
-        matchups=matchups,
-        games=tuple(tallies[key][0] for key in keys),
-        scores=tuple(tallies[key][1] for key in keys),
-        cluster_kinds=tuple(kind_of),
-        kind_count=len(kinds),
-        in_clusters=tuple(in_clusters),
+        matchups=tuple((team_index[first], team_index[second]) for (first, second), _ in order),
+        outcomes=outcomes,
+        games=tuple(float(lost + drawn + won) for lost, drawn, won in outcomes),
+        scores=tuple(won + 0.5 * drawn for _, drawn, won in outcomes),
+        slot_of=tuple(slot_of),
+        group=group,
         gradient_lists=tuple(zip(plus_of, minus_of, strict=True)),
         hessian_lists=tuple(
             (flat, same.get(flat, []), opposite.get(flat, [])) for flat in sorted(set(same) | set(opposite))
@@ -306,27 +312,22 @@ def _solve(low: Sequence[Sequence[float]], rhs: Sequence[float]) -> list[float]:
     return x
 
 
-def _newton(
-    model: _Model,
-    games: Sequence[float],
-    scores: Sequence[float],
-    prior: float,
-    *,
-    start: Sequence[float] | None = None,
-    tolerance: float,
-) -> tuple[list[float], list[float]]:
-    """Maximise the log-posterior (damped Newton); return strengths and the negated Hessian there.
+def _newton(model: _Model, prior: float) -> tuple[list[float], list[float]]:
+    """Maximise the log-posterior (damped Newton) from 0; return strengths and the negated Hessian there.
 
     The log-posterior is strictly concave, so a Newton step that lowers it is an overshoot and is halved. The
-    returned point adds the last step, which is below ``tolerance``; near the optimum Newton's error is quadratic,
-    so the result is far more accurate than ``tolerance`` itself.
+    returned point adds the last step, which is below the tolerance; near the optimum Newton's error is quadratic,
+    so the result is far more accurate than the tolerance itself. Always starting from 0 makes the live leader
+    (``LiveFit``) and the table the same computation, bit for bit.
     """
-    base = list(start) if start is not None else [0.0] * len(model.players)
+    games, scores = model.games, model.scores
+    base = [0.0] * len(model.players)
     best, grad, hess = _evaluate(model, games, scores, prior, base)
     step = _solve(_cholesky(len(base), hess), grad)
     for _ in range(_MAX_ITERATIONS):
-        if max(map(abs, step), default=0.0) < tolerance:
-            return [b + s for b, s in zip(base, step, strict=True)], hess
+        if max(map(abs, step), default=0.0) < _TOLERANCE:
+            theta = [b + s for b, s in zip(base, step, strict=True)]
+            return theta, _evaluate(model, games, scores, prior, theta)[2]
         trial = [b + s for b, s in zip(base, step, strict=True)]
         value, trial_grad, trial_hess = _evaluate(model, games, scores, prior, trial)
         if value < best:
@@ -337,13 +338,32 @@ def _newton(
     raise RatingsError("the rating fit did not converge")
 
 
+def _reference(model: _Model, anchor: tuple[str, float] | None) -> list[list[int] | int]:
+    """Per player, what its table rating is measured against: the anchor's index, or its group's members."""
+    members: dict[int, list[int]] = {}
+    for i, g in enumerate(model.group):
+        members.setdefault(g, []).append(i)
+    pinned = None if anchor is None else model.players.index(anchor[0])
+    return [
+        pinned if pinned is not None and model.group[pinned] == model.group[i] else members[model.group[i]]
+        for i in range(len(model.players))
+    ]
+
+
 def _anchored(model: _Model, theta: Sequence[float], anchor: tuple[str, float] | None) -> list[float]:
+    """Table Elo: each group centred on its mean, or the anchor's group shifted so that the anchor holds.
+
+    With an anchor, the other groups (which the anchor's games say nothing about) are centred on its Elo.
+    """
     elo = [ELO_PER_NAT * t for t in theta]
-    if anchor is not None:
-        shift = elo[model.players.index(anchor[0])] - anchor[1]
-        return [e - shift for e in elo]
-    mean = sum(elo) / len(elo) if elo else 0.0
-    return [e - mean for e in elo]
+    level = 0.0 if anchor is None else anchor[1]
+    result = []
+    for i, reference in enumerate(_reference(model, anchor)):
+        if isinstance(reference, int):
+            result.append(elo[i] - elo[reference] + level)
+        else:
+            result.append(elo[i] - sum(elo[j] for j in reference) / len(reference) + level)
+    return result
 
 
 def _check(prior_games: float, anchor: tuple[str, float] | None, model: _Model) -> None:
@@ -353,137 +373,245 @@ def _check(prior_games: float, anchor: tuple[str, float] | None, model: _Model) 
         raise RatingsError(f"anchor {anchor[0]!r} played no games")
 
 
-def fit_elo(
-    comparisons: Iterable[Comparison], *, prior_games: float = 1.0, anchor: tuple[str, float] | None = None
-) -> dict[str, float]:
-    """Bradley-Terry Elo of every player, mean 0 or with ``anchor=(name, elo)`` pinned."""
-    model = _build(comparisons)
-    _check(prior_games, anchor, model)
-    theta, _ = _newton(model, model.games, model.scores, prior_games, tolerance=_POINT_TOLERANCE)
-    return dict(zip(model.players, _anchored(model, theta, anchor), strict=True))
+class _Covariance:
+    """The posterior covariance of contrasts: Laplace, widened by the within-cluster cross products (see above)."""
 
+    def __init__(self, model: _Model, tally: Tally, theta: Sequence[float], hess: Sequence[float]) -> None:
+        self.k = len(model.players)
+        self.model = model
+        self.low = _cholesky(self.k, hess)
+        strength = [sum(theta[i] for i in members) for members in model.teams]
+        p = [_sigmoid(strength[plus] - strength[minus]) for plus, minus in model.matchups]
+        self.cross: list[tuple[int, int, float]] = []
+        if tally.clusters is None:
+            return
+        moments: dict[tuple[int, int], list[float]] = {}
+        kinds = Counter(map(tuple, map(sorted, tally.clusters.values())))
+        for content, times in kinds.items():
+            per: dict[int, list[float]] = {}
+            for code in content:
+                entry = per.setdefault(model.slot_of[code // 3], [0.0, 0.0])
+                entry[0] += 1.0
+                entry[1] += 0.5 * (code % 3)
+            items = sorted(per.items())
+            for a, (m, (g, s)) in enumerate(items):
+                for n, (h, t) in items[a:]:
+                    sums = moments.setdefault((m, n), [0.0, 0.0, 0.0, 0.0])
+                    sums[0] += times * s * t
+                    sums[1] += times * s * h
+                    sums[2] += times * g * t
+                    sums[3] += times * g * h
+        for (m, n), (st, sh, gt, gh) in sorted(moments.items()):
+            # the sum over clusters of (s_m - g_m p_m)(s_n - g_n p_n), the residuals of matchups m and n in a cluster
+            value = st - p[n] * sh - p[m] * gt + p[m] * p[n] * gh
+            if m == n:  # less each game's own square: what is left is the cross products of distinct games
+                lost, drawn, won = model.outcomes[m]
+                value -= won * (1.0 - p[m]) ** 2 + drawn * (0.5 - p[m]) ** 2 + lost * p[m] ** 2
+            if value != 0.0:
+                self.cross.append((m, n, value if m == n else 2.0 * value))
 
-def _normal_cdf(z: float) -> float:
-    return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
-
-
-def _fisher_sd(k: int, hess: Sequence[float], first: int, second: int) -> float:
-    """Standard deviation (Elo) of the gap between two players from the inverse Fisher information."""
-    contrast = [0.0] * k
-    contrast[first], contrast[second] = 1.0, -1.0
-    spread = _solve(_cholesky(k, hess), contrast)
-    return ELO_PER_NAT * math.sqrt(max(spread[first] - spread[second], 0.0))
-
-
-def _laplace_sd(k: int, hess: Sequence[float], player: int, reference: int | None) -> float:
-    """Standard deviation (Elo) of a table rating (against the mean or an anchor) from the Fisher information."""
-    contrast = [-1.0 / k] * k if reference is None else [0.0] * k
-    contrast[player] += 1.0
-    if reference is not None:
-        contrast[reference] -= 1.0
-    spread = _solve(_cholesky(k, hess), contrast)
-    return ELO_PER_NAT * math.sqrt(max(sum(c * v for c, v in zip(contrast, spread, strict=True)), 0.0))
+    def sd(self, contrast: Sequence[float]) -> float:
+        """Standard deviation (Elo) of ``contrast . theta``."""
+        w = _solve(self.low, contrast)
+        laplace = sum(c * v for c, v in zip(contrast, w, strict=True))
+        extra = 0.0
+        if self.cross:
+            team = [sum(w[i] for i in members) for members in self.model.teams]
+            z = [team[plus] - team[minus] for plus, minus in self.model.matchups]
+            extra = sum(value * z[m] * z[n] for m, n, value in self.cross)
+        return ELO_PER_NAT * math.sqrt(max(laplace, 0.0) + max(extra, 0.0))
 
 
 def _superiority(gap: float, sd: float) -> float:
     if sd > 0.0:
-        return _normal_cdf(gap / sd)
+        return NormalDist().cdf(gap / sd)
     return 0.5 if gap == 0.0 else float(gap > 0.0)
 
 
-def los(comparisons: Iterable[Comparison], first: str, second: str, *, prior_games: float = 1.0) -> float:
-    """Likelihood that ``first`` is stronger than ``second`` (normal approximation at the fit)."""
-    model = _build(comparisons)
-    _check(prior_games, None, model)
-    for name in (first, second):
-        if name not in model.players:
+class Fit:
+    """The fit of a tally: table Elo, and the normal approximation of the posterior around it (module docstring)."""
+
+    def __init__(self, tally: Tally, *, prior_games: float = 1.0, anchor: tuple[str, float] | None = None) -> None:
+        self._tally = tally
+        self._model = model = _build(tally)
+        _check(prior_games, anchor, model)
+        self._theta, self._hess = _newton(model, prior_games)
+        self._index = {name: i for i, name in enumerate(model.players)}
+        self._reference = _reference(model, anchor)
+        self._covariance: _Covariance | None = None
+        self.players = model.players
+        """Every player, sorted by name."""
+        self.elo = dict(zip(model.players, _anchored(model, self._theta, anchor), strict=True))
+        """Table Elo: each group centred on its mean, or the anchor pinned."""
+
+    @classmethod
+    def of(
+        cls, comparisons: Iterable[Comparison], *, prior_games: float = 1.0, anchor: tuple[str, float] | None = None
+    ) -> Fit:
+        """The fit of a list of comparisons."""
+        return cls(_tally(comparisons), prior_games=prior_games, anchor=anchor)
+
+    def _spread(self) -> _Covariance:
+        if self._covariance is None:
+            self._covariance = _Covariance(self._model, self._tally, self._theta, self._hess)
+        return self._covariance
+
+    def _player(self, name: str) -> int:
+        if name not in self._index:
             raise RatingsError(f"{name!r} played no games")
-    k = len(model.players)
-    theta, hess = _newton(model, model.games, model.scores, prior_games, tolerance=_POINT_TOLERANCE)
-    i, j = model.players.index(first), model.players.index(second)
-    return _superiority(ELO_PER_NAT * (theta[i] - theta[j]), _fisher_sd(k, hess, i, j))
+        return self._index[name]
+
+    def group(self, name: str) -> int:
+        """The group (0, 1, ...: connected components of the players linked by games) of ``name``."""
+        return self._model.group[self._player(name)]
+
+    def sd(self, name: str) -> float:
+        """Standard deviation (Elo) of a table rating: against its group's mean, or the anchor (0 for the anchor)."""
+        player = self._player(name)
+        reference = self._reference[player]
+        contrast = [0.0] * len(self.players)
+        if isinstance(reference, int):
+            if reference == player:
+                return 0.0
+            contrast[reference] = -1.0
+        else:
+            for j in reference:
+                contrast[j] = -1.0 / len(reference)
+        contrast[player] += 1.0
+        return self._spread().sd(contrast)
+
+    def los(self, first: str, second: str) -> float | None:
+        """Likelihood that ``first`` is stronger than ``second``; None if they never met, directly or through others."""
+        i, j = self._player(first), self._player(second)
+        if self._model.group[i] != self._model.group[j]:
+            return None
+        contrast = [0.0] * len(self.players)
+        contrast[i], contrast[j] = 1.0, -1.0
+        return _superiority(self.elo[first] - self.elo[second], self._spread().sd(contrast))
+
+    def order(self) -> list[str]:
+        """Players in table order: groups (largest first, then by their best Elo), best first within each."""
+        return [self.players[i] for i in _order(self._model, [self.elo[name] for name in self.players])]
+
+    def record(self) -> dict[str, tuple[int, int, int]]:
+        """Each player's wins, losses and draws (comparisons, not games: a three-hand game is two per player)."""
+        model = self._model
+        record = [[0, 0, 0] for _ in model.players]
+        for (plus, minus), (lost, drawn, won) in zip(model.matchups, model.outcomes, strict=True):
+            for t, (w, lo) in ((plus, (won, lost)), (minus, (lost, won))):
+                for i in model.teams[t]:
+                    record[i][0] += w
+                    record[i][1] += lo
+                    record[i][2] += drawn
+        return {name: (w, lo, d) for name, (w, lo, d) in zip(model.players, record, strict=True)}
 
 
-def _bootstrap(
-    model: _Model,
-    theta: Sequence[float],
-    prior: float,
-    anchor: tuple[str, float] | None,
-    *,
-    rounds: int,
-    seed: int,
-) -> list[list[float]]:
-    """Anchored Elo of every player for each cluster resample."""
-    rng = random.Random(seed)
-    kinds = model.kind_count
-    samples = []
-    for _ in range(rounds):
-        drawn = Counter(rng.choices(model.cluster_kinds, k=len(model.cluster_kinds)))
-        times = [drawn.get(kind, 0) for kind in range(kinds)].__getitem__
-        games = [sum(map(mul, map(times, ks), gs)) for ks, gs, _ in model.in_clusters]
-        scores = [sum(map(mul, map(times, ks), ss)) for ks, _, ss in model.in_clusters]
-        fitted, _ = _newton(model, games, scores, prior, start=theta, tolerance=_BOOTSTRAP_TOLERANCE)
-        samples.append(_anchored(model, fitted, anchor))
-    return samples
+def fit_elo(
+    comparisons: Iterable[Comparison], *, prior_games: float = 1.0, anchor: tuple[str, float] | None = None
+) -> dict[str, float]:
+    """Bradley-Terry Elo of every player: each group with mean 0, or with ``anchor=(name, elo)`` pinned."""
+    return Fit(_tally(comparisons, clusters=False), prior_games=prior_games, anchor=anchor).elo
 
 
-def _quantile(ordered: Sequence[float], q: float) -> float:
-    position = q * (len(ordered) - 1)
-    below = math.floor(position)
-    above = min(below + 1, len(ordered) - 1)
-    return ordered[below] + (position - below) * (ordered[above] - ordered[below])
+def los(comparisons: Iterable[Comparison], first: str, second: str, *, prior_games: float = 1.0) -> float | None:
+    """Likelihood that ``first`` is stronger than ``second``; None if they never met, directly or through others."""
+    return Fit.of(comparisons, prior_games=prior_games).los(first, second)
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    """One line of the ranking table; ``low``/``high`` are None without intervals.
+
+    ``group`` numbers the groups of players linked by games (1 when all are); ``los_next`` is None on the last row
+    of a group: there is no next row, or the next row is in another group and cannot be compared.
+    """
+
+    name: str
+    elo: float
+    low: float | None
+    high: float | None
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    score: float
+    los_next: float | None
+    group: int = 1
+
+    @property
+    def plus_minus(self) -> float | None:
+        """Half the width of the interval, or None without one."""
+        if self.low is None or self.high is None:
+            return None
+        return (self.high - self.low) / 2.0
+
+
+def _order(model: _Model, elo: Sequence[float]) -> list[int]:
+    """Players in table order: groups (largest first, then by their best Elo), best first within each."""
+    members: dict[int, list[int]] = {}
+    for i, g in enumerate(model.group):
+        members.setdefault(g, []).append(i)
+    within = {g: sorted(found, key=lambda i: (-elo[i], model.players[i])) for g, found in members.items()}
+    groups = sorted(within.values(), key=lambda found: (-len(found), -elo[found[0]], model.players[found[0]]))
+    return [i for found in groups for i in found]
 
 
 def rank_table(
     comparisons: Iterable[Comparison],
     *,
-    bootstrap: int = 1000,
-    seed: int = 0,
+    intervals: bool = True,
+    confidence: float = 0.95,
+    prior_games: float = 1.0,
+    anchor: tuple[str, float] | None = None,
+    bootstrap: int | None = None,
+    seed: int | None = None,
+) -> list[RatingRow]:
+    """The ranking table, best first: fitted Elo, interval, record, and LOS over the next row (see ``tally_table``).
+
+    ``bootstrap`` and ``seed`` remain for callers of the former bootstrap intervals: ``bootstrap=0`` still means no
+    intervals, any other count means intervals, and the seed is not used (the intervals are computed, not drawn).
+    """
+    del seed
+    return tally_table(
+        _tally(comparisons),
+        intervals=intervals and bootstrap != 0,
+        confidence=confidence,
+        prior_games=prior_games,
+        anchor=anchor,
+    )
+
+
+def tally_table(
+    tally: Tally,
+    *,
+    intervals: bool = True,
     confidence: float = 0.95,
     prior_games: float = 1.0,
     anchor: tuple[str, float] | None = None,
 ) -> list[RatingRow]:
-    """The ranking table, best first: fitted Elo, bootstrap interval, record, and LOS over the next row."""
-    comparisons = list(comparisons)
-    model = _build(comparisons)
-    _check(prior_games, anchor, model)
-    if bootstrap < 0 or not 0.0 < confidence < 1.0:
-        raise RatingsError(f"need bootstrap >= 0 and 0 < confidence < 1, not {bootstrap} and {confidence}")
-    k = len(model.players)
-    theta, hess = _newton(model, model.games, model.scores, prior_games, tolerance=_POINT_TOLERANCE)
-    elo = _anchored(model, theta, anchor)
-    samples = _bootstrap(model, theta, prior_games, anchor, rounds=bootstrap, seed=seed) if bootstrap else []
-    record = {name: [0, 0, 0] for name in model.players}
-    for c in comparisons:
-        for name in c.winners + c.losers:
-            record[name][2 if c.draw else 0 if name in c.winners else 1] += 1
-    order = sorted(range(k), key=lambda i: (-elo[i], model.players[i]))
-    tail = (1.0 - confidence) / 2.0
+    """The ranking table of a ``Tally``: groups in turn, best first within each; LOS only within a group."""
+    if not 0.0 < confidence < 1.0:
+        raise RatingsError(f"need 0 < confidence < 1, not {confidence}")
+    fit = Fit(tally, prior_games=prior_games, anchor=anchor)
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    record = fit.record()
+    order = fit.order()
+    numbers: dict[int, int] = {}
     rows = []
-    for rank, i in enumerate(order):
+    for rank, name in enumerate(order):
+        elo = fit.elo[name]
         low: float | None = None
         high: float | None = None
-        los_next: float | None = None
-        if samples:
-            ordered = sorted(sample[i] for sample in samples)
-            low, high = _quantile(ordered, tail), _quantile(ordered, 1.0 - tail)
-            reference = None if anchor is None else model.players.index(anchor[0])
-            if high - low < 1e-6 and reference != i:
-                # Every resample is the same (e.g. one side won every cluster): the bootstrap shows no spread,
-                # which is not certainty. Fall back to the normal approximation of the posterior (prior included).
-                half = NormalDist().inv_cdf(1.0 - tail) * _laplace_sd(k, hess, i, reference)
-                low, high = elo[i] - half, elo[i] + half
-        if rank + 1 < k:
-            j = order[rank + 1]
-            gaps = [sample[i] - sample[j] for sample in samples]
-            sd = _stdev(gaps) if len(gaps) > 1 else 0.0
-            los_next = _superiority(elo[i] - elo[j], sd if sd > 1e-6 else _fisher_sd(k, hess, i, j))
-        wins, losses, draws = record[model.players[i]]
+        if intervals:
+            half = z * fit.sd(name)
+            low, high = elo - half, elo + half
+        los_next = fit.los(name, order[rank + 1]) if rank + 1 < len(order) else None
+        wins, losses, draws = record[name]
         games = wins + losses + draws
         rows.append(
             RatingRow(
-                name=model.players[i],
-                elo=elo[i],
+                name=name,
+                elo=elo,
                 low=low,
                 high=high,
                 games=games,
@@ -492,11 +620,85 @@ def rank_table(
                 draws=draws,
                 score=(wins + 0.5 * draws) / games,
                 los_next=los_next,
+                group=numbers.setdefault(fit.group(name), len(numbers) + 1),
             )
         )
     return rows
 
 
-def _stdev(values: Sequence[float]) -> float:
-    mean = sum(values) / len(values)
-    return math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+@dataclass(frozen=True)
+class Leader:
+    """The top row of the table as it stands: its player and Elo, and how many separate groups the players form."""
+
+    name: str
+    elo: float
+    groups: int
+
+
+class LiveFit:
+    """The table's own fit, kept current result by result for a live leader board.
+
+    ``leader`` refits (from scratch, the same computation as the table, so the two never disagree) only when results
+    were added since the last call. A fit costs O(distinct matchups) per Newton iteration, not O(games).
+    """
+
+    def __init__(self, *, prior_games: float = 1.0) -> None:
+        self.prior_games = prior_games
+        self._tally = Tally(clusters=False)
+        self._fitted: tuple[int, Leader | None] = (0, None)
+
+    def record(self, comparison: Comparison) -> None:
+        """Add one result (its cluster is not needed for the point fit)."""
+        self._tally.add(comparison.winners, comparison.losers, comparison.draw)
+
+    def leader(self) -> Leader | None:
+        """The table's top row (see ``Leader``), or None before any result."""
+        count = len(self._tally)
+        if count and self._fitted[0] != count:
+            model = _build(self._tally)
+            theta, _ = _newton(model, self.prior_games)
+            elo = _anchored(model, theta, None)
+            top = _order(model, elo)[0]
+            self._fitted = (count, Leader(model.players[top], elo[top], len(set(model.group))))
+        return self._fitted[1]
+
+
+class LiveElo:
+    """Incremental Elo (team rating: the mean of its members'); not the table's fit, which ``LiveFit`` follows."""
+
+    def __init__(self, *, k: float = 16.0, initial: float = 0.0) -> None:
+        self.k = k
+        self.initial = initial
+        self._ratings: dict[str, float] = {}
+
+    def rating(self, name: str) -> float:
+        """The current rating of ``name`` (the initial rating if unseen)."""
+        return self._ratings.get(name, self.initial)
+
+    def update(self, winners: Iterable[str], losers: Iterable[str], *, draw: bool = False) -> float:
+        """Record one result and return the change applied to each winner (losers get its negative)."""
+        win, lose = tuple(winners), tuple(losers)
+        if not win or not lose or set(win) & set(lose):
+            raise RatingsError(f"a result needs two disjoint sides of players: {win} vs {lose}")
+        mean_win = sum(self.rating(n) for n in win) / len(win)
+        mean_lose = sum(self.rating(n) for n in lose) / len(lose)
+        delta = self.k * ((0.5 if draw else 1.0) - expected_score(mean_win, mean_lose))
+        for name in win:
+            self._ratings[name] = self.rating(name) + delta
+        for name in lose:
+            self._ratings[name] = self.rating(name) - delta
+        return delta
+
+    def record(self, comparison: Comparison) -> float:
+        """Apply a ``Comparison`` (its cluster is ignored); same return value as ``update``."""
+        return self.update(comparison.winners, comparison.losers, draw=comparison.draw)
+
+    def ratings(self) -> dict[str, float]:
+        """A copy of every rating seen so far."""
+        return dict(self._ratings)
+
+    def leader(self) -> str | None:
+        """The highest-rated player (ties broken by name), or None before any result."""
+        if not self._ratings:
+            return None
+        return min(self._ratings, key=lambda name: (-self._ratings[name], name))

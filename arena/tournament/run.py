@@ -24,7 +24,7 @@ from arena.play.sandbox import require_isolation
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import Executor, LocalExecutor
 from arena.tournament.ranking import cluster_of, comparisons
-from arena.tournament.ratings import LiveElo
+from arena.tournament.ratings import LiveFit
 from arena.tournament.schedule import pairings_for, plan_games, plan_matches
 from arena.tournament.store import Store
 
@@ -36,8 +36,9 @@ class Progress:
     done: int
     total: int
     started: float
-    leader: str | None = None
+    leader: str | None = None  # the ranking table's top row as it stands (the same fit), None while groups are apart
     leader_elo: float = 0.0
+    groups: int = 0  # how many separate groups the bots form so far (no leader across groups)
     errors: list[str] = field(default_factory=list)
 
     def eta(self, played_now: int) -> float | None:
@@ -94,7 +95,24 @@ def run_tournament(
     executor: Executor | None = None,
     on_progress: Callable[[Progress], None] | None = None,
 ) -> RunReport:
-    """Play every game not yet in ``store``; stop cleanly on KeyboardInterrupt (the run can be resumed)."""
+    """Play every game not yet in ``store``; stop cleanly on KeyboardInterrupt (the run can be resumed).
+
+    One run of a tournament at a time: a second one is refused while the first holds the store's run lock.
+    """
+    with store.exclusive_run():
+        return _run(config, store, commands, jobs=jobs, log_dir=log_dir, executor=executor, on_progress=on_progress)
+
+
+def _run(
+    config: TournamentConfig,
+    store: Store,
+    commands: dict[str, BotCommand],
+    *,
+    jobs: int,
+    log_dir: str,
+    executor: Executor | None,
+    on_progress: Callable[[Progress], None] | None,
+) -> RunReport:
     if executor is None or isinstance(executor, LocalExecutor):  # matches run here: refuse now, not once a match
         require_isolation(config.trusted_bots)
     store.bind_config(config.name, config.fingerprint())
@@ -109,7 +127,7 @@ def run_tournament(
     done = store.game_keys()
     matches = plan_matches(config, commands, done=done, log_dir=log_dir)
     progress = Progress(done=len(done), total=total_games(config, list(commands)), started=time.monotonic())
-    live = LiveElo(k=config.rating.k)
+    live = LiveFit()  # the table's fit, so that the live leader is the table's
     for _, key, record in store.records():
         for c in comparisons(record, cluster_of(key)):
             live.record(c)
@@ -138,6 +156,7 @@ def run_tournament(
         thread.start()
     finished = played = 0
     interrupted = False
+    led_at = -LEADER_EVERY
     try:
         while finished < len(matches):
             try:
@@ -156,10 +175,13 @@ def run_tournament(
             progress.done += 1
             for c in comparisons(record, cluster_of(key)):
                 live.record(c)
-            progress.leader = live.leader()
-            progress.leader_elo = live.rating(progress.leader) if progress.leader else 0.0
             if on_progress:
+                if progress.done == progress.total or time.monotonic() - led_at >= LEADER_EVERY:
+                    _lead(progress, live)
+                    led_at = time.monotonic()
                 on_progress(progress)
+        if on_progress and played and _lead(progress, live):  # the last line shows the final table's leader
+            on_progress(progress)
     except KeyboardInterrupt:
         interrupted = True
         executor.cancel()
@@ -178,6 +200,20 @@ def run_tournament(
     for thread in threads:
         thread.join(timeout=10)
     return RunReport(played, progress.done, progress.total, interrupted, progress.errors)
+
+
+LEADER_EVERY = 0.25
+"""Seconds between refits of the progress line's leader (a refit of many bots takes milliseconds)."""
+
+
+def _lead(progress: Progress, live: LiveFit) -> bool:
+    """Show the table's top row as it stands (none while the bots form separate groups); True if it changed."""
+    top = live.leader()
+    shown = (progress.leader, progress.leader_elo, progress.groups)
+    progress.groups = top.groups if top else 0
+    progress.leader = top.name if top and top.groups == 1 else None
+    progress.leader_elo = top.elo if top and top.groups == 1 else 0.0
+    return shown != (progress.leader, progress.leader_elo, progress.groups)
 
 
 def record_failure(store: Store, match_id: str, what: str) -> None:
