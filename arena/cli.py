@@ -2,22 +2,35 @@
 
 from __future__ import annotations
 
+import errno
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from arena import __version__
 from arena.errors import ArenaError
+from arena.report.command import report_command
 from arena.signals import stop_like_ctrl_c
 from arena.text import open_private, terminal_safe
 
 if TYPE_CHECKING:  # the CLI imports its modules lazily: a command costs only what it uses
+    from pathlib import Path
+
     from arena.engine.record import GameRecord
+    from arena.play.matchspec import MatchSpec
+
+CONTEXT = {"help_option_names": ["-h", "--help"]}  # inherited by every command
+VARIANTS_HELP = "two-hand, three-hand, four-hand, four-hand-32 or british (docs/rules.md)"
 
 
 class ArenaGroup(click.Group):
-    """A click group that turns ArenaError into a one-line message with exit code 2."""
+    """A click group that turns ArenaError into a one-line message with exit code 2, and Ctrl-C into exit code 130.
+
+    A closed pipe (``arena games ... | head -1``) ends the command quietly: click handles EPIPE.
+    """
 
     def invoke(self, ctx: click.Context) -> Any:
         """Run the command; report arena errors without a traceback."""
@@ -26,29 +39,59 @@ class ArenaGroup(click.Group):
         except ArenaError as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(2)
+        except KeyboardInterrupt:  # a command with more to say about it (tournament run, match) says it itself
+            with stop_signals_ignored():
+                click.echo("Interrupted.", err=True)
+            ctx.exit(130)
         except OSError as exc:  # a path the user gave that cannot be read or written
+            if exc.errno == errno.EPIPE:
+                raise  # the reader went away: click exits without a word
             where = f": {exc.filename}" if exc.filename else ""
             click.echo(f"Error: {exc.strerror or exc}{where}", err=True)
             ctx.exit(2)
 
 
-@click.group(cls=ArenaGroup)
-@click.version_option(__version__, prog_name="arena")
+@contextmanager
+def stop_signals_ignored() -> Iterator[None]:
+    """While saying how a stopped command ended: a second (or third) Ctrl-C must not cut the message short."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    stopping = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    before = {signum: signal.signal(signum, signal.SIG_IGN) for signum in stopping}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+
+
+@click.group(cls=ArenaGroup, context_settings=CONTEXT)
+@click.version_option(__version__, prog_name="arena", help="Print the version and exit.")
 def main() -> None:
     """Euchre Arena: programs play Euchre against each other."""
     stop_like_ctrl_c()  # kill -TERM and a closed terminal stop a run as Ctrl-C does (and it resumes the same way)
 
 
+main.add_command(report_command)
+
+
 @main.group()
 def bench() -> None:
-    """Benchmarks measured side by side with a reference, in one run."""
+    """Benchmarks, each side by side with a reference."""
 
 
 @bench.command("engine")
 @click.option("--seconds", type=click.FloatRange(min=0.1), default=3.0, show_default=True, help="Time per measurement.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 def bench_engine(seconds: float, as_json: bool) -> None:
-    """Random-playout hands/s of every variant, and pyspiel's euchre beside four-hand."""
+    """Random-playout hands/s of every variant, beside pyspiel's.
+
+    pyspiel's euchre (OpenSpiel's, through its Python API) is measured beside four-hand, when it is installed.
+    """
     from arena.bench.engine import run
 
     result = run(seconds)
@@ -67,10 +110,14 @@ def bench_engine(seconds: float, as_json: bool) -> None:
 @bench.command("protocol")
 @click.option("--seconds", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Ping-pong time.")
 @click.option("--games", type=click.IntRange(min=2), default=20, show_default=True, help="Games of random bots.")
-@click.option("--variant", default="four-hand", show_default=True, help="Variant of the match.")
+@click.option("--variant", default="four-hand", show_default=True, help=f"Variant of the match: {VARIANTS_HELP}.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def bench_protocol(seconds: float, games: int, variant: str, as_json: bool) -> None:
-    """Decisions/s through referee and random bots, beside raw pyzmq ping-pong of same-size messages."""
+    """Decisions/s through referee and bots, beside raw pyzmq.
+
+    Random bots through the referee, beside a raw pyzmq ping-pong of messages of the same sizes; then the same
+    for the stdio transport beside a pipe ping-pong.
+    """
     from arena.bench.protocol import run
 
     result = run(seconds, games=games, variant=variant)
@@ -104,7 +151,10 @@ def bench_protocol(seconds: float, games: int, variant: str, as_json: bool) -> N
 @click.option("--games", type=click.IntRange(min=8), default=48, show_default=True, help="Games per run.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def bench_tournament(games: int, as_json: bool) -> None:
-    """The same small tournament with jobs 1 and jobs 2 in one run: games/s and the ratio."""
+    """One small tournament with jobs 1 and with jobs 2: games/s.
+
+    The same tournament twice in one run, one match at a time and then two in parallel, and the ratio.
+    """
     from arena.bench.tournament import run
 
     result = run(games)
@@ -134,6 +184,7 @@ def parse_limits(pairs: tuple[str, ...]) -> Any:
     from pydantic import ValidationError
 
     from arena.play.matchspec import Limits
+    from arena.tournament.config import explain
 
     fields: dict[str, Any] = {}
     for pair in pairs:
@@ -149,18 +200,24 @@ def parse_limits(pairs: tuple[str, ...]) -> Any:
     try:
         return Limits.model_validate(fields)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise click.BadParameter(f"{where}: {first['msg']}", param_hint="--limit") from None
+        raise click.BadParameter("; ".join(explain(exc, Limits)), param_hint="--limit") from None
 
 
 @main.command("match")
 @click.argument("bots", nargs=-1, required=True)
-@click.option("--variant", default="four-hand", show_default=True, help="two-hand, three-hand, four-hand, ...")
-@click.option("--option", "option_pairs", multiple=True, metavar="KEY=VALUE", help="Override a rule option.")
+@click.option("--variant", default="four-hand", show_default=True, help=f"The rules: {VARIANTS_HELP}.")
+@click.option(
+    "--option",
+    "option_pairs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override a rule option of the variant, e.g. stick_the_dealer=true (repeatable; docs/rules.md).",
+)
 @click.option("--games", type=click.IntRange(min=1), default=4, show_default=True, help="Number of games.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the first deal sequence.")
-@click.option("--time", "time_control", default="5+0.1", show_default=True, help="BANK+INC seconds per game.")
+@click.option(
+    "--time", "time_control", default="5+0.1", show_default=True, help="Clock per bot and game: BANK+INC seconds."
+)
 @click.option(
     "--max-decision",
     type=click.FloatRange(min=0.01),
@@ -189,7 +246,9 @@ def parse_limits(pairs: tuple[str, ...]) -> Any:
     show_default=True,
     help="Hands after which an undecided game is drawn.",
 )
-@click.option("--record", "record_path", type=click.Path(dir_okay=False), help="Append game records (JSONL).")
+@click.option(
+    "--record", "record_path", type=click.Path(dir_okay=False), help="Append each game's record to this JSONL file."
+)
 @click.option(
     "--pin/--no-pin",
     default=True,
@@ -201,7 +260,7 @@ def parse_limits(pairs: tuple[str, ...]) -> Any:
     type=click.Path(file_okay=False),
     default="logs",
     show_default=True,
-    help="Where each bot's output goes.",
+    help="Where each bot's output goes: LOG_DIR/MATCH-botN-NAME.log.",
 )
 @click.option(
     "--limit",
@@ -232,16 +291,27 @@ def match_command(
     limit_pairs: tuple[str, ...],
     trusted_bots: bool,
 ) -> None:
-    """Play a match between BOTS (bundled names or script paths), seats rotated over duplicate deals.
+    """Play a match between BOTS, seats rotated over duplicate deals.
 
-    Give one bot per seat, or two bots in four-hand to pit two teams of copies against each other. Each deal is
-    played once per distinct seating: in every rotation of the seats, or, for two teams of copies in four-hand,
-    twice (each team once in seats 0 and 2). --games counts games, not deals.
+    BOTS are bundled names (random, heuristic, search) or script paths. Give one bot per seat, or two bots in
+    four-hand to pit two teams of copies against each other. Each deal is played once per distinct seating: in
+    every rotation of the seats, or, for two teams of copies in four-hand, twice (each team once in seats 0 and
+    2). --games counts games, not deals.
+
+    Prints a line per game and a table per bot; then, if any bot broke a rule, its violations by kind and the
+    first line of its error from its log, and a warning for a bot that forfeited every game. Ctrl-C prints the
+    table of the games played so far (exit code 130).
     """
     from arena.play.clock import TimeControl
     from arena.play.lineup import build_match, summarize
+    from arena.tournament.account import violation_summary
+    from arena.tournament.config import rules_problem
+    from arena.tournament.registry import Registry
 
     options = parse_options(option_pairs)
+    problem = rules_problem(variant, options)  # in the words a config's errors use
+    if problem:
+        raise ArenaError(problem)
     TimeControl.parse(time_control, max_decision=max_decision)
     spec = build_match(
         list(bots),
@@ -255,6 +325,7 @@ def match_command(
         max_strikes=max_strikes,
         max_hands=max_hands,
         log_dir=log_dir,
+        lookup=Registry.default().lookup,  # registered names too (bundled names first)
     )
     spec = spec.model_copy(update={"trusted_bots": trusted_bots, "limits": parse_limits(limit_pairs)})
     if pin:
@@ -265,35 +336,80 @@ def match_command(
 
     sink = open_private(record_path) if record_path else None
     results: list[GameRecord] = []
+    logged: set[int] = set()  # bots whose log was pointed at
 
     def on_game(record: GameRecord) -> None:
-        results.append(record)
-        click.echo(terminal_safe(game_line(record)))
-        if sink is not None:
+        if sink is not None:  # kept first: a Ctrl-C while the line is printed leaves the game recorded
             sink.write(json.dumps(record, separators=(",", ":")) + "\n")
             sink.flush()
+        results.append(record)
+        click.echo(terminal_safe(game_line(record)))
+        for line in log_lines(spec, record, logged):
+            click.echo(terminal_safe(line))
 
+    interrupted = False
     try:
         run_match(spec, on_game)
+    except KeyboardInterrupt:  # the referee has ended every bot on the way out; the games so far are kept
+        interrupted = True
     finally:
         if sink is not None:
             sink.close()
-    click.echo(summarize(results))
+    with stop_signals_ignored() if interrupted else _nothing():
+        if results:
+            click.echo(summarize(results))
+        lines, never = violation_summary(results, spec.log_dir)
+        if lines:
+            click.echo(terminal_safe("\n".join(["", *lines])))
+        if interrupted:
+            kept = f"; their records are in {record_path}" if record_path and results else ""
+            click.echo(f"Interrupted after {len(results)} of {len(spec.games)} games{kept}.", err=True)
+    for name, count in never:
+        click.echo(f"warning: {name} forfeited {_every(count)}: see its log above", err=True)
+    if interrupted:
+        raise SystemExit(130)
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+def _every(count: int) -> str:
+    return "its only game" if count == 1 else f"all {count} of its games"
 
 
 def game_line(record: GameRecord) -> str:
-    """One line per finished game."""
+    """One line per finished game; a forfeit says who, the violation's kind and what the referee saw."""
     players, scores = record["players"], record["final_scores"]
     seats = "  ".join(f"{players[s]}:{scores[s]}" for s in range(len(players)))
     winners = ",".join(sorted({players[s] for s in record["winners"]}))
     extra = ""
     if "forfeit" in record:
         f = record["forfeit"]
-        extra = f"  forfeit by seat {f['seat']} ({f['kind']})"
+        why = ": ".join(str(part) for part in (f.get("kind"), f.get("detail")) if part)
+        extra = f"  forfeit by seat {f['seat']} ({why or 'no reason recorded'})"
     return (
         f"game {record['game_index'] + 1:3}  seed {record['seed']}  {seats}  winner {winners}"
         f"  hands {len(record['hands'])}{extra}"
     )
+
+
+def log_lines(spec: MatchSpec, record: GameRecord, logged: set[int]) -> list[str]:
+    """Where the log is of each bot that broke a rule in this game, the first time it does in the match."""
+    from pathlib import Path
+
+    seating = spec.games[record.get("game_index", 0)].seating
+    lines = []
+    for violation in record.get("violations") or []:
+        bot = seating[violation["seat"]]
+        if bot not in logged:
+            logged.add(bot)
+            name = spec.bots[bot].name
+            lines.append(
+                f"  {name}: {violation['kind']}; its log: {Path(spec.log_dir) / f'{spec.match_id}-bot{bot}-{name}.log'}"
+            )
+    return lines
 
 
 @main.group()
@@ -303,7 +419,10 @@ def protocol() -> None:
 
 @protocol.command("schema")
 def protocol_schema() -> None:
-    """Print the JSON Schema of every message, generated from the pydantic models."""
+    """Print the JSON Schema of every message, from the models.
+
+    Generated from the pydantic models of arena.play.protocol; protocol.schema.json is this output.
+    """
     from arena.play.protocol import json_schema
 
     click.echo(json.dumps(json_schema(), indent=2, sort_keys=True))
@@ -322,6 +441,8 @@ FORMAT_OPTION = click.option(
 DB_OPTION = click.option(
     "--db", "db_path", type=click.Path(dir_okay=False), help="Results database (default: beside the config)."
 )
+SQLITE_HEADER = b"SQLite format 3\x00"
+JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 
 
 def _open_results(source: str | None, db_path: str | None) -> tuple[Any, Any]:
@@ -349,9 +470,20 @@ def _open_results(source: str | None, db_path: str | None) -> tuple[Any, Any]:
     return Store.open(db_path, create=False), config
 
 
+def _say_no_games(store: Any, fmt: str) -> bool:
+    """For the table formats, say on stderr that ``store`` holds no game yet (instead of an empty table)."""
+    if fmt in ("table", "markdown") and store.game_count() == 0:
+        click.echo(f"no games stored yet in {store.path}", err=True)
+        return True
+    return False
+
+
 @main.group()
 def tournament() -> None:
-    """Run round-robin tournaments from TOML configs in tournaments/."""
+    """Run round-robin tournaments from TOML configs.
+
+    Every key of a config: arena config keys (docs/config.md). Examples: tournaments/.
+    """
 
 
 @tournament.command("run")
@@ -368,64 +500,114 @@ def tournament() -> None:
 def tournament_run(
     config_path: str, db_path: str | None, jobs: int | None, quiet: bool, stall_timeout: float | None, fmt: str
 ) -> None:
-    """Run (or resume) the tournament in CONFIG_PATH and print its ranking table."""
+    """Run (or resume) a tournament and print its ranking table.
+
+    The tournament is the one in CONFIG_PATH; its results go to a database beside it (or --db).
+
+    Ctrl-C stops it cleanly (exit code 130): the games played are kept, and the same command resumes. Bots' logs
+    go to DB-logs/ beside the results database. If any bot broke a rule, its violations by kind and the first
+    line of its error from its log follow the table (on stderr), and a warning for a bot that forfeited every game.
+    """
     from pathlib import Path
 
+    from arena.tournament.account import violation_summary
     from arena.tournament.config import load_config
     from arena.tournament.executor import LocalExecutor
     from arena.tournament.progress import ProgressPrinter
     from arena.tournament.ranking import format_ranking, ranking
     from arena.tournament.registry import Registry
-    from arena.tournament.run import default_db, resolve_entrants, run_tournament
+    from arena.tournament.run import default_db, resolve_entrants, run_tournament, total_games
     from arena.tournament.store import Store
 
     path = Path(config_path)
     config = load_config(path)
     db = Path(db_path) if db_path else default_db(path)
-    commands = resolve_entrants(config.entrants, Registry.default().lookup)
+    lookup = Registry.default().lookup
+    try:
+        commands = resolve_entrants(config.entrants, lookup)
+    except ArenaError as exc:
+        raise ArenaError(f"{path}: entrants: {exc}") from None
     log_dir = str(db.with_suffix("")) + "-logs"
     printer = None if quiet else ProgressPrinter()
     with Store.open(db) as store:
-        report = run_tournament(
-            config,
-            store,
-            commands,
-            jobs=jobs or config.job_count(),
-            log_dir=log_dir,
-            executor=LocalExecutor(stall_timeout=stall_timeout),
-            on_progress=printer.update if printer else None,
-        )
-        if printer:
-            printer.close()
-        for error in report.errors:
-            click.echo(f"warning: {error}", err=True)
-        if report.interrupted:
-            click.echo(
-                f"Interrupted: {report.done}/{report.total} games stored in {db}. Run the same command to resume.",
-                err=True,
-            )
+
+        def close_printer() -> None:
+            nonlocal printer
+            if printer:
+                printer.close()
+                printer = None
+
+        def stopped() -> NoReturn:
+            with stop_signals_ignored():
+                close_printer()
+                total = total_games(config, list(commands))
+                click.echo(
+                    f"Interrupted: {store.game_count()}/{total} games stored in {db}. Run the same command to resume.",
+                    err=True,
+                )
             raise SystemExit(130)
-        rows = ranking(
-            ((key, record) for _, key, record in store.records()),
-            bootstrap=config.rating.bootstrap,
-            seed=config.seed,
-            confidence=config.rating.confidence,
-        )
+
+        try:
+            report = run_tournament(
+                config,
+                store,
+                commands,
+                jobs=jobs or config.job_count(),
+                log_dir=log_dir,
+                executor=LocalExecutor(stall_timeout=stall_timeout),
+                on_progress=printer.update if printer else None,
+            )
+            close_printer()
+            for error in report.errors:
+                click.echo(f"warning: {error}", err=True)
+            if report.interrupted:
+                stopped()
+            records = [(key, record) for _, key, record in store.records()]
+            rows = ranking(
+                records, bootstrap=config.rating.bootstrap, seed=config.seed, confidence=config.rating.confidence
+            )
+        except KeyboardInterrupt:  # a second Ctrl-C while the first was stopping the run, or one after it
+            stopped()
     click.echo(f"{config.name}: {report.done}/{report.total} games ({report.played} played now), results in {db}")
     click.echo(format_ranking(rows, fmt))
+    lines, never = violation_summary((record for _, record in records), log_dir)
+    if lines:
+        click.echo(terminal_safe("\n".join(["", *lines])), err=True)
+    for name, count in never:
+        click.echo(f"warning: {name} forfeited {_every(count)}: see its log above", err=True)
 
 
-@main.command("ranking")
+RANKING_HELP = """Ranking table of a tournament: Elo, interval, LOS, results.
+
+\b
+Columns (Elo, its interval and LOS: docs/ratings.md):
+  Elo          the rating, centred on the mean of the bots
+  +/- (95%)    the interval around it
+  LOS next     likelihood of superiority over the bot on the next row
+  games        games the bot played
+  W-D-L        wins, draws (undecided at max_hands) and losses; in
+               three-hand 1st-D-L, a first place counting as a win
+  score %      its pairwise results won, a draw counting half
+  pts/hand     points its side scored per hand it played, hands where
+               nobody or the other side scored included (1 for making
+               trump, 2 for a march or a euchre, 4 for a lone march):
+               how much it scores, where W-D-L counts only games
+  violations   rule violations charged to it (arena games --bot NAME)
+"""
+
+
+@main.command("ranking", help=RANKING_HELP)
 @click.argument("source", required=False)
 @DB_OPTION
 @FORMAT_OPTION
-@click.option("--bootstrap", type=click.IntRange(min=0), help="Bootstrap resamples (default: config, else 1000).")
+@click.option("--bootstrap", type=click.IntRange(min=0), help="0: no interval (default: the config's, else 1000).")
 def ranking_command(source: str | None, db_path: str | None, fmt: str, bootstrap: int | None) -> None:
-    """Ranking table of a tournament: Bradley-Terry Elo with 95 % bootstrap interval and LOS."""
     from arena.tournament.ranking import format_ranking, ranking
 
     store, config = _open_results(source, db_path)
     with store:
+        if _say_no_games(store, fmt):
+            return
         records = [(key, record) for _, key, record in store.records()]
     settings = config.rating if config else None
     rows = ranking(
@@ -442,12 +624,20 @@ def ranking_command(source: str | None, db_path: str | None, fmt: str, bootstrap
 @DB_OPTION
 @FORMAT_OPTION
 def crosstable_command(source: str | None, db_path: str | None, fmt: str) -> None:
-    """Score of each bot against each other bot (pairwise results / games)."""
+    """Score of each bot against each other bot.
+
+    Each cell is the row bot's pairwise results against the column bot over their games (a draw counts half).
+    """
     from arena.tournament.ranking import crosstable
 
     store, _ = _open_results(source, db_path)
     with store:
+        if _say_no_games(store, fmt):
+            return
         click.echo(crosstable(((key, record) for _, key, record in store.records()), fmt))
+
+
+GAME_COLUMNS = ["id", "game", "players", "scores", "winners", "hands", "forfeit", "violations"]
 
 
 @main.command("games")
@@ -455,18 +645,26 @@ def crosstable_command(source: str | None, db_path: str | None, fmt: str) -> Non
 @DB_OPTION
 @click.option("--bot", help="Only games this bot played.")
 @click.option("--forfeits", is_flag=True, help="Only games lost by forfeit.")
-@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True)
-@click.option("--offset", type=click.IntRange(min=0), default=0)
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="Show at most this many.")
+@click.option(
+    "--offset", type=click.IntRange(min=0), default=0, show_default=True, help="Skip this many first (next page)."
+)
 @FORMAT_OPTION
 def games_command(
     source: str | None, db_path: str | None, bot: str | None, forfeits: bool, limit: int, offset: int, fmt: str
 ) -> None:
-    """List stored games (id, key, players, scores, winners, forfeits)."""
+    """List stored games: players, scores, winners, forfeits.
+
+    One row per game (its id and key, for arena replay), --limit at a time from --offset, in the order played.
+    """
     from tabulate import tabulate
 
     store, _ = _open_results(source, db_path)
     with store:
         rows = store.list_games(bot=bot, forfeits=forfeits, limit=limit, offset=offset)
+        whole = offset == 0 and len(rows) < limit  # else count the matching games (the store has no count query)
+        matching = len(rows) if whole else len(store.list_games(bot=bot, forfeits=forfeits))
+        stored = store.game_count()
     table = [
         {
             "id": r.id,
@@ -482,39 +680,174 @@ def games_command(
     ]
     if fmt == "json":
         click.echo(json.dumps(table, indent=2))
-    elif fmt == "csv":
+        return
+    if fmt == "csv":
         import csv
         import sys
 
-        writer = csv.DictWriter(sys.stdout, fieldnames=list(table[0]) if table else ["id"])
+        writer = csv.DictWriter(sys.stdout, fieldnames=GAME_COLUMNS)
         writer.writeheader()
         writer.writerows(table)
-    else:
-        click.echo(tabulate(table, headers="keys", tablefmt="github" if fmt == "markdown" else "simple"))
+        return
+    if not table:
+        wanted = " and ".join(
+            part for part in (f"--bot {bot}" if bot else "", "--forfeits" if forfeits else "") if part
+        )
+        if stored == 0:
+            why = "no games stored yet"
+        elif matching == 0:
+            why = f"no game matches {wanted} ({stored} stored)"
+        else:
+            why = f"no games past --offset {offset}: {matching} {'match' if wanted else 'stored'}"
+        click.echo(f"{why} in {store.path}", err=True)
+        return
+    terminal = tabulate(table, headers="keys", tablefmt="github" if fmt == "markdown" else "simple")
+    click.echo(terminal_safe(terminal))
+    if offset > 0 or len(table) < matching:
+        more = f"; next page: --offset {offset + len(table)}" if offset + len(table) < matching else ""
+        shown = f"{offset + 1}" if len(table) == 1 else f"{offset + 1}-{offset + len(table)}"
+        click.echo(f"\n{len(table)} of {matching} games ({shown}){more}")
 
 
-@main.command("replay")
+def _source_kind(text: str) -> str | None:
+    """What a replay SOURCE is: ``config``, ``db`` or ``jsonl`` (by its suffix, or its first bytes), else None."""
+    from pathlib import Path
+
+    path = Path(text)
+    if path.suffix == ".toml":
+        return "config"
+    if path.is_file():
+        try:
+            with open(path, "rb") as file:
+                head = file.read(len(SQLITE_HEADER))
+        except OSError:
+            return None
+        return "db" if head == SQLITE_HEADER else "jsonl"
+    return "jsonl" if path.suffix in JSONL_SUFFIXES else None
+
+
+def _jsonl_lines(path: Path) -> list[tuple[int, str]]:
+    """The non-blank lines of a record file, each with its line number."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ArenaError(f"{path}: not a JSONL file of game records (not UTF-8 text)") from None
+    return [(number, line) for number, line in enumerate(text.splitlines(), start=1) if line.strip()]
+
+
+def _jsonl_record(path: Path, number: int, line: str) -> GameRecord:
+    """The game record on one line of a record file; ArenaError naming the file and line if it is none."""
+    from arena.errors import RecordError
+    from arena.tournament.account import check_record
+
+    try:
+        return check_record(json.loads(line))
+    except json.JSONDecodeError as exc:
+        raise ArenaError(f"{path} line {number}: not JSON ({exc.msg} at column {exc.colno})") from None
+    except RecordError as exc:
+        raise ArenaError(f"{path} line {number}: {exc}") from None
+
+
+REPLAY_HELP = """Replay a game in words, from a tournament or a JSONL file.
+
+\b
+GAME is an id or key from arena games, or the number of a game in a record
+file (arena match --record), counted from 1:
+  arena replay 17 tournaments/four-hand.toml   game 17 of a tournament
+  arena replay 17 tournaments/four-hand.db     the same, from its results
+  arena replay games.jsonl                     every game of the file
+  arena replay 3 games.jsonl                   the file's third game
+"""
+
+
+@main.command("replay", help=REPLAY_HELP)
 @click.argument("game")
 @click.argument("source", required=False)
 @DB_OPTION
-@click.option("--json", "as_json", is_flag=True, help="Print the game record instead of the account.")
+@click.option("--json", "as_json", is_flag=True, help="Print the game record (JSON) instead of the account.")
 def replay_command(game: str, source: str | None, db_path: str | None, as_json: bool) -> None:
-    """A person-readable account of GAME (an id or key from `arena games`, or a JSONL record file)."""
     from pathlib import Path
 
     from arena.tournament.account import describe
 
-    record: GameRecord
-    if source is None and db_path is None and Path(game).is_file():
-        lines = [line for line in Path(game).read_text().splitlines() if line.strip()]
+    def show(record: GameRecord) -> None:
+        click.echo(json.dumps(record, indent=2) if as_json else terminal_safe(describe(record)), nl=as_json)
+
+    if source is None and db_path is None:
+        kind = _source_kind(game)
+        if kind in ("config", "db"):
+            raise ArenaError(f"give the game to replay: arena replay GAME {game} (ids and keys: arena games {game})")
+        if kind == "jsonl":  # every game of the file
+            path = Path(game)
+            lines = _jsonl_lines(path)
+            if not lines:
+                raise ArenaError(f"{path} holds no game record")
+            records = [_jsonl_record(path, number, line) for number, line in lines]
+            for index, ((number, _), record) in enumerate(zip(lines, records, strict=True), start=1):
+                if as_json:
+                    click.echo(json.dumps(record, separators=(",", ":")))
+                    continue
+                if len(records) > 1:
+                    if index > 1:
+                        click.echo()
+                    click.echo(f"=== game {index} of {len(records)} ({path} line {number})")
+                show(record)
+            return
+    elif db_path is None and source is not None and _source_kind(source) == "jsonl":
+        path = Path(source)
+        lines = _jsonl_lines(path)
         if not lines:
-            raise ArenaError(f"{game} holds no game record")
-        record = json.loads(lines[0])
-    else:
-        store, _ = _open_results(source, db_path)
-        with store:
-            _, _, record = store.game(int(game) if game.isdigit() else game)
-    click.echo(json.dumps(record, indent=2) if as_json else terminal_safe(describe(record)))
+            raise ArenaError(f"{path} holds no game record")
+        if not game.isdigit() or not 1 <= int(game) <= len(lines):
+            raise ArenaError(f"{path} holds games 1 to {len(lines)}: no game {game!r}")
+        show(_jsonl_record(path, *lines[int(game) - 1]))
+        return
+    store, _ = _open_results(source, db_path)
+    with store:
+        _, _, record = store.game(int(game) if game.isdigit() else game)
+    show(record)
+
+
+@main.group("config")
+def config_group() -> None:
+    """Tournament configs: every key, and checking one.
+
+    A config is a TOML file (tournaments/ has examples); arena config keys prints every key it may hold.
+    """
+
+
+@config_group.command("keys")
+def config_keys() -> None:
+    """Print every config key: its value, default and meaning.
+
+    Generated from the config model, so it is always what the arena accepts; docs/config.md is this output.
+    """
+    from arena.tournament.config import config_reference
+
+    click.echo(config_reference(), nl=False)
+
+
+@config_group.command("check")
+@click.argument("config_path", type=click.Path(dir_okay=False))
+def config_check(config_path: str) -> None:
+    """Check a config without playing, and say what it would play.
+
+    Reads CONFIG_PATH and checks its keys, values, rules and entrants as arena tournament run would.
+    """
+    from arena.tournament.config import load_config
+    from arena.tournament.registry import Registry
+    from arena.tournament.run import resolve_entrants, total_games
+
+    config = load_config(config_path)
+    lookup = Registry.default().lookup
+    try:
+        commands = resolve_entrants(config.entrants, lookup)
+    except ArenaError as exc:
+        raise ArenaError(f"{config_path}: entrants: {exc}") from None
+    click.echo(
+        f"{config_path}: {config.name}, {config.variant}, {len(commands)} entrants, "
+        f"{total_games(config, list(commands))} games"
+    )
 
 
 @main.command("submit")
@@ -522,7 +855,10 @@ def replay_command(game: str, source: str | None, db_path: str | None, as_json: 
 @click.option("--name", help="Name to register the bot under (default: the file's name).")
 @click.option("--time", "time_control", default="5+0.1", show_default=True, help="Time control of the smoke game.")
 def submit_command(path: str, name: str | None, time_control: str) -> None:
-    """Validate a bot script (handshake, a seeded smoke game against random) and register it with a version."""
+    """Validate a bot script and register it with a version.
+
+    The bot must shake hands and play seeded smoke games against random without a violation.
+    """
     from arena.tournament.registry import Registry
 
     row, added, validation = Registry.default().submit(path, name=name, time=time_control)
@@ -537,7 +873,10 @@ def submit_command(path: str, name: str | None, time_control: str) -> None:
 
 @main.command("doctor")
 def doctor_command() -> None:
-    """What this host gives a bot: its confinement, one line each (SECURITY.md)."""
+    """What this host gives a bot: its confinement, line by line.
+
+    Which confinement of SECURITY.md this host gives a bot (users, namespaces, cgroups), one line each.
+    """
     from arena.play import cgroups
     from arena.play.matchspec import Limits
     from arena.play.sandbox import capabilities
@@ -550,7 +889,7 @@ def doctor_command() -> None:
 
 @main.command("bots")
 def bots_command() -> None:
-    """List the bundled bots and the registered bots with their versions."""
+    """List the bundled and the registered bots, with versions."""
     from tabulate import tabulate
 
     from arena.play.botproc import BUNDLED, BUNDLED_DIR

@@ -1,4 +1,6 @@
-"""The arena command line: every command has help text; results commands through CliRunner on a real store."""
+"""The arena command line: every command and option has help text (-h too); results commands through CliRunner on a
+real store: listings that say when they are empty or a page of more, replay of stored games and of JSONL records,
+and one-line errors for what is not a game."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import csv
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
@@ -44,8 +47,66 @@ def test_the_cli_has_the_documented_commands() -> None:
         "bench tournament",
         "protocol schema",
         "doctor",
+        "config keys",
+        "config check",
     ]:
         assert expected in names
+
+
+HELP_PATHS = [(), *(path for path, _ in COMMANDS)]
+
+
+@pytest.mark.parametrize("path", HELP_PATHS, ids=[" ".join(p) or "arena" for p in HELP_PATHS])
+def test_dash_h_is_help_everywhere(path: tuple[str, ...]) -> None:
+    short = CliRunner().invoke(main, [*path, "-h"])
+    assert short.exit_code == 0, short.output
+    assert short.output == CliRunner().invoke(main, [*path, "--help"]).output
+    assert "-h, --help" in short.output
+
+
+GROUPS = [((), main), *((path, c) for path, c in COMMANDS if isinstance(c, click.Group))]
+
+
+@pytest.mark.parametrize(("path", "group"), GROUPS, ids=[" ".join(p) or "arena" for p, _ in GROUPS])
+def test_no_summary_is_cut_off_or_wrapped_in_a_command_list(path: tuple[str, ...], group: click.Group) -> None:
+    result = CliRunner().invoke(main, [*path, "--help"], terminal_width=80)
+    assert result.exit_code == 0
+    listing = result.output.split("Commands:\n", 1)[1].splitlines()
+    assert len(listing) == len(group.commands), listing  # one line each: nothing wrapped
+    for name, command in group.commands.items():
+        summary = command.get_short_help_str(limit=1000)
+        assert not summary.endswith("..."), summary
+        assert f"  {name}" in "\n".join(listing) and any(line.endswith(summary) for line in listing), (name, listing)
+
+
+ALL_COMMANDS = [(("arena",), main), *COMMANDS]
+
+
+@pytest.mark.parametrize(("path", "command"), ALL_COMMANDS, ids=[" ".join(p) for p, _ in ALL_COMMANDS])
+def test_every_option_has_a_description(path: tuple[str, ...], command: click.Command) -> None:
+    for param in command.params:
+        if isinstance(param, click.Option):
+            assert param.help and param.help.strip(), f"{' '.join(path)} {param.opts[0]} has no help text"
+
+
+def test_every_variant_option_lists_all_the_variants() -> None:
+    from arena.engine.options import VARIANTS
+
+    found = 0
+    for path, command in COMMANDS:
+        for param in command.params:
+            if isinstance(param, click.Option) and "--variant" in param.opts:
+                found += 1
+                for variant in VARIANTS:
+                    assert variant in (param.help or ""), f"arena {' '.join(path)} --variant does not list {variant}"
+    assert found >= 2
+
+
+def test_ranking_help_explains_its_columns() -> None:
+    text = " ".join(CliRunner().invoke(main, ["ranking", "-h"]).output.split())
+    for column in ("Elo", "+/- (95%)", "LOS next", "W-D-L", "score %", "pts/hand", "violations"):
+        assert column in text
+    assert "centred on the mean" in text and "per hand it played" in text and "docs/ratings.md" in text
 
 
 @pytest.mark.parametrize(("path", "command"), COMMANDS, ids=[" ".join(p) for p, _ in COMMANDS])
@@ -102,6 +163,153 @@ def test_crosstable_games_and_replay(played: tuple[Path, Path]) -> None:
     assert "trick" in replay.output.lower()
     as_json = CliRunner().invoke(main, ["replay", games[0]["game"], str(config), "--json"])
     assert json.loads(as_json.output)["format"] == "euchre-arena/game/1"
+
+
+def test_games_says_how_many_it_shows_of_how_many_and_where_the_next_page_starts(played: tuple[Path, Path]) -> None:
+    config, _ = played
+    first = CliRunner().invoke(main, ["games", str(config), "--limit", "3"])
+    assert first.exit_code == 0, first.output
+    assert first.stdout.splitlines()[-1] == "3 of 4 games (1-3); next page: --offset 3"
+    rest = CliRunner().invoke(main, ["games", str(config), "--limit", "3", "--offset", "3"])
+    assert rest.stdout.splitlines()[-1] == "1 of 4 games (4)"
+    whole = CliRunner().invoke(main, ["games", str(config)])
+    assert " of 4 games" not in whole.stdout and len(whole.stdout.splitlines()) == 2 + 4  # header, rule, rows
+    as_json = CliRunner().invoke(main, ["games", str(config), "--limit", "3", "--format", "json"])
+    assert len(json.loads(as_json.stdout)) == 3  # the machine formats stay clean
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--bot", "nobody"], "no game matches --bot nobody (4 stored) in "),
+        (["--offset", "4"], "no games past --offset 4: 4 stored in "),
+    ],
+)
+def test_an_empty_listing_says_why_instead_of_printing_a_blank_line(
+    played: tuple[Path, Path], args: list[str], message: str
+) -> None:
+    config, _ = played
+    result = CliRunner().invoke(main, ["games", str(config), *args])
+    assert result.exit_code == 0
+    assert result.stdout == "" and result.stderr.startswith(message)
+    csv_out = CliRunner().invoke(main, ["games", str(config), *args, "--format", "csv"])
+    assert csv_out.stdout.strip() == "id,game,players,scores,winners,hands,forfeit,violations"
+    assert json.loads(CliRunner().invoke(main, ["games", str(config), *args, "--format", "json"]).stdout) == []
+
+
+@pytest.mark.parametrize("command", ["games", "ranking", "crosstable"])
+def test_an_empty_database_says_so(tmp_path: Path, command: str) -> None:
+    from arena.tournament.store import Store
+
+    db = tmp_path / "empty.db"
+    with Store.open(db):
+        pass
+    result = CliRunner().invoke(main, [command, str(db)])
+    assert result.exit_code == 0
+    assert result.stdout == "" and result.stderr == f"no games stored yet in {db}\n"
+
+
+@pytest.fixture(scope="module")
+def records(played: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A JSONL record file of the played tournament's four games, as `arena match --record` writes one."""
+    config, _ = played
+    listing = json.loads(CliRunner().invoke(main, ["games", str(config), "--format", "json"]).stdout)
+    path = tmp_path_factory.mktemp("records") / "games.jsonl"
+    lines = [CliRunner().invoke(main, ["replay", str(g["id"]), str(config), "--json"]).stdout for g in listing]
+    path.write_text("".join(json.dumps(json.loads(line)) + "\n" for line in lines))
+    return path
+
+
+def test_replay_of_a_jsonl_file_shows_every_game_and_a_number_picks_one(records: Path) -> None:
+    every = CliRunner().invoke(main, ["replay", str(records)])
+    assert every.exit_code == 0, every.output
+    assert [line for line in every.stdout.splitlines() if line.startswith("===")] == [
+        f"=== game {n} of 4 ({records} line {n})" for n in range(1, 5)
+    ]
+    assert every.stdout.count("Final scores:") == 4
+    third = CliRunner().invoke(main, ["replay", "3", str(records)])
+    assert third.exit_code == 0, third.output
+    lines = records.read_text().splitlines()
+    from arena.tournament.account import describe
+
+    assert third.stdout == describe(json.loads(lines[2]))
+    as_json = CliRunner().invoke(main, ["replay", "2", str(records), "--json"])
+    assert json.loads(as_json.stdout) == json.loads(lines[1])
+
+
+def write_lines(tmp_path: Path, *lines: str) -> str:
+    path = tmp_path / "games.jsonl"
+    path.write_text("".join(line + "\n" for line in lines))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(lambda c, d, r, t: [str(c)], "give the game to replay: arena replay GAME {c}", id="config-alone"),
+        pytest.param(lambda c, d, r, t: [str(d)], "give the game to replay: arena replay GAME {d}", id="db-alone"),
+        pytest.param(lambda c, d, r, t: ["5", str(r)], "{r} holds games 1 to 4: no game '5'", id="past-the-end"),
+        pytest.param(lambda c, d, r, t: ["0", str(r)], "{r} holds games 1 to 4: no game '0'", id="zero"),
+        pytest.param(
+            lambda c, d, r, t: [write_lines(t, '{"seed": 1}')],
+            '{t}/games.jsonl line 1: not a game record (no "format": "euchre-arena/game/1")',
+            id="json-not-a-record",
+        ),
+        pytest.param(
+            lambda c, d, r, t: ["2", write_lines(t, "{}", "", "[1, 2]")],
+            "{t}/games.jsonl line 3: not a game record",
+            id="second-record-on-line-3",
+        ),
+        pytest.param(
+            lambda c, d, r, t: [write_lines(t, "this is not json")],
+            "{t}/games.jsonl line 1: not JSON (Expecting value at column 1)",
+            id="not-json",
+        ),
+        pytest.param(
+            lambda c, d, r, t: [write_lines(t, '{"format": "euchre-arena/game/1", "players": ["a", "b"]}')],
+            "malformed game record: no ",
+            id="record-without-its-parts",
+        ),
+        pytest.param(lambda c, d, r, t: [write_lines(t, "")], "{t}/games.jsonl holds no game record", id="empty"),
+        pytest.param(lambda c, d, r, t: [str(t / "absent.jsonl")], "{t}/absent.jsonl", id="missing-file"),
+    ],
+)
+def test_replay_of_what_is_not_a_game_is_one_line(
+    played: tuple[Path, Path], records: Path, tmp_path: Path, args: Any, message: str
+) -> None:
+    config, db = played
+    result = CliRunner().invoke(main, ["replay", *args(config, db, records, tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert result.stdout == "" and "Traceback" not in result.output
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("Error: ")
+    assert message.format(c=config, d=db, r=records, t=tmp_path) in result.stderr
+
+
+def test_replay_of_a_binary_file_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "noise.bin"
+    path.write_bytes(bytes(range(256)) * 4)
+    result = CliRunner().invoke(main, ["replay", str(path)])
+    assert (
+        result.exit_code == 2 and result.stderr == f"Error: {path}: not a JSONL file of game records (not UTF-8 text)\n"
+    )
+
+
+def test_config_keys_prints_the_generated_reference() -> None:
+    from arena.tournament.config import config_reference
+
+    result = CliRunner().invoke(main, ["config", "keys"])
+    assert result.exit_code == 0 and result.stdout == config_reference()
+
+
+def test_config_check_says_what_a_config_would_play_or_what_is_wrong(tmp_path: Path) -> None:
+    good = tmp_path / "good.toml"
+    good.write_text('variant = "two-hand"\nentrants = ["random", "heuristic"]\ngames_per_pairing = 3\n')
+    result = CliRunner().invoke(main, ["config", "check", str(good)])
+    assert result.exit_code == 0 and result.stdout == f"{good}: good, two-hand, 2 entrants, 6 games\n"
+    bad = tmp_path / "bad.toml"
+    bad.write_text('entrants = ["random", "no-such-bot"]\n')
+    result = CliRunner().invoke(main, ["config", "check", str(bad)])
+    assert result.exit_code == 2 and result.stderr.startswith(f"Error: {bad}: entrants: no bot 'no-such-bot'")
 
 
 @pytest.mark.parametrize(

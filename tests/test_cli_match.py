@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -225,3 +226,55 @@ def test_distinct_bots_play_each_deal_in_every_rotation(variant: str, n: int) ->
     for k, game in enumerate(spec.games):
         assert game.seating == [(seat - k) % n for seat in range(n)]
     assert len({(g.seed, tuple(g.seating)) for g in spec.games}) == len(spec.games)
+
+
+CRASHER = 'import sys\nprint("warming up")\nraise RuntimeError("boom: no strategy")\n'
+
+
+def test_a_bot_that_crashes_every_time_is_told_with_its_log_and_its_error(tmp_path: Path) -> None:
+    crasher = tmp_path / "crasher.py"
+    crasher.write_text(CRASHER)
+    result = CliRunner().invoke(main, ["match", str(crasher), RAW, *two_hand(tmp_path, "--games", "2")[3:]])
+    assert result.exit_code == 0, result.output  # the match was played: forfeits are results
+    lines = result.stdout.splitlines()
+    assert lines[0].endswith("forfeit by seat 0 (handshake: bot exited with code 1 before hello)")
+    (log,) = (tmp_path / "logs").glob("*-bot0-crasher.log")
+    assert lines[1] == f"  crasher: handshake; its log: {log}"  # once, at its first violation
+    assert lines[2].endswith("forfeit by seat 1 (handshake: bot exited with code 1 before hello)")
+    block = result.stdout.split("\n\nViolations by bot and kind:\n", 1)[1].splitlines()
+    assert block == [
+        "  crasher: handshake 2; forfeited 2 of its 2 games",
+        "    first: handshake: bot exited with code 1 before hello",
+        f"    log {log}: RuntimeError: boom: no strategy",
+    ]
+    assert result.stderr == "warning: crasher forfeited all 2 of its games: see its log above\n"
+
+
+def test_a_clean_match_prints_no_violations_block(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, two_hand(tmp_path, "--games", "1"))
+    assert result.exit_code == 0 and "Violations" not in result.output
+
+
+def test_ctrl_c_ends_a_match_with_the_table_of_the_games_played_so_far(tmp_path: Path) -> None:
+    if not ARENA.exists():
+        pytest.skip("the arena console script is not installed next to this Python")
+    path = tmp_path / "games.jsonl"
+    process = subprocess.Popen(
+        [ARENA, *two_hand(tmp_path, "--games", "200", "--record", str(path))],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
+    try:
+        first = process.stdout.readline() if process.stdout else ""  # a game is over: Ctrl-C now
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == 130, err
+    played = read_records(path)
+    assert 1 <= len(played) < 200
+    check_output(first + out, played)  # every game line, then the table of those games
+    assert err == f"Interrupted after {len(played)} of 200 games; their records are in {path}.\n"

@@ -1,7 +1,9 @@
-"""Tournament configs: the bundled ones load, and every bad input names its key."""
+"""Tournament configs: the bundled ones load, and every bad input names the file and its key, in the project's words
+(never pydantic's), with the nearest known key for a typo."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -73,3 +75,96 @@ def test_max_hands_reaches_every_match_and_counts_in_the_fingerprint_only_when_s
     assert capped.fingerprint() != default.fingerprint()
     with pytest.raises(ConfigError, match="max_hands"):
         load_config(write(tmp_path, BASE + "max_hands = 0\n"))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param(
+            'entrants = ["random"]\n', "bad value for 'entrants': needs at least 2 entries (got [\"random\"])"
+        ),
+        pytest.param(
+            'entrants = ["random", "heuristic", "random"]\n',
+            "bad value for 'entrants': each entrant may appear once ('random' more than once)",
+            id="entrant-twice",
+        ),
+        pytest.param(BASE + "games_per_pairing = 0\n", "bad value for 'games_per_pairing': must be at least 1 (got 0)"),
+        pytest.param(BASE + "max_decision = 0\n", "bad value for 'max_decision': must be more than 0 (got 0)"),
+        pytest.param(BASE + "[rating]\nconfidence = 1.5\n", "'rating.confidence': must be less than 1 (got 1.5)"),
+        pytest.param(BASE + "jobs = 1.5\n", "bad value for 'jobs': must be a whole number (got 1.5)"),
+        pytest.param(BASE + 'pin = "maybe"\n', "bad value for 'pin': must be true or false (got \"maybe\")"),
+        pytest.param(BASE + "time = 5\n", "bad value for 'time': must be a string (in quotes) (got 5)"),
+        pytest.param(BASE + 'partnership = "chaos"\n', "bad value for 'partnership': must be 'self' or 'mixed'"),
+        pytest.param(BASE + "rating = 3\n", "bad value for 'rating': must be a table (got 3)"),
+        pytest.param(
+            BASE + 'time = "fast"\n',
+            "bad value for 'time': time control 'fast' is not BANK+INC in seconds, e.g. 5+0.1",
+            id="time-validator",
+        ),
+        pytest.param(BASE + "[limits]\nreadable = ['data']\n", "'limits.readable': 'data' is not an absolute path"),
+        pytest.param(
+            BASE + "[options]\ndeck = 33\n", "bad value for rule option 'deck': must be 24, 32 or 25 (got 33)"
+        ),
+        pytest.param('name = ""\n', "missing key 'entrants': the bots that play", id="missing-entrants"),
+    ],
+)
+def test_config_errors_speak_the_projects_language_not_pydantics(tmp_path: Path, text: str, message: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    said = str(caught.value)
+    assert said.startswith(f"{path}: ") and message in said
+    for pydantic in ("Value error", "Input should", "should have", "after validation", "valid dictionary", "[type="):
+        assert pydantic not in said
+
+
+def test_every_problem_of_a_config_is_told_at_once_on_one_line(tmp_path: Path) -> None:
+    path = write(tmp_path, 'name = ""\ngames_per_pairing = 0\ncolour = 1\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    said = str(caught.value)
+    assert "\n" not in said
+    assert all(part in said for part in ("'name': must not be empty", "'games_per_pairing'", "'colour'", "'entrants'"))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (BASE + "games_per_pair = 3\n", "unknown key 'games_per_pair' (did you mean 'games_per_pairing'?)"),
+        (BASE + "seeed = 3\n", "unknown key 'seeed' (did you mean 'seed'?)"),
+        (BASE + "[rating]\nconfidnce = 0.9\n", "unknown key 'rating.confidnce' (did you mean 'confidence'?)"),
+        (BASE + "[limits]\nmemroy_mb = 512\n", "unknown key 'limits.memroy_mb' (did you mean 'memory_mb'?)"),
+        (BASE + "memory_mb = 512\n", "unknown key 'memory_mb' (it belongs in the [limits] table)"),
+        (
+            BASE + "stick_the_dealer = true\n",
+            "unknown key 'stick_the_dealer' (a rule option: it belongs in the [options]",
+        ),
+        (BASE + "colour = 3\n", "unknown key 'colour' (every key: `arena config keys`, docs/config.md)"),
+        (BASE + 'variant = "four-hnd"\n', "unknown variant 'four-hnd' (did you mean 'four-hand'? known: two-hand,"),
+        (BASE + "[options]\nstick_dealer = true\n", "unknown rule option 'stick_dealer' in [options] (did you mean"),
+    ],
+)
+def test_a_typo_gets_the_nearest_known_key(tmp_path: Path, text: str, message: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError, match=re.escape(f"{path}: {message}")):
+        load_config(path)
+
+
+def test_a_bad_limit_on_the_command_line_is_told_like_one_in_a_config() -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    result = CliRunner().invoke(main, ["match", "random", "random", "--variant", "two-hand", "--limit", "memory_mb=12"])
+    assert result.exit_code == 2
+    assert "bad value for 'memory_mb': must be at least 64" in result.stderr and "Input should" not in result.stderr
+
+
+def test_a_bad_rule_option_on_the_command_line_is_told_like_one_in_a_config() -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    result = CliRunner().invoke(main, ["match", "random", "random", "--variant", "two-hand", "--option", "deck=33"])
+    assert result.exit_code == 2
+    assert result.stderr == "Error: bad value for rule option 'deck': must be 24, 32 or 25 (got 33)\n"

@@ -34,7 +34,7 @@ class Limits(BaseModel):
         "14 or more",
     )
     cpu_cores: float | None = Field(
-        default=None, gt=0, description="CPU share of the bot's tree in cores (its cgroup's quota); None: no limit"
+        default=None, gt=0, description="CPU share of the bot's tree in cores (its cgroup's quota); unset: no limit"
     )
     file_size_mb: int = Field(default=64, ge=1, description="Largest file the bot may write (RLIMIT_FSIZE), MiB")
     open_files: int = Field(default=256, ge=16, description="Open file descriptors per process (RLIMIT_NOFILE)")

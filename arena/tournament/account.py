@@ -1,4 +1,5 @@
-"""A person-readable account of a game record (``euchre-arena/game/1``), for ``arena replay``.
+"""A person-readable account of a game record (``euchre-arena/game/1``), for ``arena replay``; and what went wrong
+with the bots of a set of records (violations by bot and kind, and where each bot's log says why).
 
 Hands are numbered from 0, as in the record and the protocol (``hand_number``). Cards keep their record text (``TD``
 is the ten of diamonds, ``JK`` the Benny); each seat's cards are grouped by suit, trump first once it is known.
@@ -6,15 +7,21 @@ is the ten of diamonds, ``JK`` the Benny); each seat's cards are grouped by suit
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import glob
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
 
 from arena.engine.cards import Card, Suit, card_power, effective_suit, trick_winner_index
 from arena.engine.game import cut_for_dealer, hand_rng
 from arena.engine.hand import Deal
 from arena.engine.options import make_rules
-from arena.engine.record import ActionJSON, DealJSON, ForfeitJSON, GameRecord, HandResultJSON, deal_json
+from arena.engine.record import FORMAT, ActionJSON, DealJSON, ForfeitJSON, GameRecord, HandResultJSON, deal_json
 from arena.engine.view import PlayedCardJSON
-from arena.errors import ArenaError
+from arena.errors import ArenaError, RecordError
+from arena.text import printable
 
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 
@@ -53,8 +60,28 @@ class _Table:
         return ", ".join(f"{self.side(s)} {scores[s]}" for s in seats)
 
 
+def check_record(record: Any) -> GameRecord:
+    """``record`` if it is a game record at first sight (an object of this format); else RecordError."""
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        raise RecordError(f'not a game record (no "format": "{FORMAT}")')
+    return record  # type: ignore[return-value]
+
+
 def describe(record: GameRecord) -> str:
-    """The whole game in words: header, every hand (deal, bidding, tricks, result), and how it ended."""
+    """The whole game in words: header, every hand (deal, bidding, tricks, result), and how it ended.
+
+    RecordError if ``record`` is not a game record or lacks a part the account needs.
+    """
+    check_record(record)
+    try:
+        return _describe(record)
+    except KeyError as exc:
+        raise RecordError(f"malformed game record: no {exc.args[0]!r} where the account needs one") from None
+    except (IndexError, TypeError, ValueError, AttributeError) as exc:
+        raise RecordError(f"malformed game record ({type(exc).__name__}: {exc})") from None
+
+
+def _describe(record: GameRecord) -> str:
     table = _Table(record["players"])
     lines = _header(record, table)
     rubber_games = record["rubber"]["games"] if "rubber" in record else []
@@ -287,3 +314,77 @@ def _ending(record: GameRecord, table: _Table) -> list[str]:
     if strikes:
         lines.append(f"Strikes in the match so far: {', '.join(strikes)}")
     return lines
+
+
+# ---- what went wrong with the bots ----
+
+_ERROR_LINE = re.compile(r"error|exception|traceback|panic|fatal|abort|killed|segmentation fault", re.IGNORECASE)
+_LOG_HEAD = 256 * 1024  # the start of a log is where its first error is
+
+
+def find_log(log_dir: str | Path, match_id: str | None, name: str) -> Path | None:
+    """The log of bot ``name`` in match ``match_id`` (``<log_dir>/<match_id>-bot<index>-<name>.log``), or None."""
+    if not match_id:
+        return None
+    pattern = f"{glob.escape(str(log_dir))}/{glob.escape(match_id)}-bot*-{glob.escape(name)}.log"
+    found = sorted(glob.glob(pattern), key=lambda p: (len(p), p))
+    return Path(found[0]) if found else None
+
+
+def bot_error(log: Path) -> str | None:
+    """The first line of the bot's own error in its log (after the arena's ``[arena: ...]`` lines), made printable.
+
+    A Python traceback gives its exception line; otherwise the first line that speaks of an error, or the bot's last
+    line of output. None when the log cannot be read or holds no output of the bot's.
+    """
+    try:
+        with open(log, "rb") as file:
+            text = file.read(_LOG_HEAD).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    lines = [line.rstrip() for line in text.splitlines() if line.strip() and not line.startswith("[arena:")]
+    for index, line in enumerate(lines):
+        if line.startswith("Traceback (most recent call last)"):
+            exception = next((after for after in lines[index + 1 :] if not after[:1].isspace()), line)
+            return printable(exception.strip(), 240)
+        if _ERROR_LINE.search(line):
+            return printable(line.strip(), 240)
+    return printable(lines[-1].strip(), 240) if lines else None
+
+
+def violation_summary(records: Iterable[GameRecord], log_dir: str | Path) -> tuple[list[str], list[tuple[str, int]]]:
+    """Lines that count the violations of ``records`` by bot and kind, each bot's first one and its log; and the
+    bots that forfeited every game they played, with how many (empty lists when nothing went wrong)."""
+    kinds: dict[str, Counter[str]] = {}
+    games: Counter[str] = Counter()
+    forfeits: Counter[str] = Counter()
+    first: dict[str, tuple[str, str, str | None]] = {}
+    for record in records:
+        players = record["players"]
+        games.update(set(players))
+        forfeit = record.get("forfeit")
+        if isinstance(forfeit, dict) and 0 <= forfeit.get("seat", -1) < len(players):
+            forfeits[players[forfeit["seat"]]] += 1
+        for violation in record.get("violations") or []:
+            seat = violation.get("seat", -1)
+            name = players[seat] if 0 <= seat < len(players) else f"seat {seat}"
+            kinds.setdefault(name, Counter())[violation.get("kind", "?")] += 1
+            first.setdefault(name, (violation.get("kind", "?"), violation.get("detail", ""), record.get("match_id")))
+    lines = []
+    if kinds:
+        lines.append("Violations by bot and kind:")
+    for name, counts in sorted(kinds.items(), key=lambda item: (-sum(item[1].values()), item[0])):
+        tally = ", ".join(f"{kind} {count}" for kind, count in sorted(counts.items(), key=lambda kc: (-kc[1], kc[0])))
+        lost = f"; forfeited {forfeits[name]} of its {_games(games[name])}" if forfeits[name] else ""
+        kind, detail, match_id = first[name]
+        lines += [f"  {name}: {tally}{lost}", f"    first: {kind}: {detail}"]
+        log = find_log(log_dir, match_id, name)
+        if log is not None:
+            said = bot_error(log)
+            lines.append(f"    log {log}" + (f": {said}" if said else " (no output from the bot)"))
+    never = [(name, games[name]) for name in sorted(games) if forfeits[name] == games[name]]
+    return lines, never
+
+
+def _games(count: int) -> str:
+    return f"{count} game{_s(count)}"

@@ -1,17 +1,25 @@
-"""Tournament configs: TOML files in tournaments/, validated into one frozen model with errors that name the key."""
+"""Tournament configs: TOML files in tournaments/, validated into one frozen model with errors that name the key.
+
+Every key carries its description here; ``config_reference`` turns the models into the reference of every key
+(``arena config keys``, docs/config.md), so the documentation cannot drift from what is accepted.
+"""
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
 import tomllib
+import types
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.fields import FieldInfo
 
-from arena.engine.options import make_rules
+from arena.engine.options import OPTION_NAMES, VARIANTS, RuleOptions, make_rules
 from arena.errors import ArenaError
 from arena.play.clock import TimeControl
 from arena.play.matchspec import Limits
@@ -26,9 +34,17 @@ class RatingSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    k: float = Field(default=16.0, gt=0, description="K factor of the live Elo shown during the run")
-    bootstrap: int = Field(default=1000, ge=0, description="Bootstrap resamples for the interval (0: none)")
-    confidence: float = Field(default=0.95, gt=0, lt=1)
+    k: float = Field(
+        default=16.0, gt=0, description="Kept for old configs; unused (the progress line shows the table's own fit)"
+    )
+    bootstrap: int = Field(
+        default=1000,
+        ge=0,
+        description="0: no interval in the ranking table; any other value: intervals (docs/ratings.md; no resampling)",
+    )
+    confidence: float = Field(
+        default=0.95, gt=0, lt=1, description="Confidence level of the interval (the table's +/- column)"
+    )
 
 
 class TournamentConfig(BaseModel):
@@ -36,29 +52,53 @@ class TournamentConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str = Field(min_length=1)
-    variant: str = "four-hand"
-    options: dict[str, Any] = Field(default_factory=dict)
-    entrants: list[str] = Field(min_length=2)
+    name: str = Field(min_length=1, description="The tournament's name, in its tables and its results database")
+    variant: str = Field(default="four-hand", description="The rules preset (docs/rules.md)")
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Rule options that change the variant's preset, e.g. stick_the_dealer = true ([options] below)",
+    )
+    entrants: list[str] = Field(
+        min_length=2,
+        description="The bots that play, each once: bundled names (random, heuristic, search), names registered "
+        "with `arena submit`, or script paths",
+    )
     games_per_pairing: int = Field(
         default=10, ge=1, description="Deal sequences per pairing (each played in every rotation when duplicate)"
     )
     games_per_match: int = Field(default=8, ge=1, description="Games one referee process plays before the next match")
-    time: str = "5+0.1"
-    max_decision: float = Field(default=10.0, gt=0)
-    seed: int = 1
-    jobs: int | None = Field(default=None, ge=1)
+    time: str = Field(
+        default="5+0.1",
+        description="Clock per bot and game, BANK+INC in seconds: a bank, and an increment added at each decision",
+    )
+    max_decision: float = Field(
+        default=10.0, gt=0, description="Hard cap in seconds on any one decision, whatever is left in the bank"
+    )
+    seed: int = Field(default=1, description="Seed of the deal sequences: the same seed deals the same cards")
+    jobs: int | None = Field(default=None, ge=1, description="Matches played in parallel (--jobs overrides it)")
     pin: bool = Field(default=True, description="Each parallel match on a core of its own (arena.play.cpus)")
-    duplicate: bool = True
-    partnership: Literal["self", "mixed"] = "self"
-    policy: Literal["forfeit", "substitute"] = "forfeit"
-    max_strikes: int = Field(default=3, ge=1)
+    duplicate: bool = Field(
+        default=True,
+        description="Play each deal in every rotation of the seats, so that every entrant holds every hand once; "
+        "false: one rotation per deal, in turn",
+    )
+    partnership: Literal["self", "mixed"] = Field(
+        default="self",
+        description="Four-hand teams: self (two copies of one bot), or mixed (every split of every four entrants "
+        "into two teams)",
+    )
+    policy: Literal["forfeit", "substitute"] = Field(
+        default="forfeit",
+        description="What a violation costs: the game (forfeit), or a strike and a move the referee plays instead "
+        "(substitute)",
+    )
+    max_strikes: int = Field(default=3, ge=1, description="Violations after which a bot forfeits the rest of its match")
     max_hands: int = Field(default=1000, ge=1, description="A game not decided after this many hands is drawn")
     trusted_bots: bool = Field(
         default=False, description="Play even where the host cannot keep bots apart (SECURITY.md); not for strangers"
     )
-    rating: RatingSettings = RatingSettings()
-    limits: Limits = Limits()
+    rating: RatingSettings = Field(default=RatingSettings(), description="How the ranking table is computed")
+    limits: Limits = Field(default=Limits(), description="What each bot process may use (SECURITY.md)")
 
     @field_validator("time")
     @classmethod
@@ -69,8 +109,9 @@ class TournamentConfig(BaseModel):
     @field_validator("entrants")
     @classmethod
     def _distinct(cls, value: list[str]) -> list[str]:
-        if len(set(value)) != len(value):
-            raise ValueError("each entrant may appear once")
+        twice = sorted({name for name in value if value.count(name) > 1})
+        if twice:
+            raise ValueError(f"each entrant may appear once ({', '.join(map(repr, twice))} more than once)")
         return value
 
     def fingerprint(self) -> str:
@@ -83,6 +124,9 @@ class TournamentConfig(BaseModel):
     def job_count(self) -> int:
         """Parallel matches: the config's jobs, or one per core."""
         return self.jobs or os.cpu_count() or 1
+
+
+TABLES: dict[str, type[BaseModel]] = {"rating": RatingSettings, "limits": Limits}  # the config's sub-tables
 
 
 def load_config(path: str | Path) -> TournamentConfig:
@@ -100,13 +144,265 @@ def load_config(path: str | Path) -> TournamentConfig:
     try:
         config = TournamentConfig.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(p) for p in first["loc"]) or "config"
-        if first["type"] == "extra_forbidden":
-            raise ConfigError(f"{path}: unknown key {key!r}") from None
-        raise ConfigError(f"{path}: bad value for {key!r}: {first['msg']} (got {first.get('input')!r})") from None
-    try:
-        make_rules(config.variant, config.options)
-    except ArenaError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        raise ConfigError(f"{path}: {'; '.join(explain(exc, TournamentConfig))}") from None
+    problem = rules_problem(config.variant, config.options)
+    if problem:
+        raise ConfigError(f"{path}: {problem}")
     return config
+
+
+# ---- errors in the project's words ----
+
+_NEEDS = {
+    "int_type": "must be an integer",
+    "int_parsing": "must be an integer",
+    "int_from_float": "must be a whole number",
+    "float_type": "must be a number",
+    "float_parsing": "must be a number",
+    "bool_type": "must be true or false",
+    "bool_parsing": "must be true or false",
+    "string_type": "must be a string (in quotes)",
+    "list_type": "must be a list, [ ... ]",
+    "tuple_type": "must be a list, [ ... ]",
+    "dict_type": "must be a table",
+    "model_type": "must be a table",
+    "model_attributes_type": "must be a table",
+    "string_too_short": "must not be empty",
+    "finite_number": "must be a finite number",
+}
+
+_MAX_REPORTED = 5
+
+
+def explain(exc: ValidationError, model: type[BaseModel], *, noun: str = "key") -> list[str]:
+    """Each problem of a failed validation of ``model`` in one phrase that names its key (``rating.k``)."""
+    problems = [_explain_one(error, model, noun) for error in exc.errors()]
+    if len(problems) > _MAX_REPORTED:
+        problems = [*problems[:_MAX_REPORTED], f"and {len(problems) - _MAX_REPORTED} more"]
+    return problems
+
+
+def _explain_one(error: Any, model: type[BaseModel], noun: str) -> str:
+    loc = tuple(str(part) for part in error["loc"])
+    dotted = ".".join(loc) or "config"
+    key = f"{dotted!r}" if noun == "key" else f"{noun} {dotted!r}"
+    kind, ctx, value = error["type"], error.get("ctx") or {}, error.get("input")
+    if kind == "extra_forbidden":
+        return f"unknown {noun} {dotted!r}{_suggestion(model, loc)}"
+    if kind == "missing":
+        info = _field_at(model, loc)
+        what = info.description if info is not None and info.description else ""
+        return f"missing {noun} {dotted!r}" + (f": {what[:1].lower()}{what[1:]}" if what else "")
+    if kind in ("value_error", "assertion_error"):  # the validator's own words, which say what they got
+        reason = str(ctx.get("error", "")) or error["msg"].removeprefix("Value error, ")
+        return f"bad value for {key}: {reason}"
+    if kind == "greater_than_equal":
+        reason = f"must be at least {_toml(ctx['ge'])}"
+    elif kind == "greater_than":
+        reason = f"must be more than {_toml(ctx['gt'])}"
+    elif kind == "less_than_equal":
+        reason = f"must be at most {_toml(ctx['le'])}"
+    elif kind == "less_than":
+        reason = f"must be less than {_toml(ctx['lt'])}"
+    elif kind == "too_short":
+        reason = f"needs at least {ctx['min_length']} entries"
+    elif kind == "too_long":
+        reason = f"takes at most {ctx['max_length']} entries"
+    elif kind in ("literal_error", "enum"):
+        reason = f"must be {ctx['expected']}"
+    elif kind in _NEEDS:
+        reason = _NEEDS[kind]
+    else:
+        reason = error["msg"].removeprefix("Value error, ")
+    return f"bad value for {key}: {reason} (got {_toml(value)})"
+
+
+def _field_at(model: type[BaseModel], loc: Sequence[str]) -> FieldInfo | None:
+    """The field of ``model`` (or of its sub-tables) at ``loc``, or None."""
+    info = None
+    for part in loc:
+        info = model.model_fields.get(part)
+        if info is None:
+            return None
+        inner = info.annotation
+        if isinstance(inner, type) and issubclass(inner, BaseModel):
+            model = inner
+    return info
+
+
+def _suggestion(model: type[BaseModel], loc: Sequence[str]) -> str:
+    """`` (did you mean 'games_per_pairing'?)`` for a key close to a known one, in its table or another."""
+    *table, key = loc
+    for part in table:  # down to the table the key is in
+        inner = model.model_fields[part].annotation if part in model.model_fields else None
+        if not (isinstance(inner, type) and issubclass(inner, BaseModel)):
+            return ""
+        model = inner
+    close = difflib.get_close_matches(key, list(model.model_fields), n=1, cutoff=0.6)
+    if close:
+        return f" (did you mean {close[0]!r}?)"
+    if not table:  # a key of a sub-table written at the top, where it does nothing
+        for name, sub in TABLES.items():
+            if key in sub.model_fields:
+                return f" (it belongs in the [{name}] table)"
+        if key in OPTION_NAMES:
+            return " (a rule option: it belongs in the [options] table)"
+    return " (every key: `arena config keys`, docs/config.md)"
+
+
+def rules_problem(variant: str, options: dict[str, Any]) -> str | None:
+    """What is wrong with the variant and rule options, in the config's words, or None."""
+    if variant not in VARIANTS:
+        close = difflib.get_close_matches(variant, list(VARIANTS), n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        return f"unknown variant {variant!r} ({hint}known: {', '.join(VARIANTS)})"
+    for key in options:
+        if key not in OPTION_NAMES:
+            close = difflib.get_close_matches(key, OPTION_NAMES, n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            return f"unknown rule option {key!r} in [options] ({hint}known: {', '.join(OPTION_NAMES)})"
+    try:
+        RuleOptions.model_validate({**VARIANTS[variant].preset, **options})
+    except ValidationError as exc:
+        return "; ".join(explain(exc, RuleOptions, noun="rule option"))
+    try:
+        make_rules(variant, options)
+    except ArenaError as exc:
+        return str(exc)
+    return None
+
+
+def _toml(value: Any) -> str:
+    """A value as it is written in TOML: ``"fast"``, ``true``, ``[1, 2]``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + "}"
+    if value is None:
+        return "nothing"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value)) if value != 0 else "0"
+    return str(value)
+
+
+# ---- the reference of every key, generated from the models ----
+
+_EXAMPLE = """\
+name = "club-night"                # default: the file's name
+variant = "four-hand"
+entrants = ["search", "heuristic", "random", "bots/my_bot.py"]
+games_per_pairing = 10
+time = "5+0.1"
+seed = 2026
+
+[options]
+stick_the_dealer = true
+
+[rating]
+confidence = 0.95
+
+[limits]
+memory_mb = 2048
+"""
+
+
+def config_reference() -> str:
+    """Markdown reference of every config key: its value, default and meaning, from the models' fields."""
+    lines = [
+        "# Tournament config keys",
+        "",
+        "<!-- Generated from the config models (arena/tournament/config.py, arena/play/matchspec.py's Limits) by",
+        "     `arena config keys > docs/config.md`; tests/test_config_docs.py keeps this file identical to it. -->",
+        "",
+        "A tournament is a TOML file (examples in `tournaments/`) run by `arena tournament run CONFIG`. Only",
+        "`entrants` is required. A key that is not listed here is refused, with the nearest known key suggested.",
+        "",
+        "```toml",
+        *_EXAMPLE.splitlines(),
+        "```",
+        "",
+        "## Top-level keys",
+        "",
+        *_table(TournamentConfig, defaults={"name": "the file's name", "jobs": "one per core"}),
+    ]
+    for name, model in TABLES.items():
+        doc = (model.__doc__ or "").strip().splitlines()[0]
+        lines += ["", f"## `[{name}]`", "", doc, "", *_table(model)]
+    lines += [
+        "",
+        "## `[options]`",
+        "",
+        "Rule options, each changing the preset of `variant`; their rules are in [the rule book](rules.md).",
+        "",
+        "| variant | players | preset |",
+        "| --- | --- | --- |",
+        *(
+            f"| `{v.name}` | {v.players} | "
+            + (", ".join(f"`{k} = {_toml(x)}`" for k, x in v.preset.items()) or "the defaults")
+            + " |"
+            for v in VARIANTS.values()
+        ),
+        "",
+        "| option | value | default |",
+        "| --- | --- | --- |",
+        *(
+            f"| `{key}` | {_value_kind(info)} | `{_toml(info.default)}` |"
+            for key, info in RuleOptions.model_fields.items()
+        ),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _table(model: type[BaseModel], defaults: dict[str, str] | None = None) -> list[str]:
+    rows = ["| key | value | default | meaning |", "| --- | --- | --- | --- |"]
+    for key, info in model.model_fields.items():
+        default = (defaults or {}).get(key) or _default(key, info)
+        meaning = (info.description or "").replace("|", "\\|")
+        rows.append(f"| `{key}` | {_value_kind(info, key)} | {default} | {meaning} |")
+    return rows
+
+
+def _default(key: str, info: FieldInfo) -> str:
+    if info.is_required():
+        return "required"
+    value = info.get_default(call_default_factory=True)
+    if isinstance(value, BaseModel):
+        return f"the `[{key}]` defaults"
+    if value is None:
+        return "none"
+    if value in ({}, (), []):
+        return "empty"
+    return f"`{_toml(value)}`"
+
+
+def _value_kind(info: FieldInfo, key: str = "") -> str:
+    kind = "one of " + ", ".join(f"`{v}`" for v in VARIANTS) if key == "variant" else _kind(info.annotation)
+    limits = []
+    for constraint in info.metadata:
+        for attr, words in (("ge", "at least"), ("gt", "more than"), ("le", "at most"), ("lt", "less than")):
+            bound = getattr(constraint, attr, None)
+            if bound is not None:
+                limits.append(f"{words} {bound}")
+        length = getattr(constraint, "min_length", None)
+        if length is not None:
+            limits.append("not empty" if kind == "string" else f"at least {length}")
+    return kind + (f", {', '.join(limits)}" if limits else "")
+
+
+def _kind(annotation: Any) -> str:
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Literal:
+        return "one of " + ", ".join(f"`{_toml(a)}`" for a in args)
+    if origin in (Union, types.UnionType):
+        return " or ".join(_kind(a) for a in args if a is not type(None))
+    if origin in (list, tuple):
+        return f"list of {_kind(args[0])}s"
+    if origin is dict or annotation is dict:
+        return "table"
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return "table"
+    return {str: "string", int: "integer", float: "number", bool: "`true` or `false`"}.get(annotation, str(annotation))
