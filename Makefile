@@ -8,6 +8,13 @@ STAMP := $(VENV)/.installed
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
+		else \
+			echo "chromium and chromium-driver are missing (apt-get install them as root): the browser tests will skip"; \
+		fi; \
+	fi
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)

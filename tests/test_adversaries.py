@@ -338,7 +338,9 @@ def test_a_tournament_with_a_flooding_entrant_stores_every_game(tmp_path: Path) 
     for record in records:
         offences = {(record["players"][v["seat"]], v["kind"]) for v in record["violations"]}
         if "stranger-flood" in record["players"]:  # a short game may end before the flooding child is up
-            assert offences <= {("stranger-flood", "flood")}
+            # Under heavy load (load average 10) one run also charged the flooder an `unsolicited`: its own doing in
+            # any case; what must hold is that no one else is charged and every game is stored.
+            assert offences <= {("stranger-flood", "flood"), ("stranger-flood", "unsolicited")}
             flooded += "forfeit" in record
         else:
             assert offences == set() and "forfeit" not in record

@@ -1,0 +1,465 @@
+"""The HTML report (arena report): built from real records and a real store, checked in headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from arena.bots.heuristic_bot import HeuristicBot
+from arena.bots.random_bot import RandomBot
+from arena.engine.options import make_rules
+from arena.engine.record import GameRecord
+from arena.play.local import play_game
+from arena.report import build
+from arena.report.build import build_report
+from arena.report.command import report_command
+from arena.tournament.ranking import crosstable, ranking
+from arena.tournament.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+RECORDS = ROOT / "tests" / "data" / "records-v1.jsonl"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+
+def real_records() -> list[GameRecord]:
+    return [json.loads(line) for line in RECORDS.read_text().splitlines() if line.strip()]
+
+
+def played(variant: str, seed: int) -> GameRecord:
+    """One real game of ``variant`` between the bundled heuristic and random bots, played in-process."""
+    n = make_rules(variant, {}).players
+    bots = [HeuristicBot() if s % 2 == 0 else RandomBot() for s in range(n)]
+    names = ["heuristic" if s % 2 == 0 else "random" for s in range(n)]
+    if n == 3:
+        names[2] = "heuristic-2"
+    return play_game([b.handle for b in bots], variant, {}, seed, players=names)
+
+
+@pytest.fixture(scope="module")
+def all_variants(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A JSONL of real records: the six of tests/data plus a four-hand-32 game and a british game played here."""
+    path = tmp_path_factory.mktemp("records") / "games.jsonl"
+    records = [*real_records(), played("four-hand-32", 3), played("british", 5)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+@pytest.fixture(scope="module")
+def store_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A results store of 96 real games: the two-hand and three-hand records, each under several game keys."""
+    db = tmp_path_factory.mktemp("store") / "results.db"
+    records = real_records()
+    with Store.open(db) as store:
+        for copy in range(16):
+            for i, record in enumerate(records):
+                store.add_game(f"m{i}/{copy}/0", f"m{i}/{copy}", record)
+    return db
+
+
+TOURNAMENT = """
+name = "report-test"
+variant = "four-hand"
+entrants = ["heuristic", "random", "{raw}"]
+games_per_pairing = 4
+games_per_match = 2
+time = "5+0.1"
+seed = 3
+jobs = 2
+"""
+
+
+@pytest.fixture(scope="module")
+def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small real tournament run with `arena tournament run`: its config (the results are beside it)."""
+    config = tmp_path_factory.mktemp("tournament") / "report-test.toml"
+    config.write_text(TOURNAMENT.format(raw=ROOT / "tests" / "bots" / "raw_random.py"))
+    result = subprocess.run(
+        [sys.executable, "-m", "arena", "tournament", "run", str(config), "--quiet"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    return config
+
+
+def store_records(db: Path) -> list[tuple[str, GameRecord]]:
+    with Store.open(db, create=False) as store:
+        return [(key, record) for _, key, record in store.records()]
+
+
+class Cells(HTMLParser):
+    """The crosstable cells of an index page: {(row, column): (score, games)} from their data attributes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cells: dict[tuple[str, str], tuple[float, int]] = {}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "td" and a.get("data-row") is not None and a.get("data-games") not in (None, "0"):
+            self.cells[str(a["data-row"]), str(a["data-col"])] = (
+                float(a["data-score"] or 0),
+                int(a["data-games"] or 0),
+            )
+
+
+def expected_cells(records: list[tuple[str, GameRecord]]) -> dict[tuple[str, str], tuple[float, int]]:
+    table: dict[str, dict[str, list[float]]] = json.loads(crosstable(records, "json"))
+    return {(a, b): (float(s), int(n)) for a, row in table.items() for b, (s, n) in row.items() if n}
+
+
+# ---- without a browser ----
+
+
+def test_report_of_a_jsonl_file_has_every_page_and_bot(all_variants: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(report_command, [str(all_variants), "-o", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    index = Path(result.stdout.strip().splitlines()[-1])
+    assert index == (tmp_path / "r" / "index.html").resolve()
+    html = index.read_text()
+    for record in (json.loads(line) for line in all_variants.read_text().splitlines()):
+        for name in record["players"]:
+            assert f'data-bot="{name}"' in html
+    for page in ("games.html", "viewer.html", "data/summary.js", "data/games/page-0.js", "data/records/chunk-0.js"):
+        assert (tmp_path / "r" / page).is_file(), page
+    # self-contained: nothing is loaded from elsewhere
+    for page in tmp_path.glob("r/*.html"):
+        assert not re.search(r"""(src|href)=["']?(https?:)?//""", page.read_text()), page
+
+
+def test_crosstable_cells_and_ranking_match_the_store(store_db: Path, tmp_path: Path) -> None:
+    built = build_report(store_db, tmp_path / "r")
+    records = store_records(store_db)
+    assert built.games == len(records)
+    parser = Cells()
+    parser.feed(built.index.read_text())
+    assert parser.cells == expected_cells(records)
+    html = built.index.read_text()
+    for row in ranking(records):
+        assert f'data-bot="{row.bot}" data-elo="{row.elo}"' in html
+
+
+def test_games_list_and_records_are_split_into_data_files(
+    store_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(build, "PAGE_SIZE", 10)
+    monkeypatch.setattr(build, "CHUNK_SIZE", 7)
+    built = build_report(store_db, tmp_path / "r")
+    pages = sorted((tmp_path / "r" / "data" / "games").glob("page-*.js"))
+    chunks = sorted((tmp_path / "r" / "data" / "records").glob("chunk-*.js"))
+    assert len(pages) == -(-built.games // 10)
+    assert len(chunks) == -(-built.games // 7)
+    rows = [json.loads(p.read_text()[len("arenaGames(") : -3]) for p in pages]
+    assert [row[0] for page in rows for row in page] == list(range(built.games))
+
+
+def test_a_pretty_printed_record_opens_too(tmp_path: Path) -> None:
+    record = real_records()[3]
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record, indent=2))
+    built = build_report(path, tmp_path / "r")
+    assert built.games == 1
+    chunk = (tmp_path / "r" / "data" / "records" / "chunk-0.js").read_text()
+    assert json.loads(chunk[len("arenaRecords(") : -3])[0]["record"] == record
+
+
+def test_a_line_that_is_not_a_record_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(RECORDS.read_text().splitlines()[0] + "\n" + '{"players": 1}\n')
+    result = CliRunner().invoke(report_command, [str(path), "-o", str(tmp_path / "r")])
+    assert result.exit_code != 0
+    assert "game 2 (line-2) is not a game record" in str(result.exception)
+    assert [p.name for p in (tmp_path / "r").iterdir()] == []
+
+
+def test_a_source_without_games_is_an_error(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    result = CliRunner().invoke(report_command, [str(empty), "-o", str(tmp_path / "r")])
+    assert result.exit_code != 0
+    assert "no games" in str(result.exception)
+
+
+def test_watch_rebuilds_with_reloading_pages_until_interrupted(
+    store_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "r"
+    pages: list[str] = []
+
+    def sleep(seconds: float) -> None:
+        pages.append((out / "index.html").read_text())
+        if len(pages) == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr("arena.report.command.time.sleep", sleep)
+    result = CliRunner().invoke(report_command, [str(store_db), "-o", str(out), "--watch", "7"])
+    assert result.exit_code == 0, result.output
+    assert all('<meta http-equiv="refresh" content="7">' in page for page in pages)
+    assert 'http-equiv="refresh"' not in (out / "index.html").read_text()
+    assert 'http-equiv="refresh"' not in (out / "viewer.html").read_text()
+    assert sorted(p.name for p in out.iterdir()) == ["data", "games.html", "index.html", "static", "viewer.html"]
+
+
+# ---- in headless Chromium ----
+
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None or CHROMEDRIVER is None,
+    reason="headless Chromium tests need the Debian packages chromium and chromium-driver (make installs them as root)",
+)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    webdriver = pytest.importorskip(
+        "selenium.webdriver", reason="the browser tests need selenium (pip install selenium)"
+    )
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        f"--user-data-dir={profile}",
+        "--window-size=1300,1000",
+    ):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=str(CHROMEDRIVER)))
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def open_page(driver: Any, path: Path) -> None:
+    """Load a report page from disk and wait until its script says it is ready."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get(path.resolve().as_uri() if "?" not in path.name else "file://" + str(path))
+    WebDriverWait(driver, 20).until(lambda d: d.execute_script("return document.body.dataset.ready === '1'"))
+
+
+def console_errors(driver: Any) -> list[dict[str, Any]]:
+    return [entry for entry in driver.get_log("browser") if entry["level"] in ("SEVERE", "ERROR")]
+
+
+def screenshot(driver: Any, path: Path) -> None:
+    driver.save_screenshot(str(path))
+    print(f"screenshot: {path}")
+
+
+@pytest.mark.slow
+@needs_chromium
+@pytest.mark.parametrize("source", ["store", "tournament"])
+def test_index_and_games_pages_in_chromium(
+    browser: Any, source: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    path: Path = request.getfixturevalue("store_db" if source == "store" else "tournament")
+    db = path.with_suffix(".db") if path.suffix == ".toml" else path
+    out = tmp_path / "report"
+    built = build_report(path, out)
+    records = store_records(db)
+    result = subprocess.run(
+        [sys.executable, "-m", "arena", "ranking", str(path), "--format", "json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    expected = json.loads(result.stdout)
+    browser.get_log("browser")  # start with an empty console
+
+    open_page(browser, built.index)
+    shown = {
+        row.get_attribute("data-bot"): (
+            row.find_element(By.CSS_SELECTOR, "td.elo").text,
+            row.find_element(By.CSS_SELECTOR, "td.pm").text,
+        )
+        for row in browser.find_elements(By.CSS_SELECTOR, "#ranking-table tbody tr")
+    }
+    assert shown == {
+        r["bot"]: (f"{r['elo']:+.0f}", "-" if r["plus_minus"] is None else f"{r['plus_minus']:.0f}") for r in expected
+    }
+    # the chart draws the same intervals
+    bars = browser.execute_script("return Chart.getChart('elo-chart').data.datasets[1].data")
+    assert [pytest.approx(b) for b in bars] == [
+        [r["elo"] - r["plus_minus"], r["elo"] + r["plus_minus"]] for r in expected
+    ]
+    cells = {
+        (td.get_attribute("data-row"), td.get_attribute("data-col")): (
+            float(td.get_attribute("data-score")),
+            int(td.get_attribute("data-games")),
+        )
+        for td in browser.find_elements(By.CSS_SELECTOR, "#cross-table td.cell")
+    }
+    assert cells == expected_cells(records)
+    for (a, b), (score, games) in cells.items():
+        td = browser.find_element(By.CSS_SELECTOR, f'#cross-table td[data-row="{a}"][data-col="{b}"]')
+        assert td.text.splitlines()[0] == f"{100 * score / games:.1f}%"
+    heat = browser.execute_script("return Chart.getChart('cross-chart').data.datasets[0].data.length")
+    assert heat == len(cells)
+    screenshot(browser, tmp_path / "index.png")
+
+    open_page(browser, out / "games.html")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#games-table tbody tr")
+    assert len(rows) == min(len(records), build.PAGE_SIZE)
+    screenshot(browser, tmp_path / "games.png")
+    if source == "store":
+        browser.execute_script("document.body.dataset.ready = ''")
+        Select(browser.find_element(By.ID, "f-violation")).select_by_value("malformed")
+        WebDriverWait(browser, 20).until(lambda d: d.execute_script("return document.body.dataset.ready === '1'"))
+        rows = browser.find_elements(By.CSS_SELECTOR, "#games-table tbody tr")
+        with_malformed = [r for _, r in records if any(v["kind"] == "malformed" for v in r.get("violations", []))]
+        assert len(rows) == len(with_malformed) > 0
+        screenshot(browser, tmp_path / "games-malformed.png")
+    # the first listed game opens in the viewer
+    rows[0].find_element(By.CSS_SELECTOR, "a").click()
+    WebDriverWait(browser, 20).until(lambda d: d.execute_script("return document.body.dataset.ready === '1'"))
+    n = int(browser.find_element(By.ID, "viewer").get_attribute("data-n"))
+    assert records[n][1]["players"] == browser.execute_script("return arenaViewer.record.players")
+    screenshot(browser, tmp_path / "viewer.png")
+    assert console_errors(browser) == []
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_games_list_pages_and_filters_across_data_files(
+    browser: Any, store_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    monkeypatch.setattr(build, "PAGE_SIZE", 10)
+    monkeypatch.setattr(build, "CHUNK_SIZE", 7)
+    out = tmp_path / "report"
+    built = build_report(store_db, out)
+    records = store_records(store_db)
+    browser.get_log("browser")
+
+    def wait() -> None:
+        WebDriverWait(browser, 20).until(lambda d: d.execute_script("return document.body.dataset.ready === '1'"))
+
+    def shown() -> list[int]:  # read in one script: the table may be redrawn between two calls
+        script = "return [...document.querySelectorAll('#games-table tr[data-n]')].map(tr => +tr.dataset.n)"
+        return list(browser.execute_script(script))
+
+    open_page(browser, out / "games.html")
+    assert shown() == list(range(10))
+    browser.find_element(By.ID, "next").click()
+    WebDriverWait(browser, 20).until(lambda d: shown() == list(range(10, 20)))
+    assert "page 2 of 10" in browser.find_element(By.ID, "page-label").text
+    browser.execute_script("document.body.dataset.ready = ''")
+    Select(browser.find_element(By.ID, "f-bot")).select_by_value("search")
+    wait()
+    with_search = [n for n, (_, r) in enumerate(records) if "search" in r["players"]]
+    assert shown() == with_search[:10]
+    browser.execute_script("document.body.dataset.ready = ''")
+    Select(browser.find_element(By.ID, "f-result")).select_by_value("draw")
+    wait()
+    assert shown() == []
+    browser.execute_script("document.body.dataset.ready = ''")
+    Select(browser.find_element(By.ID, "f-bot")).select_by_value("")
+    wait()
+    drawn = [n for n, (_, r) in enumerate(records) if not r["winners"]]
+    assert shown() == drawn[:10]
+    screenshot(browser, tmp_path / "games-filtered.png")
+    # a game in a later record chunk opens in the viewer
+    last = built.games - 1
+    open_page(browser, out / f"viewer.html?n={last}")
+    assert browser.find_element(By.ID, "viewer").get_attribute("data-n") == str(last)
+    browser.find_element(By.ID, "prev-game").click()
+    wait()
+    assert browser.find_element(By.ID, "viewer").get_attribute("data-n") == str(last - 1)
+    assert console_errors(browser) == []
+
+
+def frames_of_kind(driver: Any, kind: str) -> list[int]:
+    return list(
+        driver.execute_script(
+            "return arenaViewer.frames.map((f, i) => [f.kind, i]).filter(p => p[0] === arguments[0]).map(p => p[1])",
+            kind,
+        )
+    )
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_viewer_replays_every_variant_to_the_recorded_end(browser: Any, all_variants: Path, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    out = tmp_path / "report"
+    runner = CliRunner()
+    result = runner.invoke(report_command, [str(all_variants), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in all_variants.read_text().splitlines()]
+    browser.get_log("browser")
+    seen = set()
+    for n, record in enumerate(records):
+        open_page(browser, out / f"viewer.html?n={n}")
+        body = browser.find_element(By.TAG_NAME, "body")
+        at = 0
+        # step with the arrow key to the end of every hand: the trick winners so far are the record's
+        for h, end in enumerate(frames_of_kind(browser, "hand-end")):
+            body.send_keys(Keys.ARROW_RIGHT * (end - at))
+            at = end
+            assert int(browser.find_element(By.ID, "viewer").get_attribute("data-frame")) == end
+            winners = [
+                int(li.get_attribute("data-winner")) for li in browser.find_elements(By.CSS_SELECTOR, "#tricks li")
+            ]
+            assert winners == [t["winner"] for t in record["hands"][h]["result"]["tricks"]]
+            scores = [int(td.text) for td in browser.find_elements(By.CSS_SELECTOR, "#scores td.score")]
+            assert scores == record["hands"][h]["result"]["scores_after"]
+        body.send_keys(Keys.END)
+        scores = [int(td.text) for td in browser.find_elements(By.CSS_SELECTOR, "#scores td.score")]
+        assert scores == record["final_scores"]
+        if record.get("rubber"):
+            points = [int(td.text) for td in browser.find_elements(By.CSS_SELECTOR, "#scores td.game-points")]
+            assert points == record["rubber"]["game_points"]
+        assert browser.find_element(By.ID, "event").get_attribute("data-kind") == "game-end"
+        dash = "\N{EN DASH}"
+        assert f"Final score {dash.join(map(str, record['final_scores']))}" in browser.find_element(By.ID, "event").text
+        if record.get("forfeit"):
+            assert "forfeits" in browser.find_element(By.ID, "event").text
+        violations = browser.find_elements(By.CSS_SELECTOR, "#violations li")
+        assert [v.get_attribute("data-kind") for v in violations] == [v["kind"] for v in record["violations"]]
+        # hidden hands stay hidden until asked for; a hand's first frame shows the deal
+        if record["hands"]:
+            body.send_keys(Keys.HOME)
+            assert browser.find_elements(By.CSS_SELECTOR, "#table .seat .card[data-card]") == []
+            body.send_keys("h")
+            dealt = [c.get_attribute("data-card") for c in browser.find_elements(By.CSS_SELECTOR, "#table .seat .card")]
+            assert sorted(dealt) == sorted(c for hand in record["hands"][0]["deal"]["hands"] for c in hand)
+            body.send_keys(Keys.ARROW_RIGHT * 3)
+            shot = tmp_path / f"viewer-{n}-{record['variant']}.png"
+            screenshot(browser, shot)
+            body.send_keys("h")
+        seen.add(record["variant"])
+    assert seen == {"two-hand", "three-hand", "four-hand", "four-hand-32", "british"}
+    assert console_errors(browser) == []
