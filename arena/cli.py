@@ -524,7 +524,7 @@ def tournament_run(
     db = Path(db_path) if db_path else default_db(path)
     lookup = Registry.default().lookup
     try:
-        commands = resolve_entrants(config.entrants, lookup)
+        commands = resolve_entrants(config.entrants, lookup, folder=path.parent)
     except ArenaError as exc:
         raise ArenaError(f"{path}: entrants: {exc}") from None
     log_dir = str(db.with_suffix("")) + "-logs"
@@ -834,6 +834,8 @@ def config_check(config_path: str) -> None:
 
     Reads CONFIG_PATH and checks its keys, values, rules and entrants as arena tournament run would.
     """
+    from pathlib import Path
+
     from arena.tournament.config import load_config
     from arena.tournament.registry import Registry
     from arena.tournament.run import resolve_entrants, total_games
@@ -841,7 +843,7 @@ def config_check(config_path: str) -> None:
     config = load_config(config_path)
     lookup = Registry.default().lookup
     try:
-        commands = resolve_entrants(config.entrants, lookup)
+        commands = resolve_entrants(config.entrants, lookup, folder=Path(config_path).parent)
     except ArenaError as exc:
         raise ArenaError(f"{config_path}: entrants: {exc}") from None
     click.echo(

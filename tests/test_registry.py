@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,33 @@ def test_a_registered_name_plays_in_an_ad_hoc_match(home: Path, tmp_path: Path) 
     )
     mine, random_bot = spec.bots
     assert mine.name == "mine" and mine.argv[-1].startswith(str(home)) and random_bot.name == "random"
+
+
+def test_a_configs_bot_paths_are_taken_from_the_configs_folder(home: Path, tmp_path: Path) -> None:
+    """The same config runs from any folder: a relative script path is found beside the config first."""
+    from arena.tournament.run import resolve_entrants
+
+    (tmp_path / "league" / "bots").mkdir(parents=True)
+    (tmp_path / "league" / "bots" / "mine.py").write_text(RAW)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    old = Path.cwd()
+    try:
+        os.chdir(elsewhere)
+        commands = resolve_entrants(["random", "bots/mine.py"], None, folder=tmp_path / "league")
+        stdio = resolve_entrants(["stdio:bots/mine.py"], None, folder=tmp_path / "league")["mine"]
+    finally:
+        os.chdir(old)
+    assert stdio.transport == "stdio" and stdio.argv[-1] == str((tmp_path / "league" / "bots" / "mine.py").resolve())
+    assert commands["mine"].argv[-1] == str((tmp_path / "league" / "bots" / "mine.py").resolve())
+    assert commands["random"].argv[-1].endswith("arena/bots/random_bot.py")
+
+
+def test_a_bundled_name_means_the_bundled_bot_even_if_a_registry_knows_it(home: Path, tmp_path: Path) -> None:
+    from arena.play.botproc import BotCommand
+    from arena.tournament.run import resolve_entrants
+
+    def impostor(name: str) -> BotCommand:
+        return BotCommand(name, ("/bin/false",))
+
+    assert resolve_entrants(["random"], impostor)["random"].argv[-1].endswith("arena/bots/random_bot.py")

@@ -18,7 +18,7 @@ from typing import Any
 from arena.engine.options import make_rules
 from arena.engine.record import GameRecord
 from arena.errors import ArenaError
-from arena.play.botproc import BotCommand, file_digest, resolve_bot
+from arena.play.botproc import BUNDLED, STDIO_PREFIX, BotCommand, file_digest, resolve_bot
 from arena.play.cpus import idlest
 from arena.play.sandbox import require_isolation
 from arena.tournament.config import TournamentConfig
@@ -61,17 +61,29 @@ class RunReport:
 
 
 def resolve_entrants(
-    entrants: list[str], lookup: Callable[[str], BotCommand | None] | None = None
+    entrants: list[str], lookup: Callable[[str], BotCommand | None] | None = None, *, folder: Path | None = None
 ) -> dict[str, BotCommand]:
-    """Entrant names to commands: registered bots first (via ``lookup``), then bundled names and script paths."""
+    """Entrant names to commands: bundled names first, then registered bots (via ``lookup``), then script paths,
+    a relative path taken from ``folder`` (the config's) when the file is there, else from the current folder."""
     commands: dict[str, BotCommand] = {}
     for entrant in entrants:
-        command = (lookup(entrant) if lookup else None) or resolve_bot(entrant)
+        command = (None if entrant in BUNDLED or lookup is None else lookup(entrant)) or resolve_bot(
+            _from_folder(entrant, folder)
+        )
         name = command.name
         if name in commands:
             raise ArenaError(f"two entrants are both called {name!r}; register one under another name")
         commands[name] = command
     return commands
+
+
+def _from_folder(entrant: str, folder: Path | None) -> str:
+    """A relative script path as seen from the config's folder, if the file is there (``stdio:`` kept)."""
+    prefix = STDIO_PREFIX if entrant.startswith(STDIO_PREFIX) else ""
+    path = Path(entrant.removeprefix(prefix))
+    if folder is None or entrant in BUNDLED or path.is_absolute() or not (folder / path).is_file():
+        return entrant
+    return prefix + str(folder / path)
 
 
 def entrant_fingerprint(commands: dict[str, BotCommand]) -> str:
