@@ -194,6 +194,27 @@ def test_a_flood_of_unsolicited_frames_loses_the_flooders_game_not_the_innocents
     assert all(gone(pid) for pid in pids(tmp / "pids-hostile") + pids(tmp / "pids-innocent"))
 
 
+def test_an_offence_found_while_another_bot_was_asked_is_charged_before_that_bots_move_is_played(
+    played: Callable[[str, bool, dict[str, Any]], Played],
+) -> None:
+    """The flooder leads, then bursts while the innocent is asked (the innocent holds its answer until the burst is
+    in): the game is forfeited with the flooder's lead as its last action; the innocent's move is not played."""
+    _, records, _ = played("flood", False, {})
+    forfeit = records[0]["forfeit"]
+    assert forfeit["seat"] == 1 and forfeit["kind"] == "unsolicited"
+    assert forfeit["actions"][-1]["seat"] == 1 and forfeit["actions"][-1]["type"] == "play"
+
+
+@pytest.mark.timeout(120)
+def test_a_bot_that_dies_while_asked_is_found_dead_at_once_not_at_its_deadline(tmp_path: Path) -> None:
+    """With 30 s to think, a bot that crashes on a request is charged `crash` within a second or two (the referee
+    watches the process while it waits), not a `timeout` 30 s later."""
+    bots = [BotEntry(name="raw", argv=RAW), hostile("crasher", "crash", "--game", "0")]
+    (record,) = run_match(match(tmp_path, bots, [[0, 1]], time="30+0", max_decision=30.0))
+    assert record["forfeit"]["seat"] == 1 and record["forfeit"]["kind"] == "crash"
+    assert record["timing"]["thinking"][1] < 10  # found while waiting: 0.1 s apart; at the deadline it would be 30
+
+
 EXCERPTS: list[Any] = [
     pytest.param("malformed", "\ufffd\ufffd{not json", id="malformed-not-utf8"),
     pytest.param("not-json", "{type: action}", id="malformed-not-json"),

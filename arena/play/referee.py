@@ -292,7 +292,8 @@ class Referee:
             self._drain_others(b)
             if not process.alive():
                 self.needs_restart[b] = True
-                return Answer(None, Violation(process.death_kind(), f"bot {process.exit_description()}"), now - start)
+                died = Violation(process.death_kind(), f"bot {process.exit_description()}")
+                return Answer(None, died, time.perf_counter() - start)  # charged until it was found dead
 
     def _answered(self, b: int, endpoint: Channel, settled: Answer, elapsed: float) -> Answer:
         """The asked bot's answer, charged ``elapsed``; frames that came with it are read (bounded) as unasked."""
