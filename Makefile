@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test check lint pytest tournament clean
+.PHONY: test check lint pytest tournament mutate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,10 @@ pytest: $(STAMP)
 check: $(STAMP)
 	$(BIN)/ruff check arena bots tests
 	$(BIN)/pytest -q -n 2 -m "not slow"
+
+# Mutation testing (docs/mutation.md): about an hour; not part of make test.
+mutate: $(STAMP)
+	$(BIN)/python tools/mutate.py --json mutation.json
 
 tournament: $(STAMP)
 	$(BIN)/arena tournament run tournaments/demo.toml
