@@ -272,10 +272,10 @@ class Referee:
                 settled = self._answer(endpoint, request_id, None)
                 if settled is not None and settled.violation is None:
                     return self._answered(b, endpoint, settled, allowed)
-                self.expired[b].add(request_id)
-                self.needs_restart[b] = True
+                self.expired[b].add(request_id)  # whatever comes for it later is late, not out of turn
                 if settled is not None:  # a flood, or a broken frame: that is what it did
                     return Answer(None, settled.violation, allowed, settled.excerpt)
+                self.needs_restart[b] = True
                 return Answer(None, Violation("timeout", f"no answer within {allowed:.3f} s"), now - start)
             first = endpoint.receive_within(min(deadline - now, 0.05))
             if first is not None:
