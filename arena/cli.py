@@ -605,17 +605,16 @@ def ranking_command(source: str | None, db_path: str | None, fmt: str, bootstrap
     from arena.tournament.ranking import format_ranking, ranking
 
     store, config = _open_results(source, db_path)
+    settings = config.rating if config else None
     with store:
         if _say_no_games(store, fmt):
             return
-        records = [(key, record) for _, key, record in store.records()]
-    settings = config.rating if config else None
-    rows = ranking(
-        records,
-        bootstrap=bootstrap if bootstrap is not None else settings.bootstrap if settings else 1000,
-        seed=config.seed if config else 0,
-        confidence=settings.confidence if settings else 0.95,
-    )
+        rows = ranking(  # records streamed from the store: a million of them need not fit in memory at once
+            ((key, record) for _, key, record in store.records()),
+            bootstrap=bootstrap if bootstrap is not None else settings.bootstrap if settings else 1000,
+            seed=config.seed if config else 0,
+            confidence=settings.confidence if settings else 0.95,
+        )
     click.echo(format_ranking(rows, fmt))
 
 
