@@ -656,7 +656,7 @@ def games_command(
 
     One row per game (its id and key, for arena replay), --limit at a time from --offset, in the order played.
     """
-    from tabulate import tabulate
+    from arena.tournament.tables import render
 
     store, _ = _open_results(source, db_path)
     with store:
@@ -681,12 +681,7 @@ def games_command(
         click.echo(json.dumps(table, indent=2))
         return
     if fmt == "csv":
-        import csv
-        import sys
-
-        writer = csv.DictWriter(sys.stdout, fieldnames=GAME_COLUMNS)
-        writer.writeheader()
-        writer.writerows(table)
+        click.echo(render(GAME_COLUMNS, [[row[c] for c in GAME_COLUMNS] for row in table], "csv"))
         return
     if not table:
         wanted = " and ".join(
@@ -700,7 +695,7 @@ def games_command(
             why = f"no games past --offset {offset}: {matching} {'match' if wanted else 'stored'}"
         click.echo(f"{why} in {store.path}", err=True)
         return
-    terminal = tabulate(table, headers="keys", tablefmt="github" if fmt == "markdown" else "simple")
+    terminal = render(GAME_COLUMNS, [[row[c] for c in GAME_COLUMNS] for row in table], fmt)
     click.echo(terminal_safe(terminal))
     if offset > 0 or len(table) < matching:
         more = f"; next page: --offset {offset + len(table)}" if offset + len(table) < matching else ""

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
-from tabulate import tabulate
-
 from arena.engine.record import GameRecord
 from arena.tournament.ratings import Comparison, Result, Tally, standing_results, tally_table
-
-FORMATS = ("table", "csv", "json", "markdown")
+from arena.tournament.tables import render
 
 
 def cluster_of(game_key: str) -> str:
@@ -200,13 +195,9 @@ def format_ranking(rows: list[Row], fmt: str) -> str:
                 r.violations,
             ]
         )
+    text = render(headers(rows), cells, fmt)
     if fmt == "csv":
-        out = io.StringIO()
-        writer = csv.writer(out)
-        writer.writerow(headers(rows))
-        writer.writerows(cells)
-        return out.getvalue().rstrip("\n")
-    text = tabulate(cells, headers=headers(rows), tablefmt="github" if fmt == "markdown" else "simple")
+        return text
     if grouped:
         count = max(r.group for r in rows)
         text += (
@@ -237,8 +228,4 @@ def crosstable(records: Iterable[tuple[str, GameRecord]], fmt: str = "table") ->
     ]
     if fmt == "json":
         return json.dumps({a: {b: [score[a, b], count[a, b]] for b in order if b != a} for a in order}, indent=2)
-    if fmt == "csv":
-        out = io.StringIO()
-        csv.writer(out).writerows([["bot", *order], *cells])
-        return out.getvalue().rstrip("\n")
-    return tabulate(cells, headers=["bot", *order], tablefmt="github" if fmt == "markdown" else "simple")
+    return render(["bot", *order], cells, fmt)
