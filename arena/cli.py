@@ -569,6 +569,8 @@ def tournament_run(
         except KeyboardInterrupt:  # a second Ctrl-C while the first was stopping the run, or one after it
             stopped()
     click.echo(f"{config.name}: {report.done}/{report.total} games ({report.played} played now), results in {db}")
+    if report.grown:
+        click.echo(f"grown: {'; '.join(report.grown)}")
     click.echo(format_ranking(rows, fmt))
     lines, never = violation_summary((record for _, record in records), log_dir)
     if lines:

@@ -1,12 +1,15 @@
 """A tournament's database holds the results of one set of bots under one set of rules: a changed bot, or a changed
-rule, is refused when the tournament is resumed, never mixed into the old table without a word.
+rule, is refused when the tournament is resumed, never mixed into the old table without a word, and the refusal
+names what changed. A tournament may grow: more deal sequences per pairing, more entrants, every stored game kept.
 
 Through the command line (``arena tournament run``, ``arena submit``) with real referees, bots and SQLite files.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
+import sqlite3
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,7 +21,8 @@ from click.testing import CliRunner, Result
 from probing import BOTS
 
 from arena.cli import main
-from arena.tournament.run import entrant_fingerprint, resolve_entrants
+from arena.tournament.growth import entrant_digests
+from arena.tournament.run import resolve_entrants
 from arena.tournament.store import Store
 
 CONFIG = """
@@ -153,12 +157,12 @@ def test_an_entrants_fingerprint_follows_its_own_files_and_names_not_the_interpr
     program.chmod(program.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     entrants = [str(script), str(program), "random"]
 
-    def fingerprint() -> str:
-        return entrant_fingerprint(resolve_entrants(entrants))
+    def fingerprint() -> dict[str, str]:
+        return entrant_digests(resolve_entrants(entrants))
 
     start = fingerprint()
     assert fingerprint() == start  # stable
-    assert {"alpha", "beta", "random"} <= {part.partition("=")[0] for part in start.split(";")}
+    assert list(start) == ["alpha", "beta", "random"]
     script.write_text("print('alpha, tuned')\n")
     edited_script = fingerprint()
     assert edited_script != start
@@ -170,25 +174,26 @@ def test_an_entrants_fingerprint_follows_its_own_files_and_names_not_the_interpr
     assert fingerprint() == start
     twin = tmp_path / "gamma.py"  # the same code under another name is another entrant
     shutil.copyfile(script, twin)
-    assert entrant_fingerprint(resolve_entrants([str(twin), str(program), "random"])) != start
-    assert entrant_fingerprint(resolve_entrants(["random", "heuristic"])) != entrant_fingerprint(
+    assert entrant_digests(resolve_entrants([str(twin), str(program), "random"])) != start
+    assert entrant_digests(resolve_entrants(["random", "heuristic"])) != entrant_digests(
         resolve_entrants(["random", "search"])
     )
 
 
-# config changes that decide which games are played, or how: refused; and settings that do not: accepted
+# config changes that decide which games are played, or how: refused, naming the key; and settings that do not:
+# accepted. Each refused change: (the line, the key the message must name)
 REFUSED = {
-    "time": 'time = "5+0.2"',
-    "max_decision": "max_decision = 9.0",
-    "seed": None,
-    "points_to_win": None,
-    "games_per_pairing": None,
-    "duplicate": "duplicate = false",
-    "policy": 'policy = "substitute"',
-    "max_strikes": "max_strikes = 2",
-    "max_hands": "max_hands = 500",
-    "limits": "[limits]\ncpu_seconds = 30",
-    "name": None,
+    "time": ('time = "5+0.2"', "'time'"),
+    "max_decision": ("max_decision = 9.0", "'max_decision'"),
+    "seed": (None, "'seed'"),
+    "points_to_win": (None, "'options.points_to_win'"),
+    "duplicate": ("duplicate = false", "'duplicate'"),
+    "policy": ('policy = "substitute"', "'policy'"),
+    "max_strikes": ("max_strikes = 2", "'max_strikes'"),
+    "max_hands": ("max_hands = 500", "'max_hands'"),
+    "limits": ("[limits]\ncpu_seconds = 30", "'limits.cpu_seconds'"),
+    "name": (None, "'name'"),
+    "games_per_match": ("games_per_match = 1", "'games_per_match'"),
 }
 ACCEPTED = {
     "jobs": "jobs = 2",
@@ -205,6 +210,7 @@ def changed_config(tournament: Tournament, tmp_path: Path, what: str, line: str 
             "seed": ("seed = 3", "seed = 4"),
             "points_to_win": ("points_to_win = 3", "points_to_win = 4"),
             "games_per_pairing": ("games_per_pairing = 1", "games_per_pairing = 2"),
+            "more entrants": ('entrants = ["random", ', 'entrants = ["random", "heuristic", '),
             "name": ('name = "fingerprint"', 'name = "renamed"'),
         }[what]
         assert old in text
@@ -222,16 +228,18 @@ def changed_config(tournament: Tournament, tmp_path: Path, what: str, line: str 
     return path
 
 
-@pytest.mark.parametrize(("what", "line"), list(REFUSED.items()), ids=list(REFUSED))
-def test_a_changed_rule_of_the_tournament_is_refused(
-    tournament: Tournament, tmp_path: Path, what: str, line: str | None
+@pytest.mark.parametrize(("what", "line", "key"), [(w, *v) for w, v in REFUSED.items()], ids=list(REFUSED))
+def test_a_changed_rule_of_the_tournament_is_refused_naming_the_key(
+    tournament: Tournament, tmp_path: Path, what: str, line: str | None, key: str
 ) -> None:
     db = tournament.copy_db(tmp_path)
     before = stored(db)
     config = changed_config(tournament, tmp_path, what, line)
     result = arena("tournament", "run", config, "--db", db, "--quiet", home=tournament.home)
     assert result.exit_code == 2, result.output
-    assert "belongs to tournament config" in result.output
+    assert "belongs to tournament config 'fingerprint'" in result.output
+    assert f"{key} was " in result.output
+    assert result.output.count(" was ") == 1  # only the key that changed
     assert stored(db) == before
 
 
@@ -244,3 +252,81 @@ def test_settings_that_do_not_change_the_games_may_change(
     result = arena("tournament", "run", config, "--db", db, "--quiet", home=tournament.home)
     assert result.exit_code == 0, result.output
     assert "2/2 games (0 played now)" in result.output
+
+
+# ---- a tournament grows ----
+
+
+def same_games(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]) -> bool:
+    """The same games by key: the same deals, play and results (timings aside)."""
+    played = ("seed", "players", "hands", "final_scores", "winners")
+    return a.keys() == b.keys() and all({k: a[g][k] for k in played} == {k: b[g][k] for k in played} for g in a)
+
+
+def test_more_games_per_pairing_grows_the_tournament_keeping_every_stored_game(
+    tournament: Tournament, tmp_path: Path
+) -> None:
+    db = tournament.copy_db(tmp_path)
+    before = stored(db)
+    grown = changed_config(tournament, tmp_path, "games_per_pairing", None)
+    result = arena("tournament", "run", grown, "--db", db, "--quiet", home=tournament.home)
+    assert result.exit_code == 0, result.output
+    assert "4/4 games (2 played now)" in result.output
+    assert "grown: games_per_pairing 1 -> 2" in result.output
+    after = stored(db)
+    assert {key: after[key] for key in before} == before  # the old games are untouched
+    # the same as a tournament that had two deal sequences from the start
+    fresh = tmp_path / "fresh.db"
+    assert arena("tournament", "run", grown, "--db", fresh, "--quiet", home=tournament.home).exit_code == 0
+    assert same_games(after, stored(fresh))
+    # and it cannot shrink back: the games of the second deal would stay in the table
+    shrunk = arena("tournament", "run", tournament.config, "--db", db, "--quiet", home=tournament.home)
+    assert shrunk.exit_code == 2, shrunk.output
+    assert "'games_per_pairing' was 2, now 1" in shrunk.output and "may not go down" in shrunk.output
+    assert stored(db) == after
+
+
+def test_a_new_entrant_grows_the_tournament_and_an_entrant_may_not_leave_or_move(
+    tournament: Tournament, tmp_path: Path
+) -> None:
+    db = tournament.copy_db(tmp_path)
+    before = stored(db)
+    grown = changed_config(tournament, tmp_path, "more entrants", None)
+    result = arena("tournament", "run", grown, "--db", db, "--quiet", home=tournament.home)
+    assert result.exit_code == 0, result.output
+    assert "6/6 games (4 played now)" in result.output and "entrants + heuristic" in result.output
+    after = stored(db)
+    assert {key: after[key] for key in before} == before
+    assert sum("heuristic" in record["players"] for record in after.values()) == 4
+    gone = tmp_path / "gone.toml"
+    gone.write_text(grown.read_text().replace('"random", ', ""))
+    left = arena("tournament", "run", gone, "--db", db, "--quiet", home=tournament.home)
+    assert left.exit_code == 2, left.output
+    assert "'random' is no longer an entrant" in left.output
+    moved = tmp_path / "moved.toml"
+    moved.write_text(
+        grown.read_text().replace('"random", "heuristic", ', '"heuristic", ').replace("]", ', "random"]', 1)
+    )
+    reordered = arena("tournament", "run", moved, "--db", db, "--quiet", home=tournament.home)
+    assert reordered.exit_code == 2, reordered.output
+    assert "order of the entrants" in reordered.output
+    assert stored(db) == after
+
+
+def test_a_results_file_of_an_older_version_resumes_unchanged_then_may_grow(
+    tournament: Tournament, tmp_path: Path
+) -> None:
+    db = tournament.copy_db(tmp_path)
+    with Store.open(db) as store:  # as an older version wrote it: a fingerprint only, entrants as name=digest
+        digests = json.loads(store.get_meta("entrants") or "{}")
+        store.set_meta("entrants", ";".join(f"{name}={digest}" for name, digest in sorted(digests.items())))
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM meta WHERE key = 'config.settings'")
+    conn.close()
+    grown = changed_config(tournament, tmp_path, "games_per_pairing", None)
+    refused = arena("tournament", "run", grown, "--db", db, "--quiet", home=tournament.home)
+    assert refused.exit_code == 2 and "older version" in refused.output, refused.output
+    same = arena("tournament", "run", tournament.config, "--db", db, "--quiet", home=tournament.home)
+    assert same.exit_code == 0 and "2/2 games (0 played now)" in same.output, same.output
+    again = arena("tournament", "run", grown, "--db", db, "--quiet", home=tournament.home)
+    assert again.exit_code == 0 and "4/4 games (2 played now)" in again.output, again.output

@@ -525,24 +525,6 @@ def test_meta_round_trips_and_overwrites(db: Path) -> None:
         assert store.get_meta("title") == "summer"
 
 
-def test_bind_config_binds_once_and_refuses_another_config(db: Path) -> None:
-    with Store.open(db) as store:
-        store.bind_config("spring.toml", "f" * 64)
-        store.bind_config("spring.toml", "f" * 64)
-        store.bind_config("renamed.toml", "f" * 64)  # same content under another name is the same tournament
-    with Store.open(db) as store:
-        with pytest.raises(StoreError, match="belongs to tournament config") as info:
-            store.bind_config("autumn.toml", "a" * 64)
-        message = str(info.value)
-        assert "belongs to tournament config 'spring.toml'" in message
-        assert "'autumn.toml'" in message
-        assert "--db" in message
-        assert store.get_meta("config.fingerprint") == "f" * 64
-
-
-# ---- listing ----
-
-
 def keys(rows: list[GameRow]) -> list[str]:
     """The game keys of listed rows."""
     return [r.game_key for r in rows]

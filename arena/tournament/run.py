@@ -15,17 +15,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.engine.options import make_rules
 from arena.engine.record import GameRecord
 from arena.errors import ArenaError
-from arena.play.botproc import BUNDLED, STDIO_PREFIX, BotCommand, file_digest, resolve_bot
+from arena.play.botproc import BUNDLED, STDIO_PREFIX, BotCommand, resolve_bot
 from arena.play.cpus import idlest
 from arena.play.sandbox import require_isolation
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import Executor, LocalExecutor
+from arena.tournament.growth import bind, planned_keys
 from arena.tournament.ranking import cluster_of, comparisons
 from arena.tournament.ratings import LiveFit
-from arena.tournament.schedule import pairings_for, plan_games, plan_matches
+from arena.tournament.schedule import plan_matches
 from arena.tournament.store import Store
 
 
@@ -58,6 +58,7 @@ class RunReport:
     total: int
     interrupted: bool
     errors: list[str]
+    grown: list[str] = field(default_factory=list)  # how the tournament grew in this run (growth.bind)
 
 
 def resolve_entrants(
@@ -86,15 +87,9 @@ def _from_folder(entrant: str, folder: Path | None) -> str:
     return prefix + str(folder / path)
 
 
-def entrant_fingerprint(commands: dict[str, BotCommand]) -> str:
-    """Names and script digests of the entrants, so that a changed bot is not silently mixed into old results."""
-    return ";".join(f"{name}={file_digest(c.argv[-1])}" for name, c in sorted(commands.items()))
-
-
 def total_games(config: TournamentConfig, names: list[str]) -> int:
     """How many games the whole tournament has."""
-    players = make_rules(config.variant, config.options).players
-    return sum(len(plan_games(config, p)) for p in pairings_for(names, players, config.partnership))
+    return len(planned_keys(config, names))
 
 
 def run_tournament(
@@ -127,15 +122,7 @@ def _run(
 ) -> RunReport:
     if executor is None or isinstance(executor, LocalExecutor):  # matches run here: refuse now, not once a match
         require_isolation(config.trusted_bots)
-    store.bind_config(config.name, config.fingerprint())
-    entrants = entrant_fingerprint(commands)
-    known = store.get_meta("entrants")
-    if known is None:
-        store.set_meta("entrants", entrants)
-    elif known != entrants:
-        raise ArenaError(
-            f"the entrants changed since this tournament started ({known} -> {entrants}); use another --db"
-        )
+    grown = bind(store, config, commands)
     done = store.game_keys()
     matches = plan_matches(config, commands, done=done, log_dir=log_dir)
     progress = Progress(done=len(done), total=total_games(config, list(commands)), started=time.monotonic())
@@ -211,7 +198,7 @@ def _run(
                 progress.done += 1
     for thread in threads:
         thread.join(timeout=10)
-    return RunReport(played, progress.done, progress.total, interrupted, progress.errors)
+    return RunReport(played, progress.done, progress.total, interrupted, progress.errors, grown)
 
 
 LEADER_EVERY = 0.25

@@ -365,22 +365,6 @@ class Store:
                 (key, value),
             )
 
-    def bind_config(self, name: str, fingerprint: str) -> None:
-        """Tie the database to a tournament config; refuse a config with another fingerprint."""
-        with self._write() as conn:
-            rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('config.name', 'config.fingerprint')"))
-            if "config.fingerprint" not in rows:
-                conn.executemany(
-                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                    [("config.name", name), ("config.fingerprint", fingerprint)],
-                )
-            elif rows["config.fingerprint"] != fingerprint:
-                raise StoreError(
-                    f"{self.path}: this database belongs to tournament config {rows.get('config.name')!r} "
-                    f"(fingerprint {rows['config.fingerprint'][:12]}), not {name!r} (fingerprint {fingerprint[:12]}); "
-                    "pass --db to use another database file"
-                )
-
     # ---- games ----
 
     def add_game(self, game_key: str, match_key: str, record: GameRecord, *, finished_at: str | None = None) -> int:
