@@ -663,8 +663,8 @@ def games_command(
     store, _ = _open_results(source, db_path)
     with store:
         rows = store.list_games(bot=bot, forfeits=forfeits, limit=limit, offset=offset)
-        whole = offset == 0 and len(rows) < limit  # else count the matching games (the store has no count query)
-        matching = len(rows) if whole else len(store.list_games(bot=bot, forfeits=forfeits))
+        whole = offset == 0 and len(rows) < limit  # else count the matching games
+        matching = len(rows) if whole else store.count_games(bot=bot, forfeits=forfeits)
         stored = store.game_count()
     table = [
         {

@@ -547,6 +547,9 @@ def test_list_games_filters_by_bot_variant_and_forfeit_and_pages(db: Path) -> No
         assert keys(store.list_games(limit=2)) == ["a", "b"]
         assert keys(store.list_games(limit=2, offset=3)) == ["d"]
         assert keys(store.list_games(offset=1)) == ["b", "c", "d"]
+        for filters in ({}, {"bot": "carol"}, {"bot": "erin"}, {"variant": "three-hand"}, {"forfeits": True}):
+            assert store.count_games(**filters) == len(store.list_games(**filters)), filters
+        assert store.count_games(bot="carol", forfeits=True) == 1
 
 
 def test_violations_can_be_filtered_by_bot(db: Path) -> None:

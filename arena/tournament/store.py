@@ -442,6 +442,23 @@ class Store:
                 yield game_id, key, json.loads(text)
             last = batch[-1][0]
 
+    def raw_records(self, *, after: int = 0, batch: int = 200) -> Iterator[tuple[int, str, str]]:
+        """Stored games with an id above ``after`` as (id, game_key, record's JSON text), in insertion order.
+
+        The text is not decoded: a reader that copies records elsewhere (the HTML report) or decodes them with a
+        faster parser pays only for what it does. Read in batches of ``batch`` rows.
+        """
+        last = after
+        while True:
+            with self._read() as conn:
+                rows = conn.execute(
+                    "SELECT id, game_key, record FROM games WHERE id > ? ORDER BY id LIMIT ?", (last, batch)
+                ).fetchall()
+            if not rows:
+                return
+            yield from rows
+            last = rows[-1][0]
+
     def game(self, ref: str | int) -> tuple[int, str, GameRecord]:
         """One stored game as (id, game_key, record), by id or by game key."""
         column = "id" if isinstance(ref, int) else "game_key"
@@ -461,20 +478,17 @@ class Store:
         offset: int = 0,
     ) -> list[GameRow]:
         """Stored games in insertion order, optionally only those ``bot`` played, of ``variant``, or forfeited."""
-        where, params = ["1"], list[Any]()
-        if bot is not None:
-            where.append("id IN (SELECT game_id FROM seats WHERE bot = ?)")
-            params.append(bot)
-        if variant is not None:
-            where.append("variant = ?")
-            params.append(variant)
-        if forfeits:
-            where.append("forfeit_kind IS NOT NULL")
-        params += [-1 if limit is None else limit, offset]
-        sql = f"SELECT {_GAME_COLUMNS} FROM games WHERE {' AND '.join(where)} ORDER BY id LIMIT ? OFFSET ?"
+        where, params = _game_filter(bot, variant, forfeits)
+        sql = f"SELECT {_GAME_COLUMNS} FROM games WHERE {where} ORDER BY id LIMIT ? OFFSET ?"
         with self._read() as conn:
-            rows = conn.execute(sql, params).fetchall()
+            rows = conn.execute(sql, [*params, -1 if limit is None else limit, offset]).fetchall()
         return [_game_row(r) for r in rows]
+
+    def count_games(self, *, bot: str | None = None, variant: str | None = None, forfeits: bool = False) -> int:
+        """How many stored games ``list_games`` would list with the same filters (and no limit)."""
+        where, params = _game_filter(bot, variant, forfeits)
+        with self._read() as conn:
+            return int(conn.execute(f"SELECT count(*) FROM games WHERE {where}", params).fetchone()[0])
 
     def violations(self, bot: str | None = None) -> list[dict[str, Any]]:
         """Every recorded violation (of ``bot`` only, if given), oldest first."""
@@ -521,6 +535,20 @@ class Store:
                 row = conn.execute(f"SELECT {_BOT_COLUMNS} FROM bots b WHERE name = ? AND version = ?", (name, version))
             found = row.fetchone()
         return None if found is None else _bot_row(found)
+
+
+def _game_filter(bot: str | None, variant: str | None, forfeits: bool) -> tuple[str, list[Any]]:
+    """The WHERE clause (and its parameters) of a listing of games by bot, variant and forfeit."""
+    where, params = ["1"], list[Any]()
+    if bot is not None:
+        where.append("id IN (SELECT game_id FROM seats WHERE bot = ?)")
+        params.append(bot)
+    if variant is not None:
+        where.append("variant = ?")
+        params.append(variant)
+    if forfeits:
+        where.append("forfeit_kind IS NOT NULL")
+    return " AND ".join(where), params
 
 
 def _game_row(r: tuple[Any, ...]) -> GameRow:
