@@ -1,8 +1,8 @@
 """Shared helpers for the tests: deals from text, scripted actions, an independent model of the rules, and a bot's
 decision in a set deal.
 
-The rule model here (effective suit, trick winner, scoring table) is written from RULES.md on card *text*, on
-purpose without the engine's tables, so that tests compare the engine with a second reading of the book.
+The rule model here (effective suit, trick winner, scoring table) is written from the rule book (docs/rules.md) on
+card *text*, on purpose without the engine's tables, so that tests compare the engine with a second reading of the book.
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ TRUMP_ORDER = ["7", "8", "9", "T", "Q", "K", "A", "left", "right", "benny"]
 
 
 def suit_of(card: str | Card, trump: str | Suit) -> str:
-    """The suit a card belongs to for following and leading once trump is known (RULES.md section 1)."""
+    """The suit a card belongs to for following and leading once trump is known (docs/rules.md section 2.4)."""
     text, t = str(card), str(trump)
     if text == "JK":
         return t
@@ -165,7 +165,7 @@ def trick_winner(played: list[tuple[int, str | Card]], trump: str | Suit) -> int
     return max((PLAIN_ORDER.index(str(c)[0]), s) for s, c in played if suit_of(c, trump) == led)[1]
 
 
-# (players, maker alone, lone defender) -> points for (3 or 4 tricks, march, euchre), per RULES.md section 6.
+# (players, maker alone, lone defender) -> points for (3 or 4 tricks, march, euchre), per docs/rules.md section 7.
 SCORING_TABLE: dict[tuple[int, bool, bool], tuple[int, int, int]] = {
     (2, False, False): (1, 2, 2),
     (3, False, False): (1, 3, 2),
@@ -251,7 +251,7 @@ def game_where(
     raise AssertionError("no seed gave a deal on which the wanted outcome was found")
 
 
-# ---- what a seat may not know (RULES.md section 8) ----
+# ---- what a seat may not know (docs/rules.md section 10) ----
 
 
 def hidden_from(hand: HandState, seat: int) -> set[str]:

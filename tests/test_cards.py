@@ -1,4 +1,4 @@
-"""Cards, decks and rank under a trump suit (RULES.md section 1)."""
+"""Cards, decks and rank under a trump suit (docs/rules.md section 2)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Hypothesis draws the rules (variant x stick_the_dealer x dealer_exchange x going/defend alone x rubber where
 coherent), the seeds and how eager the players are to pass; the playouts use ``random.Random`` seeded from those.
-The checks compare the engine with the independent reading of RULES.md in ``helpers``.
+The checks compare the engine with the independent reading of docs/rules.md in ``helpers``.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def text(a: Action) -> str:
 
 
 def expected_legal(hand: HandState) -> set[str]:
-    """The legal actions of the seat to act, read from RULES.md rather than from the engine."""
+    """The legal actions of the seat to act, read from docs/rules.md rather than from the engine."""
     opts, up, seat = hand.rules.options, hand.deal.upcard, hand.current_seat()
     alone_flags = [False, True] if opts.going_alone else [False]
     if hand.phase is Phase.DONE:

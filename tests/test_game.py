@@ -1,4 +1,4 @@
-"""Games and rubbers (RULES.md sections 2 and 7): the seeded cut, the deal passing left, winning, ties, rubbers."""
+"""Games and rubbers (docs/rules.md sections 3 and 8): the seeded cut, the deal passing left, winning, ties, rubbers."""
 
 from __future__ import annotations
 

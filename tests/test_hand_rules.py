@@ -1,4 +1,4 @@
-"""Hand-written scenarios for every rule of a hand in RULES.md (sections 1, 3, 4, 5, 6 and 9)."""
+"""Hand-written scenarios for every rule of a hand in docs/rules.md (sections 2, 4, 5, 6, 7 and 9)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rule options, variant presets and their coherence (RULES.md sections 2, 4, 7 and 9)."""
+"""Rule options, variant presets and their coherence (docs/rules.md sections 1, 3, 8 and 12)."""
 
 from __future__ import annotations
 

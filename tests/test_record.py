@@ -1,4 +1,4 @@
-"""Game records (RULES.md section 9.8): what they hold, that they replay to themselves, and that tampering fails."""
+"""Game records (docs/rules.md section 11): what they hold, that they replay to themselves, and that tampering fails."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The scoring table (RULES.md section 6) and rubber game points (section 7), row by row."""
+"""The scoring table (docs/rules.md section 7) and rubber game points (section 8.3), row by row."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What a seat may know (RULES.md section 8): the SeatView never holds another seat's hidden cards."""
+"""What a seat may know (docs/rules.md section 10): the SeatView never holds another seat's hidden cards."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What every bot is told on the wire, checked frame by frame against the engine's truth (RULES.md section 8).
+"""What every bot is told on the wire, checked frame by frame against the engine's truth (docs/rules.md section 10).
 
 Real referee, real bot processes (tests/bots/probe.py dumps every frame it receives). For each bot, the game is
 replayed through the engine in step with the events it was told, so each frame is checked at the moment it speaks

@@ -4,7 +4,7 @@ Card play is perfect-information Monte Carlo (PIMC): deal the unseen cards consi
 (:mod:`arena.sdk.sampling`), solve every imagined deal double-dummy for each candidate card
 (:mod:`arena.sdk.solver`), and play the card with the best average score for the hand. Bidding, going or
 defending alone and the dealer's discard are judged on the same imagined deals: every contract is played out
-double-dummy and scored by the table of RULES.md section 6. Passing is worth what the players after us would then
+double-dummy and scored by the table of docs/rules.md section 7. Passing is worth what the players after us would then
 make, as a simple model of their bidding predicts, down to our own best call in round 2.
 
 The imagined deals fit what the bids said: the same model weighs each deal by how likely the others' bids and

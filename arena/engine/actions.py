@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from arena.engine.cards import JOKER_ID, Card, Suit
+from arena.engine.cards import CARD_BY_TEXT, JOKER_ID, Card, Suit
 from arena.errors import InvalidActionError
 
 
@@ -141,6 +141,22 @@ def parse_action(data: Any) -> Action:
         return NAME_TRUMP[Suit.parse(_field(data, "suit"))]
     card = Card.parse(_field(data, "card"))
     return PLAY[card] if kind == "play" else DISCARD[card]
+
+
+_PARSED: dict[tuple[Any, ...], Action] = {}
+
+
+def action_from_json(data: dict[str, Any]) -> Action:
+    """``parse_action`` of an action the referee wrote, cached: the same few dozen objects recur all game."""
+    if len(data) == 2 and data.get("type") == "play":  # most of them: a card played
+        card = CARD_BY_TEXT.get(data["card"])
+        if card is not None:
+            return PLAY[card]
+    key = (len(data), data.get("type"), data.get("card"), data.get("suit"), data.get("alone"))
+    action = _PARSED.get(key)
+    if action is None:
+        action = _PARSED[key] = parse_action(data)
+    return action
 
 
 def _field(data: dict[str, Any], name: str) -> Any:

@@ -22,7 +22,7 @@ def hand_rng(seed: int, index: int) -> random.Random:
 
 
 def cut_for_dealer(players: int, seed: int) -> int:
-    """Each player draws a card in seat order, the lowest card deals, ties draw again (RULES.md section 2)."""
+    """Each player draws a card in seat order, the lowest card deals, ties draw again (docs/rules.md section 3)."""
     rng = random.Random(f"{SEED_PREFIX}/{seed}/cut")
     deck = make_deck(32 if players > 2 else 24)
     rng.shuffle(deck)

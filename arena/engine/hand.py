@@ -134,6 +134,17 @@ class HandState:
         """The seat that must act now, or None when the hand is over."""
         return None if self.phase is Phase.DONE else self.turn
 
+    def sees_own_cards(self, seat: int) -> bool:
+        """Whether ``seat`` may see its cards now: not the dealer while he names trump blind on the Benny."""
+        return not (self.phase is Phase.NAME_TRUMP and seat == self.dealer)
+
+    def tricks_won(self) -> list[int]:
+        """Tricks won so far by each seat."""
+        won = [0] * self.rules.players
+        for trick in self.tricks:
+            won[trick.winner] += 1
+        return won
+
     def partner(self, seat: int) -> int | None:
         """The partner of a seat in four-hand, else None."""
         return (seat + 2) % 4 if self.rules.players == 4 else None

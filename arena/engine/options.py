@@ -11,7 +11,7 @@ from arena.errors import OptionsError
 
 
 class RuleOptions(BaseModel):
-    """Every rule option of RULES.md with its default; a variant is a preset of these."""
+    """Every rule option of docs/rules.md with its default; a variant is a preset of these."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 

@@ -1,4 +1,4 @@
-"""The scoring table of RULES.md section 6, and rubber game points of section 7."""
+"""The scoring table of docs/rules.md section 7, and rubber game points of section 8.3."""
 
 from __future__ import annotations
 

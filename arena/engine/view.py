@@ -1,36 +1,47 @@
-"""What one seat may know (RULES.md section 8), as a type: the only picture of a game that leaves the referee."""
+"""What one seat may know (docs/rules.md, "what a player may know"), as a type: the only picture of a game that
+leaves the referee.
+
+:class:`SeatView` is the one definition of those facts. Everything else is derived from it: its wire form
+(``to_json`` / ``from_json``), the protocol's ViewModel (arena.play.protocol builds it from these annotations), the
+SDK's Table (arena.sdk.table keeps the same names), and the referee's incremental encoder (arena.play.outgoing,
+checked equal to ``to_json``).
+"""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, TypedDict
+from typing import Annotated, Any, NamedTuple, TypedDict
 
-from arena.engine.actions import Action, Discard
-from arena.engine.cards import CARD_TEXT, Card, Suit
+from arena.engine.actions import Action, Discard, action_from_json
+from arena.engine.cards import CARD_BY_TEXT, CARD_TEXT, Card, Suit
 from arena.engine.game import Game
 from arena.engine.hand import HandState, Phase, Trick
+
+SEAT = "seat"
+SeatNumber = Annotated[int, SEAT]
+"""A seat's number (0 is the first seat): an int that the wire model checks against the table's size."""
 
 
 class SeatView(NamedTuple):
     """Everything ``seat`` may know about the current hand and game, and nothing more."""
 
-    seat: int
+    seat: SeatNumber
     players: int
     hand_number: int
-    dealer: int
+    dealer: SeatNumber
     phase: Phase
-    turn: int | None
+    turn: SeatNumber | None
     hand: tuple[Card, ...]
     upcard: Card
     upcard_taken: bool | None
     discarded: Card | None
-    bids: tuple[tuple[int, Action], ...]
+    bids: tuple[tuple[SeatNumber, Action], ...]
     trump: Suit | None
-    maker: int | None
+    maker: SeatNumber | None
     alone: bool
-    defender_alone: int | None
-    sitting_out: tuple[int, ...]
+    defender_alone: SeatNumber | None
+    sitting_out: tuple[SeatNumber, ...]
     tricks: tuple[Trick, ...]
-    trick: tuple[tuple[int, Card], ...]
+    trick: tuple[tuple[SeatNumber, Card], ...]
     tricks_won: tuple[int, ...]
     scores: tuple[int, ...]
 
@@ -46,9 +57,9 @@ class SeatView(NamedTuple):
             "hand": [CARD_TEXT[c] for c in self.hand],
             "upcard": CARD_TEXT[self.upcard],
             "upcard_taken": self.upcard_taken,
-            "discarded": None if self.discarded is None else str(self.discarded),
+            "discarded": None if self.discarded is None else CARD_TEXT[self.discarded],
             "bids": [{"seat": s, **a.to_json()} for s, a in self.bids],
-            "trump": None if self.trump is None else str(self.trump),
+            "trump": None if self.trump is None else self.trump.name,
             "maker": self.maker,
             "alone": self.alone,
             "defender_alone": self.defender_alone,
@@ -58,6 +69,51 @@ class SeatView(NamedTuple):
             "tricks_won": list(self.tricks_won),
             "scores": list(self.scores),
         }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], tricks: dict[tuple[int, int], Trick] | None = None) -> SeatView:
+        """The view from its wire form, with Card, Suit and Action values (the referee's text: an unknown card
+        raises KeyError).
+
+        ``tricks`` caches finished tricks by (hand number, index) across calls: they never change once played.
+        """
+        card = CARD_BY_TEXT.__getitem__
+        hand_number = data["hand_number"]
+        parsed: list[Trick] = []
+        for i, t in enumerate(data["tricks"]):
+            trick = tricks.get((hand_number, i)) if tricks is not None else None
+            if trick is None:
+                trick = Trick(t["leader"], tuple((c["seat"], card(c["card"])) for c in t["cards"]), t["winner"])
+                if tricks is not None:
+                    tricks[hand_number, i] = trick
+            parsed.append(trick)
+        discarded, trump, bids = data["discarded"], data["trump"], data["bids"]
+        return cls(
+            seat=data["seat"],
+            players=data["players"],
+            hand_number=hand_number,
+            dealer=data["dealer"],
+            phase=Phase(data["phase"]),
+            turn=data["turn"],
+            hand=tuple(map(card, data["hand"])),
+            upcard=card(data["upcard"]),
+            upcard_taken=data["upcard_taken"],
+            discarded=None if discarded is None else card(discarded),
+            bids=tuple((b["seat"], action_from_json({k: v for k, v in b.items() if k != "seat"})) for b in bids),
+            trump=None if trump is None else Suit.parse(trump),
+            maker=data["maker"],
+            alone=data["alone"],
+            defender_alone=data["defender_alone"],
+            sitting_out=tuple(data["sitting_out"]),
+            tricks=tuple(parsed),
+            trick=tuple((c["seat"], card(c["card"])) for c in data["trick"]),
+            tricks_won=tuple(data["tricks_won"]),
+            scores=tuple(data["scores"]),
+        )
+
+    def sees_own_cards(self) -> bool:
+        """Whether the seat sees its cards: not the dealer naming trump blind on the Benny (the hand is empty)."""
+        return not (self.phase is Phase.NAME_TRUMP and self.seat == self.dealer)
 
 
 class PlayedCardJSON(TypedDict):
@@ -84,13 +140,13 @@ def trick_json(trick: Trick) -> TrickJSON:
     }
 
 
+def bidding(hand: HandState) -> tuple[tuple[int, Action], ...]:
+    """The bidding of ``hand`` so far as every seat saw it: its actions less the dealer's discard and the play."""
+    return tuple((s, a) for s, a in hand.actions if not isinstance(a, Discard) and a.type != "play")
+
+
 def hand_view(hand: HandState, seat: int, *, hand_number: int, scores: tuple[int, ...]) -> SeatView:
-    """The view of ``seat`` of one hand; the dealer does not see his cards before naming trump on the Benny."""
-    blind = hand.phase is Phase.NAME_TRUMP and seat == hand.dealer
-    own = () if blind else tuple(sorted(hand.hands[seat]))
-    won = [0] * hand.players
-    for t in hand.tricks:
-        won[t.winner] += 1
+    """The view of ``seat`` of one hand."""
     return SeatView(
         seat=seat,
         players=hand.players,
@@ -98,11 +154,11 @@ def hand_view(hand: HandState, seat: int, *, hand_number: int, scores: tuple[int
         dealer=hand.dealer,
         phase=hand.phase,
         turn=hand.current_seat(),
-        hand=own,
+        hand=tuple(sorted(hand.hands[seat])) if hand.sees_own_cards(seat) else (),
         upcard=hand.deal.upcard,
         upcard_taken=hand.upcard_taken,
         discarded=hand.discarded if seat == hand.dealer else None,
-        bids=tuple((s, a) for s, a in hand.actions if not isinstance(a, Discard) and a.type != "play"),
+        bids=bidding(hand),
         trump=hand.trump,
         maker=hand.maker,
         alone=hand.alone,
@@ -110,7 +166,7 @@ def hand_view(hand: HandState, seat: int, *, hand_number: int, scores: tuple[int
         sitting_out=tuple(sorted(hand.out)),
         tricks=tuple(hand.tricks),
         trick=tuple(hand.trick),
-        tricks_won=tuple(won),
+        tricks_won=tuple(hand.tricks_won()),
         scores=scores,
     )
 

@@ -1,7 +1,7 @@
 """Engine state to wire messages: the one place where the engine's types become what a seat is told.
 
 The referee and the in-process driver both build every message with these functions, so a seat is told the same
-thing however it is played. Only public facts and the seat's own cards go in (RULES.md section 8).
+thing however it is played. Only public facts and the seat's own cards go in (docs/rules.md section 10).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 from arena.engine.actions import Action, Discard
 from arena.engine.cards import CARD_TEXT
 from arena.engine.game import Game
-from arena.engine.hand import HandState, Phase
+from arena.engine.hand import HandState
 from arena.engine.view import TrickJSON, seat_view, trick_json
 
 Message = dict[str, Any]
@@ -35,13 +35,12 @@ def hand_start_events(game: Game) -> list[Message]:
     hand, scores = game.hand, list(game.scores())
     events = []
     for seat in range(game.rules.players):
-        blind = hand.phase is Phase.NAME_TRUMP and seat == hand.dealer
         events.append(
             {
                 "type": "hand_start",
                 "hand_number": len(game.hands),
                 "dealer": hand.dealer,
-                "hand": [] if blind else [str(c) for c in sorted(hand.hands[seat])],
+                "hand": [CARD_TEXT[c] for c in sorted(hand.hands[seat])] if hand.sees_own_cards(seat) else [],
                 "upcard": str(hand.deal.upcard),
                 "scores": scores,
             }
@@ -86,9 +85,6 @@ def hand_end_event(hand: HandState, hand_number: int, scores: tuple[int, ...]) -
     """The public result of a finished hand."""
     result = hand.result
     assert result is not None
-    won = [0] * hand.players
-    for t in result.tricks:
-        won[t.winner] += 1
     return {
         "type": "hand_end",
         "hand_number": hand_number,
@@ -97,7 +93,7 @@ def hand_end_event(hand: HandState, hand_number: int, scores: tuple[int, ...]) -
         "trump": None if result.trump is None else str(result.trump),
         "alone": result.alone,
         "defender_alone": result.defender_alone,
-        "tricks_won": won,
+        "tricks_won": hand.tricks_won(),
         "points": list(result.points),
         "scores": list(scores),
     }
@@ -132,15 +128,14 @@ class ViewCache:
         for trick in hand.tricks[len(self._tricks) :]:
             self._tricks.append(trick_json(trick))
             self._won[trick.winner] += 1
-        blind = hand.phase is Phase.NAME_TRUMP and seat == hand.dealer
-        return {
+        return {  # the fields of SeatView, in its order
             "seat": seat,
             "players": hand.players,
             "hand_number": len(game.hands),
             "dealer": hand.dealer,
             "phase": hand.phase.value,
             "turn": hand.current_seat(),
-            "hand": [] if blind else [CARD_TEXT[c] for c in hand.hands[seat]],
+            "hand": [CARD_TEXT[c] for c in hand.hands[seat]] if hand.sees_own_cards(seat) else [],
             "upcard": CARD_TEXT[hand.deal.upcard],
             "upcard_taken": hand.upcard_taken,
             "discarded": CARD_TEXT[hand.discarded] if seat == hand.dealer and hand.discarded is not None else None,

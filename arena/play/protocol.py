@@ -8,15 +8,18 @@ are size-capped and validated here before anything else reads them.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+import types
+from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from arena import PROTOCOL_VERSION
 from arena.engine.actions import CALL, DEFEND_ALONE, DISCARD, NAME_TRUMP, ORDER_UP, PASS, PLAY, Action, parse_action
-from arena.engine.cards import Card
+from arena.engine.cards import Card, Suit
+from arena.engine.hand import Phase, Trick
+from arena.engine.view import SeatView
 from arena.errors import ArenaError
 
 MAX_MESSAGE_BYTES = 64 * 1024
@@ -193,29 +196,37 @@ SeatAction = Annotated[
 ]
 
 
-class ViewModel(_Message):
-    """Everything the seat may know about the current hand (RULES.md section 8)."""
+def _wire_type(hint: Any) -> Any:
+    """The wire type of a SeatView field, from its annotation in arena.engine.view."""
+    origin, args = get_origin(hint), get_args(hint)
+    if origin is Annotated:  # SeatNumber
+        return Seat
+    if origin in (Union, types.UnionType):
+        (inner,) = [a for a in args if a is not type(None)]
+        return _wire_type(inner) | None
+    if origin is tuple and args[-1] is Ellipsis:
+        item = args[0]
+        pairs: dict[Any, Any] = {Action: SeatAction, Card: SeatCard}  # a seat and what it did
+        return list[pairs[get_args(item)[1]] if get_origin(item) is tuple else _wire_type(item)]  # type: ignore[misc]
+    return {int: int, bool: bool, Card: CardText, Suit: SuitText, Trick: TrickModel, Phase: _PHASES}[hint]
 
-    seat: Seat
-    players: int
-    hand_number: int
-    dealer: Seat
-    phase: Literal["bid1", "name_trump", "discard", "bid2", "defend", "play", "done"]
-    turn: Seat | None
-    hand: list[CardText]
-    upcard: CardText
-    upcard_taken: bool | None
-    discarded: CardText | None
-    bids: list[SeatAction]
-    trump: SuitText | None
-    maker: Seat | None
-    alone: bool
-    defender_alone: Seat | None
-    sitting_out: list[Seat]
-    tricks: list[TrickModel]
-    trick: list[SeatCard]
-    tricks_won: list[int]
-    scores: list[int]
+
+_PHASES = Literal[tuple(phase.value for phase in Phase)]  # type: ignore[valid-type]
+
+
+def _view_fields() -> dict[str, Any]:
+    """SeatView's fields as pydantic field definitions: each required, with its wire type."""
+    return {name: (_wire_type(hint), ...) for name, hint in get_type_hints(SeatView, include_extras=True).items()}
+
+
+ViewModel: type[_Message] = create_model(
+    "ViewModel",
+    __base__=_Message,
+    __doc__="Everything the seat may know about the current hand (docs/rules.md, what a player may know).",
+    __module__=__name__,
+    **_view_fields(),
+)
+"""The view in a request: SeatView's fields (arena.engine.view), each with its wire type."""
 
 
 class HandStartEvent(_Message):

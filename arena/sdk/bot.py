@@ -13,12 +13,11 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from arena.engine.actions import Action, parse_action
-from arena.engine.cards import CARD_BY_TEXT, Suit
+from arena.engine.actions import Action, action_from_json, parse_action
 from arena.engine.hand import Phase, Trick
 from arena.engine.view import SeatView
 from arena.errors import ArenaError, IllegalActionError
-from arena.sdk.table import Table, action_from_json
+from arena.sdk.table import Table
 
 log = logging.getLogger("arena.sdk")
 
@@ -45,43 +44,11 @@ def view_rng(view: SeatView | dict[str, Any]) -> random.Random:
 
 
 def parse_view(data: dict[str, Any], tricks: dict[tuple[int, int], Trick] | None = None) -> SeatView:
-    """The wire form of a view (``act.view``) as a SeatView with Card, Suit and Action values.
+    """The wire form of a view (``act.view``) as a SeatView with Card, Suit and Action values (``SeatView.from_json``).
 
     ``tricks`` caches finished tricks by (hand number, index) across calls: they never change once played.
     """
-    card = CARD_BY_TEXT.__getitem__  # the referee's text is valid; an unknown card raises KeyError
-    hand_number = data["hand_number"]
-    parsed: list[Trick] = []
-    for i, t in enumerate(data["tricks"]):
-        trick = tricks.get((hand_number, i)) if tricks is not None else None
-        if trick is None:
-            trick = Trick(t["leader"], tuple((c["seat"], card(c["card"])) for c in t["cards"]), t["winner"])
-            if tricks is not None:
-                tricks[hand_number, i] = trick
-        parsed.append(trick)
-    discarded, trump = data["discarded"], data["trump"]
-    return SeatView(
-        seat=data["seat"],
-        players=data["players"],
-        hand_number=hand_number,
-        dealer=data["dealer"],
-        phase=Phase(data["phase"]),
-        turn=data["turn"],
-        hand=tuple(map(card, data["hand"])),
-        upcard=card(data["upcard"]),
-        upcard_taken=data["upcard_taken"],
-        discarded=None if discarded is None else card(discarded),
-        bids=tuple((b["seat"], action_from_json({k: v for k, v in b.items() if k != "seat"})) for b in data["bids"]),
-        trump=None if trump is None else Suit.parse(trump),
-        maker=data["maker"],
-        alone=data["alone"],
-        defender_alone=data["defender_alone"],
-        sitting_out=tuple(data["sitting_out"]),
-        tricks=tuple(parsed),
-        trick=tuple((c["seat"], card(c["card"])) for c in data["trick"]),
-        tricks_won=tuple(data["tricks_won"]),
-        scores=tuple(data["scores"]),
-    )
+    return SeatView.from_json(data, tricks)
 
 
 class Bot:

@@ -5,7 +5,7 @@ seat still holds (how many, any it is known to hold, the suits it has shown out 
 play (the kitty, the dealer's discard unless you are the dealer). :func:`sample` draws one assignment of the unseen
 cards that agrees with all of it.
 
-What a seat knows (RULES.md section 8), as used here:
+What a seat knows (docs/rules.md section 10), as used here:
 
 - its own cards and every card played, with who played it;
 - a seat that failed to follow the suit led holds no card of that suit; suits are effective suits under trump, so
@@ -82,8 +82,7 @@ class Knowledge:
         counts = [5 - len(played[s]) for s in range(n)]
         if view.phase is Phase.DISCARD:
             counts[view.dealer] = 6  # the upcard taken, the discard still to come
-        blind = view.phase is Phase.NAME_TRUMP and seat == view.dealer and not view.hand
-        if not blind:
+        if view.sees_own_cards() or view.hand:
             known[seat] = tuple(view.hand)
             counts[seat] = len(view.hand)
             seen.update(view.hand)

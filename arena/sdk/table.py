@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.engine.actions import PLAY, Action, Call, DefendAlone, NameTrump, OrderUp, Play, parse_action
+from arena.engine.actions import Action, Call, DefendAlone, NameTrump, OrderUp, Play, action_from_json
 from arena.engine.cards import (
     CARD_BY_TEXT,
     EFFECTIVE_SUIT,
@@ -25,20 +25,9 @@ from arena.engine.hand import Phase, Trick
 from arena.engine.options import Rules, make_rules
 from arena.engine.view import SeatView
 
-_ACTIONS: dict[tuple[Any, ...], Action] = {}
-
-
-def action_from_json(data: dict[str, Any]) -> Action:
-    """The engine action of a JSON object from the referee (cached: the same few dozen objects recur all game)."""
-    if len(data) == 2 and data.get("type") == "play":  # most events: a card played
-        card = CARD_BY_TEXT.get(data["card"])
-        if card is not None:
-            return PLAY[card]
-    key = (len(data), data.get("type"), data.get("card"), data.get("suit"), data.get("alone"))
-    action = _ACTIONS.get(key)
-    if action is None:
-        action = _ACTIONS[key] = parse_action(data)
-    return action
+VIEW_FIELDS = tuple(name for name in SeatView._fields if name not in ("players", "phase", "turn"))
+"""The facts of a SeatView that a Table keeps under the same names (``players`` is the names here, not the count;
+phase and turn belong to a request)."""
 
 
 @dataclass
@@ -187,36 +176,23 @@ class Table:
     def view(self, phase: Phase) -> SeatView:
         """This picture as the seat's view, for a request that came without one (the seat is the one to act)."""
         assert self.upcard is not None
-        return SeatView(
-            seat=self.seat,
-            players=self.n,
-            hand_number=self.hand_number,
-            dealer=self.dealer,
-            phase=phase,
-            turn=self.seat,
-            hand=tuple(self.hand),
-            upcard=self.upcard,
-            upcard_taken=self.upcard_taken,
-            discarded=self.discarded,
-            bids=tuple(self.bids),
-            trump=self.trump,
-            maker=self.maker,
-            alone=self.alone,
-            defender_alone=self.defender_alone,
-            sitting_out=tuple(sorted(self.sitting_out)),
-            tricks=tuple(self.tricks),
-            trick=tuple(self.trick),
-            tricks_won=tuple(self.tricks_won),
-            scores=tuple(self.scores),
-        )
+        return SeatView(players=self.n, phase=phase, turn=self.seat, **self._facts())
+
+    def _facts(self) -> dict[str, Any]:
+        """The VIEW_FIELDS of this picture as a SeatView holds them (tuples, seats sitting out in order)."""
+        facts = {name: getattr(self, name) for name in VIEW_FIELDS}
+        for name, value in facts.items():
+            if isinstance(value, list | set):
+                facts[name] = tuple(sorted(value) if isinstance(value, set) else value)
+        return facts
 
     def sync(self, view: SeatView) -> None:
         """Take the current hand from the referee's view: after a restart mid-game, or if the table went astray."""
         self.live = True
-        self.hand_number, self.dealer, self.hand = view.hand_number, view.dealer, list(view.hand)
-        self.upcard, self.upcard_taken, self.discarded = view.upcard, view.upcard_taken, view.discarded
-        self.bids, self.trump, self.maker = list(view.bids), view.trump, view.maker
-        self.alone, self.defender_alone, self.sitting_out = view.alone, view.defender_alone, set(view.sitting_out)
+        for name in VIEW_FIELDS:  # in the Table's own containers (lists, a set)
+            kind = type(getattr(self, name))
+            value = getattr(view, name)
+            setattr(self, name, kind(value) if kind in (list, set) else value)
         self.played = {s: [] for s in range(self.n)}
         self.voids = {s: set() for s in range(self.n)}
         self.tricks, self.trick = [], []
@@ -227,7 +203,6 @@ class Table:
             self.trick = []
         for seat, card in view.trick:
             self._play(seat, card)
-        self.tricks_won, self.scores = list(view.tricks_won), list(view.scores)
 
     # ---- questions a player asks ----
 
@@ -300,22 +275,4 @@ class Table:
 
     def mismatches(self, view: SeatView) -> list[str]:
         """Fields in which this picture differs from the referee's view (empty when they agree)."""
-        mine = {
-            "hand_number": self.hand_number,
-            "dealer": self.dealer,
-            "upcard": self.upcard,
-            "upcard_taken": self.upcard_taken,
-            "discarded": self.discarded,
-            "bids": tuple(self.bids),
-            "trump": self.trump,
-            "maker": self.maker,
-            "alone": self.alone,
-            "defender_alone": self.defender_alone,
-            "sitting_out": tuple(sorted(self.sitting_out)),
-            "tricks": tuple(self.tricks),
-            "trick": tuple(self.trick),
-            "tricks_won": tuple(self.tricks_won),
-            "scores": tuple(self.scores),
-            "hand": tuple(self.hand),
-        }
-        return [key for key, value in mine.items() if getattr(view, key) != value]
+        return [name for name, value in self._facts().items() if getattr(view, name) != value]

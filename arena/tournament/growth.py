@@ -19,7 +19,7 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.schedule import pairings_for, plan_games
 from arena.tournament.store import Store
 
-FREE = frozenset({"jobs", "pin", "rating", "trusted_bots"})
+FREE = {"jobs", "pin", "rating", "trusted_bots"}
 """Config keys that never change a game: they may differ from run to run."""
 
 GROWING = "games_per_pairing"
