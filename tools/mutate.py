@@ -163,6 +163,7 @@ def main() -> int:
     parser.add_argument("--old-tests", action="store_true", help="leave out the test files listed as new")
     parser.add_argument("--group", action="append", default=[], help="only these groups (repeatable)")
     parser.add_argument("--only", action="append", default=[], help="only these mutant ids (repeatable)")
+    parser.add_argument("--start-at", metavar="ID", help="skip the mutants listed before this one (to resume a run)")
     parser.add_argument("--timeout", type=float, help="seconds per mutant (default: 3x the unmutated run, >= 120)")
     parser.add_argument("--check", action="store_true", help="only check that every mutant applies; run no tests")
     parser.add_argument("--no-baseline", action="store_true", help="skip the unmutated run of each group")
@@ -173,6 +174,11 @@ def main() -> int:
 
     groups, mutants, new_tests = load(args.mutants)
     chosen = [m for m in mutants if (not args.group or m.group in args.group) and (not args.only or m.id in args.only)]
+    if args.start_at:
+        ids = [m.id for m in chosen]
+        if args.start_at not in ids:
+            raise SystemExit(f"no mutant {args.start_at!r} among those chosen")
+        chosen = chosen[ids.index(args.start_at) :]
     if args.list:
         for m in chosen:
             print(f"{m.id:40} {m.group:10} {m.file:22} {m.why}")
