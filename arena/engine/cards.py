@@ -41,6 +41,9 @@ class Suit(IntEnum):
         return cls(SUIT_LETTERS.index(text))
 
 
+SUITS: tuple[Suit, ...] = tuple(Suit)  # the suit of an index, without the cost of calling the enum
+
+
 class Card(int):
     """A playing card; ``str(Card.parse("JH")) == "JH"`` and ``repr`` rebuilds it."""
 
@@ -156,6 +159,11 @@ def card_power(card: Card | int, trump: Suit | int, led: Suit | int) -> int:
     if power >= 0:
         return power
     return card >> 2 if EFFECTIVE_SUIT[trump][card] == led else -1
+
+
+TRICK_POWER: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple(card_power(c, t, led) for c in range(JOKER_ID + 1)) for led in range(4)) for t in range(4)
+)  # card_power by [trump][led][card], for hot paths
 
 
 def trick_winner_index(played: Sequence[int], trump: int) -> int:

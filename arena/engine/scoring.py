@@ -3,24 +3,29 @@
 from __future__ import annotations
 
 
-def hand_points(players: int, maker: int, maker_tricks: int, *, alone: bool, defender_alone: bool) -> tuple[int, ...]:
-    """Points per seat for a played hand; partners in four-hand both show their side's points."""
-    if maker_tricks >= 3:
-        if maker_tricks < 5:
-            gain = 1
-        elif players == 3:
-            gain = 3
-        elif players == 4 and alone:
-            gain = 4
-        else:
-            gain = 2
-        return tuple(gain if _same_side(players, s, maker) else 0 for s in range(players))
-    gain = 4 if defender_alone else 2
-    return tuple(0 if _same_side(players, s, maker) else gain for s in range(players))
-
-
 def _same_side(players: int, seat: int, maker: int) -> bool:
     return seat == maker or (players == 4 and (seat - maker) % 2 == 0)
+
+
+SAME_SIDE: dict[int, tuple[tuple[bool, ...], ...]] = {
+    n: tuple(tuple(_same_side(n, seat, maker) for seat in range(n)) for maker in range(n)) for n in (2, 3, 4)
+}  # SAME_SIDE[players][maker][seat]: whether ``seat`` scores with ``maker`` (himself, or his partner in four-hand)
+
+
+def hand_points(players: int, maker: int, maker_tricks: int, *, alone: bool, defender_alone: bool) -> tuple[int, ...]:
+    """Points per seat for a played hand; partners in four-hand both show their side's points."""
+    makers_score = maker_tricks >= 3
+    if not makers_score:
+        gain = 4 if defender_alone else 2
+    elif maker_tricks < 5:
+        gain = 1
+    elif players == 3:
+        gain = 3
+    elif players == 4 and alone:
+        gain = 4
+    else:
+        gain = 2
+    return tuple([gain if with_maker is makers_score else 0 for with_maker in SAME_SIDE[players][maker]])
 
 
 def rubber_game_points(loser_score: int) -> int:
