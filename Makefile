@@ -15,8 +15,15 @@ $(STAMP): pyproject.toml
 			echo "chromium and chromium-driver are missing (apt-get install them as root): the browser tests will skip"; \
 		fi; \
 	fi
+	@if ! command -v tmux >/dev/null; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux; \
+		else \
+			echo "tmux is missing (apt-get install it as root): the terminal tests of arena play will skip"; \
+		fi; \
+	fi
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,dask]'
 	touch $(STAMP)
 
 lint: $(STAMP)

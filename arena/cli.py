@@ -11,9 +11,13 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from arena import __version__
+from arena.bench.cluster import bench_cluster
+from arena.bench.report import bench_report
 from arena.errors import ArenaError
+from arena.human.command import play_command
 from arena.report.command import report_command
 from arena.signals import stop_like_ctrl_c
+from arena.sprt.command import sprt_command
 from arena.text import open_private, terminal_safe
 
 if TYPE_CHECKING:  # the CLI imports its modules lazily: a command costs only what it uses
@@ -77,11 +81,17 @@ def main() -> None:
 
 
 main.add_command(report_command)
+main.add_command(sprt_command)
+main.add_command(play_command)
 
 
 @main.group()
 def bench() -> None:
     """Benchmarks, each side by side with a reference."""
+
+
+bench.add_command(bench_report)
+bench.add_command(bench_cluster)
 
 
 @bench.command("engine")
@@ -104,7 +114,11 @@ def bench_engine(seconds: float, as_json: bool) -> None:
         click.echo("pyspiel        not installed (pip install open-spiel to compare)")
     else:
         click.echo(f"{'pyspiel':14} {result['pyspiel_four_hand']:10.0f} hands/s (four-hand, via Python API)")
-        click.echo(f"ratio four-hand / pyspiel = {result['ratio']:.2f}")
+        rounds = ", ".join(f"{r:.2f}" for r in result.get("round_ratios") or [])
+        click.echo(f"ratio four-hand / pyspiel = {result['ratio']:.2f}  (median of rounds {rounds}; goal 1.0)")
+    load = result.get("load_average")
+    if load is not None and load > 0.5:
+        click.echo(f"note: load average {load:.2f}; both sides are timed in CPU time, so the ratio holds up under load")
 
 
 @bench.command("protocol")
@@ -151,9 +165,10 @@ def bench_protocol(seconds: float, games: int, variant: str, as_json: bool) -> N
 @click.option("--games", type=click.IntRange(min=8), default=48, show_default=True, help="Games per run.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def bench_tournament(games: int, as_json: bool) -> None:
-    """One small tournament with jobs 1 and with jobs 2: games/s.
+    """A small tournament with jobs 1 and 2: games/s, share of play.
 
-    The same tournament twice in one run, one match at a time and then two in parallel, and the ratio.
+    The same tournament twice in one run, one match at a time and then two in parallel, and the ratio; and the
+    one-job rate against the rate of its games' play alone (starting referees and bots is the difference).
     """
     from arena.bench.tournament import run
 
@@ -163,7 +178,12 @@ def bench_tournament(games: int, as_json: bool) -> None:
         return
     click.echo(f"jobs 1  {result['jobs1_games_per_second']:8.2f} games/s")
     click.echo(f"jobs 2  {result['jobs2_games_per_second']:8.2f} games/s")
-    click.echo(f"ratio   {result['ratio']:.2f}  ({result['games']} games per run)")
+    click.echo(f"ratio   {result['ratio']:.2f}  ({result['games']} games per run; goal 1.8)")
+    click.echo(f"play    {result['play_only_games_per_second']:8.2f} games/s (the same games' own play time, jobs 1)")
+    click.echo(f"efficiency {result['efficiency']:.2f}  (jobs 1 against play alone; goal 0.70)")
+    load = result["load_average"]
+    if load > 0.5:
+        click.echo(f"warning: load average {load:.2f} at the end; the ratios are only meaningful on a quiet machine")
 
 
 def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -489,16 +509,41 @@ def tournament() -> None:
 @tournament.command("run")
 @click.argument("config_path", type=click.Path(dir_okay=False))
 @DB_OPTION
-@click.option("--jobs", type=click.IntRange(min=1), help="Matches in parallel (default: config, else cores).")
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    help="Matches in parallel (default: config, else cores; on a Dask cluster, twice its worker threads).",
+)
 @click.option("--quiet", is_flag=True, help="No progress display.")
 @click.option(
     "--stall-timeout",
     type=click.FloatRange(min=1),
     help="End a match that finishes no game for this many seconds (default: from its clock, at least 300).",
 )
+@click.option(
+    "--executor",
+    "executor_kind",
+    type=click.Choice(["local", "dask"]),
+    help="Where matches run: here, or on a Dask cluster (default: the config's [executor], else local).",
+)
+@click.option("--scheduler", help="The Dask scheduler's address, e.g. tcp://HOST:8786 (implies --executor dask).")
 @FORMAT_OPTION
+@click.option(
+    "--report",
+    "report_dir",
+    type=click.Path(file_okay=False),
+    help="Keep the HTML report (arena report) in this folder current while the run goes on: a live leaderboard.",
+)
 def tournament_run(
-    config_path: str, db_path: str | None, jobs: int | None, quiet: bool, stall_timeout: float | None, fmt: str
+    config_path: str,
+    db_path: str | None,
+    jobs: int | None,
+    quiet: bool,
+    stall_timeout: float | None,
+    executor_kind: str | None,
+    scheduler: str | None,
+    fmt: str,
+    report_dir: str | None,
 ) -> None:
     """Run (or resume) a tournament and print its ranking table.
 
@@ -510,9 +555,11 @@ def tournament_run(
     """
     from pathlib import Path
 
+    from arena.report.live import live_report
     from arena.tournament.account import violation_summary
     from arena.tournament.config import load_config
-    from arena.tournament.executor import LocalExecutor
+    from arena.tournament.executor import open_executor
+    from arena.tournament.gauntlet import candidate_name, gauntlet_section
     from arena.tournament.progress import ProgressPrinter
     from arena.tournament.ranking import format_ranking, ranking
     from arena.tournament.registry import Registry
@@ -529,7 +576,15 @@ def tournament_run(
         raise ArenaError(f"{path}: entrants: {exc}") from None
     log_dir = str(db.with_suffix("")) + "-logs"
     printer = None if quiet else ProgressPrinter()
-    with Store.open(db) as store:
+    where = config.executor
+    running = open_executor(
+        executor_kind or ("dask" if scheduler else where.kind),
+        scheduler=scheduler or where.scheduler,
+        shared=where.shared,
+        pin=config.pin,
+        stall_timeout=stall_timeout,
+    )
+    with Store.open(db) as store, running as (executor, capacity):
 
         def close_printer() -> None:
             nonlocal printer
@@ -548,15 +603,16 @@ def tournament_run(
             raise SystemExit(130)
 
         try:
-            report = run_tournament(
-                config,
-                store,
-                commands,
-                jobs=jobs or config.job_count(),
-                log_dir=log_dir,
-                executor=LocalExecutor(stall_timeout=stall_timeout),
-                on_progress=printer.update if printer else None,
-            )
+            with live_report(report_dir, db, config) as live:  # its last write when the run ends, however it ends
+                report = run_tournament(
+                    config,
+                    store,
+                    commands,
+                    jobs=jobs or capacity or config.job_count(),
+                    log_dir=log_dir,
+                    executor=executor,
+                    on_progress=printer.update if printer else None,
+                )
             close_printer()
             for error in report.errors:
                 click.echo(f"warning: {error}", err=True)
@@ -569,9 +625,13 @@ def tournament_run(
         except KeyboardInterrupt:  # a second Ctrl-C while the first was stopping the run, or one after it
             stopped()
     click.echo(f"{config.name}: {report.done}/{report.total} games ({report.played} played now), results in {db}")
+    if report_dir:
+        if live is not None and live.error:
+            click.echo(f"warning: the report stopped being updated: {live.error}", err=True)
+        click.echo(f"report: {(Path(report_dir) / 'index.html').resolve()}", err=True)
     if report.grown:
         click.echo(f"grown: {'; '.join(report.grown)}")
-    click.echo(format_ranking(rows, fmt))
+    click.echo(format_ranking(rows, fmt) + gauntlet_section(records, candidate_name(config, commands), fmt))
     lines, never = violation_summary((record for _, record in records), log_dir)
     if lines:
         click.echo(terminal_safe("\n".join(["", *lines])), err=True)
@@ -604,6 +664,7 @@ Columns (Elo, its interval and LOS: docs/ratings.md):
 @FORMAT_OPTION
 @click.option("--bootstrap", type=click.IntRange(min=0), help="0: no interval (default: the config's, else 1000).")
 def ranking_command(source: str | None, db_path: str | None, fmt: str, bootstrap: int | None) -> None:
+    from arena.tournament.gauntlet import CANDIDATE_META, gauntlet_section
     from arena.tournament.ranking import format_ranking, ranking
 
     store, config = _open_results(source, db_path)
@@ -617,7 +678,8 @@ def ranking_command(source: str | None, db_path: str | None, fmt: str, bootstrap
             seed=config.seed if config else 0,
             confidence=settings.confidence if settings else 0.95,
         )
-    click.echo(format_ranking(rows, fmt))
+        duels = gauntlet_section(_records(store), store.get_meta(CANDIDATE_META), fmt)
+    click.echo(format_ranking(rows, fmt) + duels)
 
 
 @main.command("crosstable")
@@ -629,13 +691,20 @@ def crosstable_command(source: str | None, db_path: str | None, fmt: str) -> Non
 
     Each cell is the row bot's pairwise results against the column bot over their games (a draw counts half).
     """
+    from arena.tournament.gauntlet import CANDIDATE_META, gauntlet_section
     from arena.tournament.ranking import crosstable
 
     store, _ = _open_results(source, db_path)
     with store:
         if _say_no_games(store, fmt):
             return
-        click.echo(crosstable(((key, record) for _, key, record in store.records()), fmt))
+        duels = gauntlet_section(_records(store), store.get_meta(CANDIDATE_META), fmt)
+        click.echo(crosstable(((key, record) for _, key, record in store.records()), fmt) + duels)
+
+
+def _records(store: Any) -> Iterator[tuple[str, GameRecord]]:
+    """The stored games as (game_key, record), streamed."""
+    return ((key, record) for _, key, record in store.records())
 
 
 GAME_COLUMNS = ["id", "game", "players", "scores", "winners", "hands", "forfeit", "violations"]

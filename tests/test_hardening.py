@@ -384,7 +384,8 @@ def test_limits_come_from_the_config_and_default_limits_keep_old_fingerprints(tm
     config = load_config(path)
     assert config.limits == Limits(memory_mb=512, processes=8)
     plain = TournamentConfig(name="x", entrants=["a", "b"])
-    old_fields = plain.model_dump(exclude={"jobs", "pin", "rating", "limits", "max_hands", "trusted_bots"})
+    added_later = {"limits", "max_hands", "trusted_bots", "format", "candidate", "executor"}
+    old_fields = plain.model_dump(exclude={"jobs", "pin", "rating"} | added_later)
     before_limits = json.dumps(old_fields, sort_keys=True)
     assert plain.fingerprint() == hashlib.sha256(before_limits.encode()).hexdigest()[:16]  # as before these existed
     assert TournamentConfig(name="x", entrants=["a", "b"], limits=Limits(cpu_seconds=5)).fingerprint() != (

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from arena.engine.options import OPTION_NAMES, VARIANTS, RuleOptions, make_rules, parse_option_value
 from arena.errors import OptionsError
+from arena.tournament.config import RuleOptionsModel
 
 
 def test_defaults_are_those_of_the_rule_book() -> None:
@@ -149,7 +154,7 @@ def test_options_errors_are_value_errors_for_callers_that_only_know_those() -> N
 )
 def test_option_values_parse_from_cli_text(key: str, text: str, value: Any) -> None:
     assert parse_option_value(key, text) == value
-    assert make_rules("four-hand", {key: parse_option_value(key, text)}).options.model_dump()[key] == value
+    assert make_rules("four-hand", {key: parse_option_value(key, text)}).options.to_json()[key] == value
 
 
 @pytest.mark.parametrize(("key", "text"), [("deck", "many"), ("rubber", "maybe"), ("nonsense", "1")])
@@ -159,4 +164,31 @@ def test_bad_cli_option_text_raises_options_error_naming_the_option(key: str, te
 
 
 def test_every_option_of_the_model_has_a_name() -> None:
-    assert set(OPTION_NAMES) == set(RuleOptions.model_fields)
+    assert tuple(f.name for f in dataclasses.fields(RuleOptions)) == OPTION_NAMES
+    assert tuple(RuleOptionsModel.model_fields) == OPTION_NAMES
+
+
+VALUES = st.one_of(
+    st.booleans(),
+    st.integers(-2, 40),
+    st.sampled_from(["optional", "mandatory", "true", "24", "", "Optional"]),
+    st.floats(allow_nan=False),
+    st.none(),
+)
+
+
+@given(st.dictionaries(st.sampled_from([*OPTION_NAMES, "colour"]), VALUES, max_size=4))
+def test_the_engine_accepts_exactly_the_options_the_config_validation_accepts(values: dict[str, Any]) -> None:
+    """The engine checks options by hand (no validation library in a bot's process); the config validates the same
+    dataclass with pydantic, strictly: both must take and refuse the same values, and give the same options."""
+    try:
+        engine = RuleOptions.checked(values)
+    except OptionsError:
+        engine = None
+    try:
+        model = RuleOptionsModel.model_validate(values)
+    except ValidationError:
+        model = None
+    assert (engine is None) == (model is None), values
+    if engine is not None and model is not None:
+        assert engine.to_json() == model.model_dump()

@@ -463,3 +463,75 @@ def test_viewer_replays_every_variant_to_the_recorded_end(browser: Any, all_vari
         seen.add(record["variant"])
     assert seen == {"two-hand", "three-hand", "four-hand", "four-hand-32", "british"}
     assert console_errors(browser) == []
+
+
+# Time stands still: Date, performance.now and every timer (requestAnimationFrame, setTimeout, setInterval) are
+# frozen before any of the page's scripts runs, so whatever waits for time to pass never happens.
+FREEZE = """
+(() => {
+  const frozen = 1764590400000;
+  const RealDate = Date;
+  class FrozenDate extends RealDate {
+    constructor(...args) { if (args.length) super(...args); else super(frozen); }
+    static now() { return frozen; }
+  }
+  window.Date = FrozenDate;
+  performance.now = () => 0;
+  window.requestAnimationFrame = () => 0;
+  window.setTimeout = () => 0;
+  window.setInterval = () => 0;
+  window.arenaFrozen = true;
+})();
+"""
+
+SHOWN = """
+const box = (e) => { const r = e.getBoundingClientRect(); return [e.tagName, e.id, e.className && String(e.className),
+  Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)]; };
+return {
+  frozen: window.arenaFrozen === true && Date.now() === 1764590400000,
+  text: document.body.innerText,
+  boxes: [...document.querySelectorAll("body *")].map(box),
+  canvases: [...document.querySelectorAll("canvas")].map((c) => [c.id, c.width, c.height, c.toDataURL()]),
+};
+"""
+
+
+def shown_page(driver: Any, path: Path, shot: Path, *, end: bool = False) -> dict[str, Any]:
+    """What a page shows once ready (saved as the screenshot ``shot``): its text, every element's box, every
+    canvas's pixels."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    open_page(driver, path)
+    if end:
+        driver.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
+    found: dict[str, Any] = driver.execute_script(SHOWN)
+    screenshot(driver, shot)
+    return found
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_pages_render_the_same_with_the_javascript_clock_frozen(browser: Any, store_db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    build_report(store_db, out)
+    pages = {"index": (out / "index.html", False), "games": (out / "games.html", False)}
+    pages["viewer"] = (out / "viewer.html?n=3", True)
+    browser.get_log("browser")
+    running = {name: shown_page(browser, p, tmp_path / f"{name}.png", end=e) for name, (p, e) in pages.items()}
+    script = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FREEZE})
+    try:
+        frozen = {
+            name: shown_page(browser, p, tmp_path / f"{name}-frozen.png", end=e) for name, (p, e) in pages.items()
+        }
+    finally:
+        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+    for name in pages:
+        assert frozen[name]["frozen"] and not running[name]["frozen"], name
+        assert frozen[name]["text"] == running[name]["text"], name
+        assert frozen[name]["boxes"] == running[name]["boxes"], name
+        assert frozen[name]["canvases"] == running[name]["canvases"], name
+    assert len(running["index"]["canvases"]) == 4
+    assert all(len(c[3]) > 5000 for c in running["index"]["canvases"])  # the charts are drawn, not blank
+    assert "Final score" in running["viewer"]["text"]
+    assert console_errors(browser) == []

@@ -564,3 +564,13 @@ def test_a_bot_that_wants_no_view_gets_one_at_each_hands_first_request() -> None
         firsts.setdefault(hand, []).append(with_view)
     assert len(firsts) == len(record["hands"])
     assert all(views.count(True) >= 1 and not all(views) for views in firsts.values() if len(views) > 2)
+
+
+def test_a_bot_process_imports_no_validation_library() -> None:
+    """Bot start-up is on a tournament's critical path: the SDK and the bundled bots leave pydantic unimported."""
+    code = (
+        "import sys, arena.sdk, arena.bots.random_bot, arena.bots.heuristic_bot, arena.bots.search_bot\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'pydantic_core')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout

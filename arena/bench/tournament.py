@@ -1,7 +1,10 @@
-"""The same small tournament with jobs 1 and jobs 2, side by side in one run: games per second and the ratio."""
+"""The same small tournament with jobs 1 and jobs 2, side by side in one run: games per second and the ratio; and
+how much of a one-job run is play (its games' own play time against its wall time: the rest is starting and ending
+referees and bots)."""
 
 from __future__ import annotations
 
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -25,27 +28,36 @@ def bench_config(games: int) -> TournamentConfig:
     )
 
 
-def games_per_second(config: TournamentConfig, jobs: int) -> float:
-    """Run the whole tournament on a fresh database with ``jobs`` parallel matches."""
+def games_per_second(config: TournamentConfig, jobs: int) -> tuple[float, float]:
+    """Run the whole tournament on a fresh database with ``jobs`` parallel matches: games/s, and games/s of play
+    alone (the games' own time, from the first game_start to game_end, summed)."""
     commands = resolve_entrants(config.entrants)
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp, Store.open(Path(tmp) / "bench.db") as store:
         start = time.perf_counter()
         report = run_tournament(config, store, commands, jobs=jobs, log_dir=str(Path(tmp) / "logs"))
         elapsed = time.perf_counter() - start
-    return report.played / elapsed
+        if report.errors or report.played != report.total:
+            raise RuntimeError(f"the bench tournament did not complete: {report.errors[:3]}")
+        play = sum(record["timing"]["seconds"] for _, _, record in store.records())
+    return report.played / elapsed, report.played / play
 
 
 def run(games: int = 48, rounds: int = 2) -> dict[str, Any]:
     """Alternate jobs=1 and jobs=2 runs (so machine noise hits both) and report the mean rates and their ratio."""
     config = bench_config(games)
-    one, two = [], []
+    one, two, play_only = [], [], []
     for _ in range(rounds):
-        one.append(games_per_second(config, 1))
-        two.append(games_per_second(config, 2))
-    serial, parallel = sum(one) / rounds, sum(two) / rounds
+        rate, play = games_per_second(config, 1)
+        one.append(rate)
+        play_only.append(play)
+        two.append(games_per_second(config, 2)[0])
+    serial, parallel, playing = sum(one) / rounds, sum(two) / rounds, sum(play_only) / rounds
     return {
         "games": config.games_per_pairing * 2,
         "jobs1_games_per_second": serial,
         "jobs2_games_per_second": parallel,
         "ratio": parallel / serial,
+        "play_only_games_per_second": playing,
+        "efficiency": serial / playing,
+        "load_average": os.getloadavg()[0],
     }

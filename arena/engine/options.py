@@ -1,19 +1,24 @@
-"""Rule options (one frozen model), the variant presets, and the resolved rules of a game."""
+"""Rule options (one frozen dataclass), the variant presets, and the resolved rules of a game.
+
+The engine needs no validation library: every bot imports it through the SDK, and a bot process starts faster
+without one. ``RuleOptions.checked`` checks values strictly; the tournament config validates the same dataclass with
+pydantic (its ``__pydantic_config__``) to explain every problem in the config's words.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, ValidationError
+from typing import Any, ClassVar, Literal, get_args, get_origin, get_type_hints
 
 from arena.errors import OptionsError
 
 
-class RuleOptions(BaseModel):
+@dataclass(frozen=True, slots=True)
+class RuleOptions:
     """Every rule option of docs/rules.md with its default; a variant is a preset of these."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"strict": True, "extra": "forbid"}
 
     deck: Literal[24, 32, 25] = 24
     dealer_exchange: Literal["optional", "mandatory"] = "optional"
@@ -23,8 +28,38 @@ class RuleOptions(BaseModel):
     points_to_win: int = 10
     rubber: bool = False
 
+    @classmethod
+    def checked(cls, values: dict[str, Any]) -> RuleOptions:
+        """Options from ``values`` (the rest at their defaults), each checked strictly: a bool is no integer and
+        ``"true"`` no bool. Raises OptionsError naming the first unknown option or bad value."""
+        for key, value in values.items():
+            allowed = _ALLOWED.get(key)
+            if allowed is None:
+                raise OptionsError(f"unknown rule option {key!r} (known: {', '.join(OPTION_NAMES)})")
+            if isinstance(allowed, tuple):
+                ok = type(value) in (int, str) and value in allowed
+                need = f"must be {', '.join(map(repr, allowed[:-1]))} or {allowed[-1]!r}"
+            else:
+                ok = type(value) is allowed
+                need = f"must be {'true or false' if allowed is bool else 'an integer'}"
+            if not ok:
+                raise OptionsError(f"bad value for rule option {key!r}: {need} (got {value!r})")
+        return cls(**values)
 
-OPTION_NAMES: tuple[str, ...] = tuple(RuleOptions.model_fields)
+    def to_json(self) -> dict[str, Any]:
+        """The options as a JSON object (every option, in the order above)."""
+        return {name: getattr(self, name) for name in OPTION_NAMES}
+
+
+def _allowed(annotation: Any) -> type | tuple[Any, ...]:
+    return get_args(annotation) if get_origin(annotation) is Literal else annotation
+
+
+_ALLOWED: dict[str, type | tuple[Any, ...]] = {
+    name: _allowed(hint) for name, hint in get_type_hints(RuleOptions).items() if name != "__pydantic_config__"
+}
+OPTION_NAMES: tuple[str, ...] = tuple(field.name for field in dataclasses.fields(RuleOptions))
+OPTION_DEFAULTS: dict[str, Any] = {field.name: field.default for field in dataclasses.fields(RuleOptions)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,16 +111,7 @@ def make_rules(variant: str, overrides: dict[str, Any] | None = None) -> Rules:
     if variant not in VARIANTS:
         raise OptionsError(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
     preset = VARIANTS[variant]
-    values = {**preset.preset, **(overrides or {})}
-    for key in values:
-        if key not in OPTION_NAMES:
-            raise OptionsError(f"unknown rule option {key!r} (known: {', '.join(OPTION_NAMES)})")
-    try:
-        options = RuleOptions(**values)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        name = ".".join(str(p) for p in first["loc"]) or "options"
-        raise OptionsError(f"bad value for rule option {name!r}: {first['msg']} (got {first['input']!r})") from None
+    options = RuleOptions.checked({**preset.preset, **(overrides or {})})
     _check_coherent(preset.players, options)
     return Rules(variant=variant, players=preset.players, options=options)
 

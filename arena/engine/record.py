@@ -123,11 +123,14 @@ class ViolationJSON(TypedDict):
 
 
 class TimingJSON(TypedDict):
-    """Seconds the game took, each seat's thinking and decisions, and (from a referee) bytes each way per seat."""
+    """Seconds the game took, each seat's thinking and decisions (and each decision's time), its clock left at the
+    end, and (from a referee) bytes each way per seat."""
 
     seconds: float
     thinking: list[float]
     decisions: list[int]
+    decision_ms: NotRequired[list[list[float]]]  # each decision's milliseconds, per seat (not in older records)
+    clock_left: NotRequired[list[float]]  # seconds left on each seat's clock at the end, when a clock ran
     bytes: NotRequired[list[list[int]]]
 
 
@@ -209,7 +212,7 @@ def game_record(game: Game) -> GameRecord:
     record: GameRecord = {
         "format": FORMAT,
         "variant": game.rules.variant,
-        "options": game.rules.options.model_dump(),
+        "options": game.rules.options.to_json(),
         "seed": game.seed,
         "players": list(game.players),
         "hands": [hand_json(h, s) for h, s in zip(game.hands, game.scores_after, strict=True)],

@@ -25,7 +25,7 @@ def game_start(game: Game, game_index: int, seat: int, time: dict[str, int]) -> 
         "seat": seat,
         "players": list(game.players),
         "variant": game.rules.variant,
-        "options": game.rules.options.model_dump(),
+        "options": game.rules.options.to_json(),
         "time": time,
     }
 

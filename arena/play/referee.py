@@ -7,11 +7,14 @@ validates every frame, and records every violation. A bot cannot crash it: every
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import orjson
 
@@ -80,6 +83,8 @@ class Referee:
         self._game_start: list[Message | None] = [None] * len(spec.bots)
         self._affinity: set[int] | None = None  # this thread's cores before the match was pinned
         self.log_dir = Path(spec.log_dir)
+        self.dealt: set[int] = set()  # seeds of the games these processes played (or started): see carry_on
+        self.games_before = 0  # games these processes played in earlier matches (carry_on)
 
     # ---- lifecycle ----
 
@@ -214,6 +219,36 @@ class Referee:
                 process.kill()
         self.hub.close()
         unpin(self._affinity)
+
+    def carry_on(self, spec: MatchSpec) -> bool:
+        """Play ``spec`` next with the same bot processes, if that is allowed; False: close this match and start anew.
+
+        Allowed when the match is the same in everything but its id and its games (the same bots under the same
+        rules, clock, limits and cores), every process is alive and in good standing, and none of its deals was dealt
+        to these processes before: a bot process never meets a deal twice, so it can never see from another seat the
+        cards it held (duplicate rotations are played by fresh processes). To the bots it is one longer match: no
+        ``match_end`` between the two, game numbers go on, strikes start again at zero.
+        """
+        same = {"match_id", "games"}
+        if spec.model_dump(exclude=same) != self.spec.model_dump(exclude=same):
+            return False
+        if self.dealt & {game.seed for game in spec.games}:
+            return False
+        if (
+            any(self.struck_out)
+            or any(self.needs_restart)
+            or not all(p is not None and p.alive() for p in self.processes)
+        ):
+            return False
+        for b, entry in enumerate(spec.bots):  # the new match's log names lead to the same logs
+            first = self.log_dir / f"{self.spec.match_id}-bot{b}-{entry.name}.log"
+            with contextlib.suppress(OSError):
+                os.link(first, self.log_dir / f"{spec.match_id}-bot{b}-{entry.name}.log")
+        self.games_before += len(self.spec.games)
+        self.spec = spec
+        self.strikes = [0] * len(spec.bots)
+        self.expired = [set() for _ in spec.bots]
+        return True
 
     # ---- the runner's Seats interface ----
 
@@ -481,63 +516,99 @@ def _excerpt(raw: bytes) -> str:
 
 def run_match(spec: MatchSpec, on_game: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
     """Run every game of the match; each finished game's record is passed to ``on_game`` as soon as it ends."""
-    records: list[GameRecord] = []
     with Referee(spec) as referee:
-        failures = referee.start()
-        for index, game_spec in enumerate(spec.games):
-            failures += referee.begin_game(game_spec.seating, relaunch=index > 0)
-            names = [spec.bots[b].name for b in game_spec.seating]
-            game = Game(referee.rules, game_spec.seed, names)
-            for b, violation in failures:
-                referee.report(b, violation)
-            failures = []
-            traffic = [(e.bytes_out, e.bytes_in) for e in referee.endpoints]
-            outcome = play(
-                game,
-                referee,
-                game_index=index,
-                time_control=referee.time_control,
-                policy=spec.policy,
-                request_ids=referee.request_ids,
-                max_hands=spec.max_hands,
-            )
-            record = outcome.record
-            record["timing"]["bytes"] = [
-                [referee.endpoints[b].bytes_out - traffic[b][0], referee.endpoints[b].bytes_in - traffic[b][1]]
-                for b in game_spec.seating
-            ]  # per seat: sent to the bot, received from it
-            record["match_id"] = spec.match_id
-            record["game_index"] = index
-            record["bots"] = [
-                {
-                    "seat": seat,
-                    "name": spec.bots[b].name,
-                    "hello": None if (hello := referee.hello[b]) is None else printable(hello.name),
-                    "version": None if hello is None or hello.version is None else printable(hello.version),
-                    "strikes": referee.strikes[b],
-                }
-                for seat, b in enumerate(game_spec.seating)
-            ]
-            records.append(record)
-            if on_game is not None:
-                on_game(record)
+        return play_match(referee, referee.start(), on_game)
+
+
+def play_match(
+    referee: Referee, failures: list[tuple[int, Violation]], on_game: Callable[[GameRecord], None] | None = None
+) -> list[GameRecord]:
+    """Play every game of the referee's match (its bots started, ``failures`` those whose handshake failed)."""
+    spec = referee.spec
+    records: list[GameRecord] = []
+    for index, game_spec in enumerate(spec.games):
+        failures += referee.begin_game(game_spec.seating, relaunch=index > 0)
+        referee.dealt.add(game_spec.seed)
+        names = [spec.bots[b].name for b in game_spec.seating]
+        game = Game(referee.rules, game_spec.seed, names)
+        for b, violation in failures:
+            referee.report(b, violation)
+        failures = []
+        traffic = [(e.bytes_out, e.bytes_in) for e in referee.endpoints]
+        outcome = play(
+            game,
+            referee,
+            game_index=referee.games_before + index,  # the bots count on across matches carried on
+            time_control=referee.time_control,
+            policy=spec.policy,
+            request_ids=referee.request_ids,
+            max_hands=spec.max_hands,
+        )
+        record = outcome.record
+        record["timing"]["bytes"] = [
+            [referee.endpoints[b].bytes_out - traffic[b][0], referee.endpoints[b].bytes_in - traffic[b][1]]
+            for b in game_spec.seating
+        ]  # per seat: sent to the bot, received from it
+        record["match_id"] = spec.match_id
+        record["game_index"] = index
+        record["bots"] = [
+            {
+                "seat": seat,
+                "name": spec.bots[b].name,
+                "hello": None if (hello := referee.hello[b]) is None else printable(hello.name),
+                "version": None if hello is None or hello.version is None else printable(hello.version),
+                "strikes": referee.strikes[b],
+            }
+            for seat, b in enumerate(game_spec.seating)
+        ]
+        records.append(record)
+        if on_game is not None:
+            on_game(record)
     return records
 
 
+def serve(specs: Iterator[MatchSpec], emit: Callable[[dict[str, Any]], None]) -> None:
+    """Play the matches ``specs`` yields one after another, carrying bot processes over where ``carry_on`` allows;
+    each game, then a ``match_done`` line, goes to ``emit``."""
+    referee: Referee | None = None
+    try:
+        for spec in specs:
+            if referee is not None and not referee.carry_on(spec):
+                referee.close()
+                referee = None
+            failures: list[tuple[int, Violation]] = []
+            if referee is None:
+                referee = Referee(spec)
+                failures = referee.start()
+            play_match(referee, failures, lambda record: emit({"type": "game", "record": record}))
+            emit({"type": "match_done", "match_id": spec.match_id})
+    finally:
+        if referee is not None:
+            referee.close()
+
+
 def main() -> None:
-    """Entry point of a referee process: a match spec (JSON) on stdin, one JSON line per finished game on stdout."""
+    """Entry point of a referee process: a match spec (JSON) on stdin, one JSON line per finished game on stdout.
+
+    With ``--serve``: one spec per line on stdin, played in turn (``serve``), each followed by a ``match_done`` line;
+    the process ends at the end of its input. A tournament keeps one such referee per parallel slot.
+    """
     import sys
 
     stop_like_ctrl_c()
-    spec = MatchSpec.model_validate_json(sys.stdin.buffer.read())
 
-    def emit(record: GameRecord) -> None:
-        sys.stdout.buffer.write(orjson.dumps({"type": "game", "record": record}) + b"\n")
+    def emit(message: dict[str, Any]) -> None:
+        sys.stdout.buffer.write(orjson.dumps(message) + b"\n")
         sys.stdout.buffer.flush()
 
     try:
-        run_match(spec, emit)  # a signal closes the match on the way out: every bot process is ended
-    except KeyboardInterrupt as stop:
+        if "--serve" in sys.argv[1:]:
+            serve((MatchSpec.model_validate_json(line) for line in sys.stdin.buffer if line.strip()), emit)
+        else:
+            run_match(
+                MatchSpec.model_validate_json(sys.stdin.buffer.read()), lambda r: emit({"type": "game", "record": r})
+            )
+    except KeyboardInterrupt as stop:  # a signal closes the match on the way out: every bot process is ended
         sys.stderr.write(f"referee: {stop or 'interrupted'}; the match was closed\n")
         sys.exit(130)
 

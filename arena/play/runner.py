@@ -117,6 +117,7 @@ def play(
     violations: list[ViolationJSON] = []
     thinking = [0.0] * n
     decisions = [0] * n
+    each: list[list[float]] = [[] for _ in range(n)]  # every decision's seconds, per seat
     forfeit: Forfeit | None = None
     for seat in range(n):
         seats.tell(seat, messages.game_start(game, game_index, seat, time_json))
@@ -155,6 +156,7 @@ def play(
             answer = seats.ask(seat, request, allowed)
             thinking[seat] += answer.elapsed
             decisions[seat] += 1
+            each[seat].append(answer.elapsed)
             if clock:
                 clock.spend(answer.elapsed)
             action = answer.action
@@ -191,7 +193,10 @@ def play(
         "seconds": round(time.monotonic() - started, 4),
         "thinking": [round(t, 4) for t in thinking],
         "decisions": decisions,
+        "decision_ms": [[round(1000 * t, 2) for t in times] for times in each],
     }
+    if time_control is not None:
+        record["timing"]["clock_left"] = [round(c.bank, 4) if c else 0.0 for c in clocks]
     end = {
         "type": "game_end",
         "game": game_index,

@@ -32,18 +32,28 @@ def report_command(source: str, out: str | None, watch: int | None) -> None:
     SOURCE is a tournament config (.toml), a results database, or a JSONL file of game records (arena match
     --record). The folder opens from disk: no server and no network.
     """
-    from arena.report.build import build_report
+    from arena.report.build import Built, ReportBuilder, build_report, folder_size
 
     folder = Path(out) if out else default_out(Path(source))
     if watch is not None:
+        builder = ReportBuilder(source, folder)  # each rebuild reads only the games added since the last
         try:
             while True:
-                built = build_report(source, folder, refresh=watch)
-                click.echo(f"{time.strftime('%H:%M:%S')} {built.games} games: {built.index.resolve()}", err=True)
+                if builder.update(refresh=watch, live=True):
+                    click.echo(
+                        f"{time.strftime('%H:%M:%S')} {builder.count} games: {builder.index.resolve()}", err=True
+                    )
                 time.sleep(watch)
         except KeyboardInterrupt:
-            pass  # the last build below drops the pages' reloading
-    built = build_report(source, folder)
+            pass  # the last update below drops the pages' reloading
+        started = time.perf_counter()
+        try:
+            builder.update()
+        finally:
+            builder.source.close()
+        built = Built(builder.index, builder.count, folder_size(folder), time.perf_counter() - started)
+    else:
+        built = build_report(source, folder)
     click.echo(
         f"{built.games} games, {built.bytes / 1e6:.1f} MB in {built.seconds:.1f} s; open {built.index.resolve()}",
         err=True,

@@ -103,7 +103,7 @@ def _describe(record: GameRecord) -> str:
 def _header(record: GameRecord, table: _Table) -> list[str]:
     variant, options = record["variant"], record["options"]
     try:
-        defaults = make_rules(variant).options.model_dump()
+        defaults = make_rules(variant).options.to_json()
     except ArenaError:
         defaults = {}
     changed = [f"{k}={v}" for k, v in options.items() if defaults.get(k, object()) != v]

@@ -14,12 +14,12 @@ import tomllib
 import types
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, create_model, field_validator
 from pydantic.fields import FieldInfo
 
-from arena.engine.options import OPTION_NAMES, VARIANTS, RuleOptions, make_rules
+from arena.engine.options import OPTION_DEFAULTS, OPTION_NAMES, VARIANTS, RuleOptions, make_rules
 from arena.errors import ArenaError
 from arena.play.clock import TimeControl
 from arena.play.matchspec import Limits
@@ -27,6 +27,17 @@ from arena.play.matchspec import Limits
 
 class ConfigError(ArenaError, ValueError):
     """A tournament config is missing, not TOML, or has an unknown key or a bad value."""
+
+
+def _option_fields() -> dict[str, Any]:
+    hints = get_type_hints(RuleOptions)
+    return {name: (hints[name], default) for name, default in OPTION_DEFAULTS.items()}
+
+
+RuleOptionsModel: type[BaseModel] = create_model(
+    "RuleOptionsModel", __config__=ConfigDict(frozen=True, extra="forbid", strict=True), **_option_fields()
+)
+"""The engine's RuleOptions (a plain dataclass) as a pydantic model: validated and documented like every other key."""
 
 
 class RatingSettings(BaseModel):
@@ -45,6 +56,36 @@ class RatingSettings(BaseModel):
     confidence: float = Field(
         default=0.95, gt=0, lt=1, description="Confidence level of the interval (the table's +/- column)"
     )
+
+
+class ExecutorSettings(BaseModel):
+    """Where the matches run: on this machine, or on a Dask cluster (README: Run on a cluster)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["local", "dask"] = Field(
+        default="local",
+        description="local: referee processes on this machine; dask: one task per match on the workers of a Dask "
+        "scheduler (pip install 'euchre-arena[dask]'); --executor overrides it",
+    )
+    scheduler: str | None = Field(
+        default=None,
+        description="The Dask scheduler's address, e.g. tcp://10.0.0.5:8786 (--scheduler overrides it); unset: "
+        "DASK_SCHEDULER_ADDRESS",
+    )
+    shared: tuple[str, ...] = Field(
+        default=(),
+        description="Folders the workers see at the same path (a shared filesystem): bots there are not shipped, "
+        "only checked by hash on the worker",
+    )
+
+    @field_validator("shared")
+    @classmethod
+    def _absolute(cls, paths: tuple[str, ...]) -> tuple[str, ...]:
+        for path in paths:
+            if not os.path.isabs(path):
+                raise ValueError(f"{path!r} is not an absolute path")
+        return paths
 
 
 class TournamentConfig(BaseModel):
@@ -66,7 +107,12 @@ class TournamentConfig(BaseModel):
     games_per_pairing: int = Field(
         default=10, ge=1, description="Deal sequences per pairing (each played in every rotation when duplicate)"
     )
-    games_per_match: int = Field(default=8, ge=1, description="Games one referee process plays before the next match")
+    games_per_match: int = Field(
+        default=8,
+        ge=1,
+        description="Games in one match, the unit of work a parallel slot takes (its bot processes may carry on to "
+        "the slot's next match of new deals)",
+    )
     time: str = Field(
         default="5+0.1",
         description="Clock per bot and game, BANK+INC in seconds: a bank, and an increment added at each decision",
@@ -87,6 +133,16 @@ class TournamentConfig(BaseModel):
         description="Four-hand teams: self (two copies of one bot), or mixed (every split of every four entrants "
         "into two teams)",
     )
+    format: Literal["round-robin", "gauntlet"] = Field(
+        default="round-robin",
+        description="round-robin: every pairing of the entrants; gauntlet: only the pairings that include the "
+        "candidate (the ranking then adds a table of the candidate against each opponent)",
+    )
+    candidate: str | None = Field(
+        default=None,
+        validate_default=True,
+        description='The entrant a gauntlet pits against the others, written as in entrants (format = "gauntlet")',
+    )
     policy: Literal["forfeit", "substitute"] = Field(
         default="forfeit",
         description="What a violation costs: the game (forfeit), or a strike and a move the referee plays instead "
@@ -99,6 +155,9 @@ class TournamentConfig(BaseModel):
     )
     rating: RatingSettings = Field(default=RatingSettings(), description="How the ranking table is computed")
     limits: Limits = Field(default=Limits(), description="What each bot process may use (SECURITY.md)")
+    executor: ExecutorSettings = Field(
+        default=ExecutorSettings(), description="Where the matches run (jobs: on a cluster, its worker threads x 2)"
+    )
 
     @field_validator("time")
     @classmethod
@@ -114,11 +173,26 @@ class TournamentConfig(BaseModel):
             raise ValueError(f"each entrant may appear once ({', '.join(map(repr, twice))} more than once)")
         return value
 
+    @field_validator("candidate")
+    @classmethod
+    def _candidate(cls, value: str | None, info: ValidationInfo) -> str | None:
+        form, entrants = info.data.get("format"), info.data.get("entrants")
+        if value is None:
+            if form == "gauntlet":
+                raise ValueError('a gauntlet needs a candidate: candidate = "NAME", one of the entrants')
+            return value
+        if form == "round-robin":
+            raise ValueError(f'{value!r} is a candidate, but format is "round-robin": set format = "gauntlet"')
+        if entrants is not None and value not in entrants:
+            raise ValueError(f"{value!r} is not an entrant (entrants: {', '.join(map(repr, entrants))})")
+        return value
+
     def fingerprint(self) -> str:
         """A hash of everything that decides which games are played and how (not jobs or rating settings)."""
         # settings added later are left out at their defaults, so that older tournaments keep their fingerprint
-        later = {key for key, default in (("limits", Limits()), ("max_hands", 1000)) if getattr(self, key) == default}
-        fixed = self.model_dump(exclude={"jobs", "pin", "rating", "trusted_bots"} | later)
+        added = (("limits", Limits()), ("max_hands", 1000), ("format", "round-robin"), ("candidate", None))
+        later = {key for key, default in added if getattr(self, key) == default}
+        fixed = self.model_dump(exclude={"jobs", "pin", "rating", "trusted_bots", "executor"} | later)
         return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()[:16]
 
     def job_count(self) -> int:
@@ -126,7 +200,11 @@ class TournamentConfig(BaseModel):
         return self.jobs or os.cpu_count() or 1
 
 
-TABLES: dict[str, type[BaseModel]] = {"rating": RatingSettings, "limits": Limits}  # the config's sub-tables
+TABLES: dict[str, type[BaseModel]] = {  # the config's sub-tables
+    "rating": RatingSettings,
+    "limits": Limits,
+    "executor": ExecutorSettings,
+}
 
 
 def load_config(path: str | Path) -> TournamentConfig:
@@ -262,9 +340,9 @@ def rules_problem(variant: str, options: dict[str, Any]) -> str | None:
             hint = f"did you mean {close[0]!r}? " if close else ""
             return f"unknown rule option {key!r} in [options] ({hint}known: {', '.join(OPTION_NAMES)})"
     try:
-        RuleOptions.model_validate({**VARIANTS[variant].preset, **options})
+        RuleOptionsModel.model_validate({**VARIANTS[variant].preset, **options})
     except ValidationError as exc:
-        return "; ".join(explain(exc, RuleOptions, noun="rule option"))
+        return "; ".join(explain(exc, RuleOptionsModel, noun="rule option"))
     try:
         make_rules(variant, options)
     except ArenaError as exc:
@@ -351,7 +429,7 @@ def config_reference() -> str:
         "| --- | --- | --- |",
         *(
             f"| `{key}` | {_value_kind(info)} | `{_toml(info.default)}` |"
-            for key, info in RuleOptions.model_fields.items()
+            for key, info in RuleOptionsModel.model_fields.items()
         ),
     ]
     return "\n".join(lines) + "\n"

@@ -1,8 +1,9 @@
 """Where matches run. The scheduler hands a match spec to an executor and gets finished games back.
 
-``LocalExecutor`` runs each match in its own referee process on this machine (``python -m arena.play.referee``), the
-spec as JSON on its stdin and one JSON line per finished game on its stdout. Another executor (a cluster engine)
-only has to implement ``run``.
+``LocalExecutor`` runs matches in referee processes on this machine (``python -m arena.play.referee --serve``), each
+spec as a JSON line on a referee's stdin, one JSON line per finished game on its stdout. Another executor (a
+cluster engine) only has to implement ``run``: ``DaskExecutor`` (arena.tournament.dask_executor) runs each match
+as a Dask task, and ``open_executor`` picks one by name.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from arena.engine.record import GameRecord
+from arena.errors import ArenaError
 from arena.play.clock import TimeControl
 from arena.play.linux import die_with_parent
 from arena.play.matchspec import MatchSpec
@@ -36,6 +38,9 @@ class Executor(Protocol):
     def cancel(self) -> None:
         """Stop every running match at once (games already passed to on_game stay done)."""
 
+    # Optional: ``remote = True`` for an executor whose matches run elsewhere (the coordinator then neither checks
+    # the host's isolation nor pins cores), and ``release()``, called by each parallel slot's thread when it is done.
+
 
 def stall_limit(spec: MatchSpec) -> float:
     """How long a match may go without finishing a game before its watchdog ends it, in seconds.
@@ -50,69 +55,160 @@ def stall_limit(spec: MatchSpec) -> float:
 
 
 class LocalExecutor:
-    """One referee subprocess per match, in its own process group, killed with its parent.
+    """Matches in referee processes on this machine: one referee per thread that calls ``run`` (a tournament's
+    parallel slot), kept for the slot's next match (``python -m arena.play.referee --serve``), so a referee starts
+    once a slot and bot processes carry over from one match to the next where the referee allows it (``carry_on``:
+    never a deal twice for one process). Each referee runs in its own process group and dies with its parent.
 
     A watchdog ends a match that finishes no game for ``stall_timeout`` seconds (default ``stall_limit``): its
-    referee and bots are killed, the games it finished are kept, and ``run`` says what happened.
+    referee and bots are killed, the games it finished are kept, and ``run`` says what happened. ``release`` (by
+    the thread that ran matches) or ``close`` ends the referees cleanly.
     """
 
     def __init__(self, *, stall_timeout: float | None = None) -> None:
-        self._running: set[subprocess.Popen[bytes]] = set()
+        self._servers: dict[int, _Server] = {}  # by thread
         self._lock = threading.Lock()
         self._cancelled = False
         self.stall_timeout = stall_timeout
 
     def run(self, spec: MatchSpec, on_game: OnGame) -> str | None:
-        """Run the match in a referee process and stream its games back."""
+        """Run the match in this thread's referee process and stream its games back."""
         log_dir = Path(spec.log_dir)
         log_dir.mkdir(parents=True, exist_ok=True)
-        with open(log_dir / f"{spec.match_id}-referee.log", "ab") as log:
-            with self._lock:
-                if self._cancelled:
-                    return "cancelled"
-                process = subprocess.Popen(
-                    [sys.executable, "-m", "arena.play.referee"],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=log,
-                    start_new_session=True,
-                    preexec_fn=die_with_parent,
-                )
-                self._running.add(process)
-            limit = self.stall_timeout or stall_limit(spec)
-            watchdog = _Watchdog(process, limit)
-            games = 0
-            try:
-                assert process.stdin is not None and process.stdout is not None
-                process.stdin.write(spec.model_dump_json().encode())
-                process.stdin.close()
-                for line in process.stdout:
-                    message = json.loads(line)
-                    if message.get("type") == "game":
-                        watchdog.progress()
-                        on_game(message["record"])
-                        games += 1
-                code = process.wait()
-            finally:
-                watchdog.stop()
-                with self._lock:
-                    self._running.discard(process)
+        log = log_dir / f"{spec.match_id}-referee.log"
+        with self._lock:
+            if self._cancelled:
+                return "cancelled"
+            server = self._servers.get(threading.get_ident())
+            if server is None or not server.alive():
+                server = self._servers[threading.get_ident()] = _Server(log)
+            else:  # the same referee: its log under this match's name too
+                with contextlib.suppress(OSError):
+                    os.link(server.log, log)
+        limit = self.stall_timeout or stall_limit(spec)
+        watchdog = _Watchdog(server.process, limit)
+        games, done = 0, False
+        try:
+            server.send(spec)
+            for message in server.messages():
+                if message.get("type") == "game":
+                    watchdog.progress()
+                    on_game(message["record"])
+                    games += 1
+                elif message.get("type") == "match_done":
+                    done = True
+                    break
+        finally:
+            watchdog.stop()
+        if done:
+            return None
+        code = server.end()
+        self._forget(server)
         if watchdog.fired:
             return (
                 f"no game finished for {limit:.0f} s: the match was stopped, its referee and bots killed "
                 f"({games} of its {len(spec.games)} games finished and are kept; see {log.name})"
             )
-        if code != 0:
-            return f"referee exited with code {code} (see {log.name})"
-        return None
+        return f"referee exited with code {code} (see {log.name})"
+
+    def release(self) -> None:
+        """End the calling thread's referee cleanly (its bots are told the match is over): the slot is done."""
+        with self._lock:
+            server = self._servers.pop(threading.get_ident(), None)
+        if server is not None:
+            server.end()
+
+    def close(self) -> None:
+        """End every referee cleanly."""
+        with self._lock:
+            servers, self._servers = list(self._servers.values()), {}
+        for server in servers:
+            server.end()
 
     def cancel(self) -> None:
         """Kill every running referee (and so, with them, their bots)."""
         with self._lock:
             self._cancelled = True
-            for process in self._running:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(process.pid, signal.SIGKILL)
+            for server in self._servers.values():
+                server.kill()
+
+    def _forget(self, server: _Server) -> None:
+        with self._lock:
+            for key, known in list(self._servers.items()):
+                if known is server:
+                    del self._servers[key]
+
+
+class _Server:
+    """One referee process serving matches in turn: specs in as JSON lines, games and ``match_done`` out."""
+
+    def __init__(self, log: Path) -> None:
+        self.log = log
+        with open(log, "ab") as stderr:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "arena.play.referee", "--serve"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                start_new_session=True,
+                preexec_fn=die_with_parent,
+            )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self._stdin, self._stdout = self.process.stdin, self.process.stdout
+
+    def alive(self) -> bool:
+        """Whether the referee still runs (and its input is open)."""
+        return self.process.poll() is None and not self._stdin.closed
+
+    def send(self, spec: MatchSpec) -> None:
+        """Hand the referee its next match (a referee that died meanwhile shows at the next read)."""
+        with contextlib.suppress(BrokenPipeError, ValueError):
+            self._stdin.write(spec.model_dump_json().encode() + b"\n")
+            self._stdin.flush()
+
+    def messages(self) -> Iterator[dict[str, Any]]:
+        """The referee's lines as they come, until its output ends."""
+        for line in self._stdout:
+            yield json.loads(line)
+
+    def end(self) -> int:
+        """Close its input (it closes its match and exits), wait for it, kill it if it lingers; its exit code."""
+        with contextlib.suppress(BrokenPipeError, OSError, ValueError):
+            self._stdin.close()
+        try:
+            return self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return self.process.wait()
+
+    def kill(self) -> None:
+        """Kill the referee's process group (the bots die with it)."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def open_executor(
+    kind: str,
+    *,
+    scheduler: str | None = None,
+    shared: tuple[str, ...] = (),
+    pin: bool = True,
+    stall_timeout: float | None = None,
+) -> Iterator[tuple[Executor, int | None]]:
+    """The executor called ``kind`` (``local`` or ``dask``) and how many matches to keep in flight on it (None: the
+    run's own jobs; on a cluster, twice its worker threads, so that each worker has its next match at hand)."""
+    if kind == "local":
+        yield LocalExecutor(stall_timeout=stall_timeout), None
+        return
+    try:
+        from arena.tournament.dask_executor import DaskExecutor
+    except ImportError as exc:
+        if exc.name is None or exc.name.split(".")[0] not in ("dask", "distributed"):
+            raise
+        raise ArenaError("the dask executor needs Dask: pip install 'euchre-arena[dask]'") from None
+    with DaskExecutor.connect(scheduler, shared=shared, pin=pin, stall_timeout=stall_timeout) as executor:
+        yield executor, 2 * executor.capacity()
 
 
 class _Watchdog:

@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from arena.engine.options import VARIANTS, RuleOptions, make_rules
+from arena.engine.options import VARIANTS, RuleOptions
 from arena.errors import ArenaError
 from arena.play.botproc import BotCommand, file_digest
 from arena.tournament.config import TournamentConfig
-from arena.tournament.schedule import pairings_for, plan_games
+from arena.tournament.schedule import plan_games, scheduled_pairings
 from arena.tournament.store import Store
 
 FREE = {"jobs", "pin", "rating", "trusted_bots"}
@@ -34,7 +34,7 @@ def settings(config: TournamentConfig) -> dict[str, Any]:
     """What decides the games of ``config``, key by key (dotted keys for tables: ``options.points_to_win``)."""
     values = config.model_dump(mode="json", exclude=FREE | {"entrants"})
     preset = VARIANTS[config.variant].preset if config.variant in VARIANTS else {}
-    values["options"] = RuleOptions.model_validate({**preset, **config.options}).model_dump(mode="json")
+    values["options"] = RuleOptions.checked({**preset, **config.options}).to_json()
     return _flatten(values)
 
 
@@ -45,8 +45,7 @@ def entrant_digests(commands: dict[str, BotCommand]) -> dict[str, str]:
 
 def planned_keys(config: TournamentConfig, names: list[str]) -> set[str]:
     """The keys of every game of the tournament ``config`` plays between ``names``."""
-    players = make_rules(config.variant, config.options).players
-    return {g.key for p in pairings_for(names, players, config.partnership) for g in plan_games(config, p)}
+    return {g.key for p in scheduled_pairings(config, names) for g in plan_games(config, p)}
 
 
 def bind(store: Store, config: TournamentConfig, commands: dict[str, BotCommand]) -> list[str]:

@@ -74,6 +74,83 @@ def _people(record: GameRecord) -> list[tuple[str, int, int]]:
     return [(name, seat, 0 if name in won else 2 if winners else 1) for name, seat in first.items()]
 
 
+class Standings:
+    """The ranking table's tallies, kept game by game: add (game_key, record) pairs in any order, read ``rows``.
+
+    It holds the pairwise results by cluster and a few counts per bot, never the records: a report kept current
+    while a tournament runs adds only the games stored since it last looked.
+    """
+
+    def __init__(self) -> None:
+        self.tally = Tally()
+        self.stats: dict[str, list[int]] = {}  # games, won, drawn, lost, points, hands, violations
+        self._seen: dict[tuple[object, ...], tuple[list[Result], list[tuple[str, int, int]]]] = {}
+        self.seats = 0
+
+    def add(self, key: str, record: GameRecord) -> None:
+        """Count one game under its game key (its cluster is the key without the rotation)."""
+        players, winners = record["players"], record["winners"]
+        if len(players) == 3:  # the standing depends on the scores, and a forfeit
+            forfeit = record.get("forfeit")
+            signature: tuple[object, ...] = (
+                tuple(players),
+                tuple(winners),
+                tuple(record["final_scores"]),
+                None if forfeit is None else forfeit["seat"],
+            )
+        else:
+            signature = (tuple(players), tuple(winners))
+        digest = self._seen.get(signature)
+        if digest is None:
+            digest = self._seen[signature] = (_results(record), _people(record))
+            self.seats = max(self.seats, len(players))
+        cluster = cluster_of(key)
+        for win, lose, draw in digest[0]:
+            self.tally.add(win, lose, draw, cluster)
+        hands = record["hands"]
+        totals = [sum(column) for column in zip(*[hand["result"]["points"] for hand in hands], strict=True)]
+        stats = self.stats
+        for name, seat, result in digest[1]:
+            entry = stats.get(name)
+            if entry is None:
+                entry = stats[name] = [0] * 7
+            entry[0] += 1
+            entry[1 + result] += 1
+            entry[4] += totals[seat] if totals else 0
+            entry[5] += len(hands)
+        for violation in record.get("violations", ()):
+            stats[players[violation["seat"]]][6] += 1
+
+    def rows(self, *, intervals: bool = True, confidence: float = 0.95) -> list[Row]:
+        """The ranking table of the games added so far (empty before the first)."""
+        if not len(self.tally):
+            return []
+        table = tally_table(self.tally, intervals=intervals, confidence=confidence)
+        rows: list[Row] = []
+        for i, r in enumerate(table):
+            games, won, drawn, lost, points, hands_played, violations = self.stats[r.name]
+            rank = 1 if i == 0 or table[i - 1].group != r.group else rows[-1].rank + 1
+            rows.append(
+                Row(
+                    rank=rank,
+                    bot=r.name,
+                    elo=r.elo,
+                    plus_minus=r.plus_minus,
+                    los_next=r.los_next,
+                    games=games,
+                    wins=won,
+                    draws=drawn,
+                    losses=lost,
+                    score=r.score,
+                    points_per_hand=points / hands_played if hands_played else 0.0,
+                    violations=violations,
+                    group=r.group,
+                    seats=self.seats,
+                )
+            )
+        return rows
+
+
 def ranking(
     records: Iterable[tuple[str, GameRecord]],
     *,
@@ -90,67 +167,10 @@ def ranking(
     del seed
     if bootstrap == 0:
         intervals = False
-    tally = Tally()
-    stats: dict[str, list[int]] = {}  # games, won, drawn, lost, points, hands, violations
-    seen: dict[tuple[object, ...], tuple[list[Result], list[tuple[str, int, int]]]] = {}
-    seats = 0
+    standings = Standings()
     for key, record in records:
-        players, winners = record["players"], record["winners"]
-        if len(players) == 3:  # the standing depends on the scores, and a forfeit
-            forfeit = record.get("forfeit")
-            signature: tuple[object, ...] = (
-                tuple(players),
-                tuple(winners),
-                tuple(record["final_scores"]),
-                None if forfeit is None else forfeit["seat"],
-            )
-        else:
-            signature = (tuple(players), tuple(winners))
-        digest = seen.get(signature)
-        if digest is None:
-            digest = seen[signature] = (_results(record), _people(record))
-            seats = max(seats, len(players))
-        cluster = cluster_of(key)
-        for win, lose, draw in digest[0]:
-            tally.add(win, lose, draw, cluster)
-        hands = record["hands"]
-        totals = [sum(column) for column in zip(*[hand["result"]["points"] for hand in hands], strict=True)]
-        for name, seat, result in digest[1]:
-            entry = stats.get(name)
-            if entry is None:
-                entry = stats[name] = [0] * 7
-            entry[0] += 1
-            entry[1 + result] += 1
-            entry[4] += totals[seat] if totals else 0
-            entry[5] += len(hands)
-        for violation in record.get("violations", ()):
-            stats[players[violation["seat"]]][6] += 1
-    if not len(tally):
-        return []
-    table = tally_table(tally, intervals=intervals, confidence=confidence)
-    rows: list[Row] = []
-    for i, r in enumerate(table):
-        games, won, drawn, lost, points, hands_played, violations = stats[r.name]
-        rank = 1 if i == 0 or table[i - 1].group != r.group else rows[-1].rank + 1
-        rows.append(
-            Row(
-                rank=rank,
-                bot=r.name,
-                elo=r.elo,
-                plus_minus=r.plus_minus,
-                los_next=r.los_next,
-                games=games,
-                wins=won,
-                draws=drawn,
-                losses=lost,
-                score=r.score,
-                points_per_hand=points / hands_played if hands_played else 0.0,
-                violations=violations,
-                group=r.group,
-                seats=seats,
-            )
-        )
-    return rows
+        standings.add(key, record)
+    return standings.rows(intervals=intervals, confidence=confidence)
 
 
 def headers(rows: list[Row]) -> list[str]:
@@ -207,25 +227,42 @@ def format_ranking(rows: list[Row], fmt: str) -> str:
     return text
 
 
-def crosstable(records: Iterable[tuple[str, GameRecord]], fmt: str = "table") -> str:
-    """Score of each bot (row) against each other (column), as ``points won / games``, from pairwise results."""
-    score: dict[tuple[str, str], float] = defaultdict(float)
-    count: dict[tuple[str, str], int] = defaultdict(int)
-    names: set[str] = set()
-    for key, record in records:
+class Cross:
+    """The cross table's tallies, kept game by game: points won and games of each bot against each other."""
+
+    def __init__(self) -> None:
+        self.score: dict[tuple[str, str], float] = defaultdict(float)
+        self.count: dict[tuple[str, str], int] = defaultdict(int)
+        self.names: set[str] = set()
+
+    def add(self, key: str, record: GameRecord) -> None:
+        """Count one game's pairwise results."""
         for c in comparisons(record, cluster_of(key)):
             for w in c.winners:
                 for lo in c.losers:
-                    names.update((w, lo))
-                    score[w, lo] += 0.5 if c.draw else 1.0
-                    score[lo, w] += 0.5 if c.draw else 0.0
-                    count[w, lo] += 1
-                    count[lo, w] += 1
-    order = sorted(names)
+                    self.names.update((w, lo))
+                    self.score[w, lo] += 0.5 if c.draw else 1.0
+                    self.score[lo, w] += 0.5 if c.draw else 0.0
+                    self.count[w, lo] += 1
+                    self.count[lo, w] += 1
+
+    def cells(self) -> dict[str, dict[str, list[float]]]:
+        """``{row: {column: [points won, games]}}`` for every pair of bots met so far (as ``crosstable`` JSON)."""
+        order = sorted(self.names)
+        return {a: {b: [self.score[a, b], self.count[a, b]] for b in order if b != a} for a in order}
+
+
+def crosstable(records: Iterable[tuple[str, GameRecord]], fmt: str = "table") -> str:
+    """Score of each bot (row) against each other (column), as ``points won / games``, from pairwise results."""
+    cross = Cross()
+    for key, record in records:
+        cross.add(key, record)
+    if fmt == "json":
+        return json.dumps(cross.cells(), indent=2)
+    order = sorted(cross.names)
+    score, count = cross.score, cross.count
     cells = [
         [a] + [("" if a == b else f"{score[a, b]:g}/{count[a, b]}" if count[a, b] else "-") for b in order]
         for a in order
     ]
-    if fmt == "json":
-        return json.dumps({a: {b: [score[a, b], count[a, b]] for b in order if b != a} for a in order}, indent=2)
     return render(["bot", *order], cells, fmt)

@@ -19,9 +19,11 @@ from arena.engine.record import GameRecord
 from arena.errors import ArenaError
 from arena.play.botproc import BUNDLED, STDIO_PREFIX, BotCommand, resolve_bot
 from arena.play.cpus import idlest
+from arena.play.matchspec import MatchSpec
 from arena.play.sandbox import require_isolation
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import Executor, LocalExecutor
+from arena.tournament.gauntlet import remember_candidate
 from arena.tournament.growth import bind, planned_keys
 from arena.tournament.ranking import cluster_of, comparisons
 from arena.tournament.ratings import LiveFit
@@ -120,9 +122,11 @@ def _run(
     executor: Executor | None,
     on_progress: Callable[[Progress], None] | None,
 ) -> RunReport:
-    if executor is None or isinstance(executor, LocalExecutor):  # matches run here: refuse now, not once a match
+    here = not getattr(executor, "remote", False)  # a cluster's executor: its workers check isolation and pin
+    if here:  # matches run here: refuse now, not once a match
         require_isolation(config.trusted_bots)
     grown = bind(store, config, commands)
+    remember_candidate(store, config, commands)
     done = store.game_keys()
     matches = plan_matches(config, commands, done=done, log_dir=log_dir)
     progress = Progress(done=len(done), total=total_games(config, list(commands)), started=time.monotonic())
@@ -131,24 +135,31 @@ def _run(
         for c in comparisons(record, cluster_of(key)):
             live.record(c)
     executor = executor or LocalExecutor()
-    work: queue.Queue[tuple[Any, list[str]]] = queue.Queue()
-    for item in matches:
-        work.put(item)
+    work: queue.Queue[list[tuple[Any, list[str]]]] = queue.Queue()
+    grouped = chains(matches)
+    for chain in grouped:
+        work.put(chain)
     results: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
 
-    slots = min(jobs, len(matches))
-    cores = idlest(slots) if config.pin else []
+    slots = min(jobs, len(grouped))
+    cores = idlest(slots) if config.pin and here else []
 
     def worker(slot: int) -> None:
-        while True:
-            try:
-                spec, keys = work.get_nowait()
-            except queue.Empty:
-                return
-            if cores:
-                spec = spec.model_copy(update={"cpus": [cores[slot]]})
-            error = executor.run(spec, _forward(results, spec, keys))
-            results.put(("match", spec.match_id, error))
+        try:
+            while True:
+                try:
+                    chain = work.get_nowait()
+                except queue.Empty:
+                    return
+                for spec, keys in chain:
+                    if cores:
+                        spec = spec.model_copy(update={"cpus": [cores[slot]]})
+                    error = executor.run(spec, _forward(results, spec, keys))
+                    results.put(("match", spec.match_id, error))
+        finally:
+            release = getattr(executor, "release", None)  # an executor that keeps a referee per slot ends it now
+            if release is not None:
+                release()
 
     threads = [threading.Thread(target=worker, args=(slot,), daemon=True) for slot in range(slots)]
     for thread in threads:
@@ -199,6 +210,16 @@ def _run(
     for thread in threads:
         thread.join(timeout=10)
     return RunReport(played, progress.done, progress.total, interrupted, progress.errors, grown)
+
+
+def chains(matches: list[tuple[MatchSpec, list[str]]]) -> list[list[tuple[MatchSpec, list[str]]]]:
+    """The matches grouped into chains that one slot plays in turn, longest first: the matches of one pairing in one
+    seat rotation (match ids ``<pairing>_r<rotation>_<deals>``). A referee kept for the slot can then carry its bot
+    processes from one match of a chain to the next (new deals, the same seats), and slots rarely wait at the end."""
+    grouped: dict[str, list[tuple[MatchSpec, list[str]]]] = {}
+    for spec, keys in matches:
+        grouped.setdefault(spec.match_id.rsplit("_", 1)[0], []).append((spec, keys))
+    return sorted(grouped.values(), key=len, reverse=True)
 
 
 LEADER_EVERY = 0.25

@@ -1,4 +1,4 @@
-"""Round-robin schedules: which entrants meet, in which seats, over which deals, grouped into matches.
+"""Round-robin and gauntlet schedules: which entrants meet, in which seats, over which deals, grouped into matches.
 
 Every pairing plays the same deal sequence (seeds derived from the tournament seed). With ``duplicate`` on, each
 deal is played once per rotation of the seats, so every entrant (or team) holds every seat's cards once.
@@ -62,6 +62,20 @@ def pairings_for(names: list[str], players: int, partnership: str) -> list[Pairi
     return result
 
 
+def scheduled_pairings(config: TournamentConfig, names: list[str]) -> list[Pairing]:
+    """The pairings a tournament plays: every one (round-robin), or those of the candidate (gauntlet).
+
+    ``names`` are the entrants' resolved names, in the order of ``config.entrants`` (the candidate is found by its
+    place there, as it may be written as a path).
+    """
+    players = make_rules(config.variant, config.options).players
+    pairings = pairings_for(names, players, config.partnership)
+    if config.format != "gauntlet" or config.candidate is None:
+        return pairings
+    candidate = names[config.entrants.index(config.candidate)]
+    return [p for p in pairings if candidate in p.slots]
+
+
 def plan_games(config: TournamentConfig, pairing: Pairing) -> list[PlannedGame]:
     """The games of one pairing: every deal in every rotation (duplicate), or one rotation per deal in turn."""
     games = []
@@ -90,19 +104,32 @@ def plan_matches(
     deal are never played by the same bot processes: a bot that remembered its cards in one rotation would otherwise
     meet them in an opponent's hand in the next (duplicate deals are only fair between fresh processes).
     """
-    names = list(commands)
-    players = make_rules(config.variant, config.options).players
     matches: list[tuple[MatchSpec, list[str]]] = []
-    for pairing in pairings_for(names, players, config.partnership):
+    for pairing in scheduled_pairings(config, list(commands)):
         todo = [g for g in plan_games(config, pairing) if g.key not in done]
-        by_rotation: dict[tuple[int, ...], list[PlannedGame]] = {}
-        for game in todo:
-            by_rotation.setdefault(game.seating, []).append(game)
-        for rotation, games in enumerate(by_rotation.values()):
-            for start in range(0, len(games), config.games_per_match):
-                chunk = games[start : start + config.games_per_match]
-                match_id = f"{pairing.key}/r{rotation}/{chunk[0].deal}-{chunk[-1].deal}"
-                matches.append((_spec(config, commands, pairing, chunk, match_id, log_dir), [g.key for g in chunk]))
+        matches += pairing_matches(config, commands, pairing, todo, log_dir=log_dir)
+    return matches
+
+
+def pairing_matches(
+    config: TournamentConfig,
+    commands: dict[str, BotCommand],
+    pairing: Pairing,
+    todo: list[PlannedGame],
+    *,
+    log_dir: str,
+) -> list[tuple[MatchSpec, list[str]]]:
+    """The matches that play ``todo`` (games of one pairing): one seat rotation each, ``games_per_match`` at most."""
+    matches: list[tuple[MatchSpec, list[str]]] = []
+    by_rotation: dict[tuple[int, ...], list[PlannedGame]] = {}
+    for game in todo:
+        by_rotation.setdefault(game.seating, []).append(game)
+    for seating, games in by_rotation.items():
+        rotation = pairing.rotations.index(seating)
+        for start in range(0, len(games), config.games_per_match):
+            chunk = games[start : start + config.games_per_match]
+            match_id = f"{pairing.key}/r{rotation}/{chunk[0].deal}-{chunk[-1].deal}"
+            matches.append((_spec(config, commands, pairing, chunk, match_id, log_dir), [g.key for g in chunk]))
     return matches
 
 

@@ -56,6 +56,36 @@
     });
   }
 
+  // Each bot's Elo over the games played.
+  const history = data.history;
+  const historyCanvas = document.getElementById("history-chart");
+  if (historyCanvas && history.games.length) {
+    const palette = ["#1f4e99", "#c0392b", "#27ae60", "#8e44ad", "#d68910", "#17a589", "#7f8c8d", "#2c3e50"];
+    new Chart(historyCanvas, {
+      type: "line",
+      data: {
+        datasets: Object.entries(history.elo).map(([bot, elo], i) => ({
+          label: bot,
+          data: history.games.map((n, k) => ({ x: n, y: elo[k] })),
+          borderColor: palette[i % palette.length],
+          backgroundColor: palette[i % palette.length],
+          pointRadius: history.games.length > 40 ? 0 : 2,
+          borderWidth: 2,
+          spanGaps: false,
+        })),
+      },
+      options: {
+        maintainAspectRatio: false,
+        parsing: true,
+        scales: {
+          x: { type: "linear", title: { display: true, text: "games played" }, min: 0, max: history.games.at(-1) },
+          y: { title: { display: true, text: "Elo" } },
+        },
+        plugins: { legend: { position: "bottom" } },
+      },
+    });
+  }
+
   // The crosstable as a heatmap: score % of the row's bot against the column's.
   const order = data.crosstable.bots;
   const cells = data.crosstable.cells;
@@ -125,7 +155,7 @@
     });
   }
 
-  // Thinking time per decision.
+  // Thinking time per decision: the mean and the 99th percentile.
   const stats = data.stats;
   const timeCanvas = document.getElementById("time-chart");
   if (timeCanvas && stats.length) {
@@ -133,13 +163,16 @@
       type: "bar",
       data: {
         labels: stats.map((s) => s.bot),
-        datasets: [{ label: "ms per decision", data: stats.map((s) => s.msPerDecision), backgroundColor: "#7a9cc6" }],
+        datasets: [
+          { label: "mean ms per decision", data: stats.map((s) => s.msPerDecision), backgroundColor: "#7a9cc6" },
+          { label: "p99 ms", data: stats.map((s) => s.p99Ms), backgroundColor: "#c68a7a" },
+        ],
       },
       options: {
         indexAxis: "y",
         maintainAspectRatio: false,
         scales: { x: { title: { display: true, text: "thinking ms per decision" } } },
-        plugins: { legend: { display: false } },
+        plugins: { legend: { display: true, position: "bottom" } },
       },
     });
   }

@@ -1,0 +1,270 @@
+"""What the person sees: the seat's messages as lines of text, and at each decision the seat's view and its choices.
+
+Everything shown comes from what the referee sends this seat (events, and the view of each request): nothing else
+of the game is known here. Rendered with rich, in colour on a terminal and as plain text anywhere else. Names come
+from bots and are untrusted: they go through ``printable`` and into ``Text`` (never into markup).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.rule import Rule
+from rich.text import Text
+
+from arena.engine.actions import Action, Discard, Play
+from arena.engine.cards import Card, Suit, effective_suit
+from arena.engine.hand import Phase
+from arena.engine.view import SeatView
+from arena.human.entry import SUIT_NAMES, describe
+from arena.sdk.table import Table
+from arena.text import printable
+from arena.tournament.account import sort_cards
+
+RED = frozenset({Suit.D, Suit.H})
+PROMPTS = {
+    Phase.BID1: "Your bid",
+    Phase.BID2: "Your bid",
+    Phase.NAME_TRUMP: "Name trump",
+    Phase.DISCARD: "Your discard",
+    Phase.DEFEND: "Defend alone?",
+    Phase.PLAY: "Your play",
+}
+
+
+class Screen:
+    """The person's terminal: one seat's game as it unfolds, written to a rich console."""
+
+    def __init__(self, console: Console, seat: int) -> None:
+        self.console = console
+        self.seat = seat
+        self.names: list[str] = []
+
+    # ---- who is who ----
+
+    def who(self, seat: int) -> str:
+        """``you``, or the bot's name (made printable)."""
+        return "you" if seat == self.seat else printable(self.names[seat], 40)
+
+    def side(self, seat: int) -> str:
+        """A scoring side: ``you & heuristic-2`` in four-hand, else the player."""
+        if len(self.names) != 4:
+            return self.who(seat)
+        first, second = seat % 2, seat % 2 + 2
+        if self.seat in (first, second):
+            return f"you & {self.who(second if self.seat == first else first)}"
+        return f"{self.who(first)} & {self.who(second)}"
+
+    def scores(self, scores: Sequence[int]) -> str:
+        """Scores once per side: ``you 3, random 5``."""
+        seats = range(2) if len(self.names) == 4 else range(len(self.names))
+        return ", ".join(f"{self.side(s)} {scores[s]}" for s in seats)
+
+    # ---- messages ----
+
+    def game_start(self, table: Table, *, seed: int, number: int, games: int) -> None:
+        """The table: variant, rules that differ from the preset, seats, and how to get help."""
+        self.names = list(table.players)
+        rules = table.rules
+        of = f" {number} of {games}" if games > 1 else ""
+        self.console.print(Rule(f"Game{of}: {rules.variant}, first to {rules.options.points_to_win}, seed {seed}"))
+        seats = ", ".join(
+            f"seat {s} {self.who(s)}" + (" (your partner)" if len(self.names) == 4 and s == (self.seat + 2) % 4 else "")
+            for s in range(len(self.names))
+        )
+        self.console.print(Text(f"Seats: {seats}"))
+        options = rules.options.to_json()
+        self.console.print(Text("Rules: " + ", ".join(f"{k}={v}" for k, v in options.items())))
+        self.console.print(Text("Type ? at any prompt for help."))
+
+    def event(self, event: dict[str, Any], table: Table) -> None:
+        """One event of the seat's messages, already folded into ``table``."""
+        kind = event.get("type")
+        if kind == "hand_start":
+            dealer = event["dealer"]
+            header = f"Hand {event['hand_number']}: {self.who(dealer)} deal{'' if dealer == self.seat else 's'}"
+            self.console.print(Rule(Text(f"{header}, upcard {event['upcard']}")))
+            self.console.print(self._cards_line("Your cards", event["hand"], None))
+        elif kind == "action":
+            self._action(event, table)
+        elif kind == "cards":
+            self.console.print(self._cards_line("Your cards", event["hand"], table.trump))
+        elif kind == "exchange":
+            self._exchange(event, table)
+        elif kind == "trick":
+            self._trick(event, table)
+        elif kind == "hand_end":
+            self._hand_end(event)
+
+    def _action(self, event: dict[str, Any], table: Table) -> None:
+        action = event["action"]
+        kind, seat = action.get("type"), event["seat"]
+        if kind == "play":
+            return  # shown as the trick so far at the next decision, and as a whole when the trick is done
+        who, upcard = self.who(seat), table.upcard
+        alone = " alone" if action.get("alone") else ""
+        s = "" if seat == self.seat else "s"
+        if kind == "pass":
+            text = f"{who} decline{s} to defend alone" if table.maker is not None else f"{who} pass{s and 'es'}"
+        elif kind == "order_up":
+            suit = "" if upcard is None or upcard.suit is None else f" {SUIT_NAMES[upcard.suit]}"
+            text = f"{who} order{s} up{suit}{alone}"
+        elif kind == "call":
+            text = f"{who} call{s} {SUIT_NAMES[Suit.parse(action['suit'])]}{alone}"
+        elif kind == "name_trump":
+            text = f"{who} name{s} {SUIT_NAMES[Suit.parse(action['suit'])]} as trump"
+        else:
+            text = f"{who} defend{s} alone"
+        self.console.print(Text(f"  {text}"))
+        if kind == "pass" and not table.maker and len(table.bids) == len(self.names) and upcard is not None:
+            self.console.print(Text(f"  {upcard} is turned down"))
+        if alone or kind == "defend_alone":  # the partner of who goes (or defends) alone sits out
+            out = (seat + 2) % 4
+            self.console.print(Text(f"  {self.who(out)} sit{'' if out == self.seat else 's'} out this hand"))
+
+    def _exchange(self, event: dict[str, Any], table: Table) -> None:
+        seat, upcard = event["seat"], table.upcard
+        if seat == self.seat:
+            took = f"take {upcard} and " if event["took_upcard"] else ""
+            self.console.print(Text(f"  you {took}discard {event.get('discard')}"))
+        elif event["took_upcard"]:
+            self.console.print(Text(f"  {self.who(seat)} takes {upcard} and discards a card"))
+        else:
+            self.console.print(Text(f"  {self.who(seat)} leaves {upcard} (discards it)"))
+
+    def _trick(self, event: dict[str, Any], table: Table) -> None:
+        cards = event["cards"]
+        line = Text(f"  Trick {len(table.tricks)}: ")
+        for i, played in enumerate(cards):
+            line.append(
+                f"{', ' if i else ''}{self.who(played['seat'])}{self._leads(played['seat']) if i == 0 else ''} "
+            )
+            line.append_text(self._card(Card.parse(played["card"]), table.trump))
+        line.append(f" -> {self.who(event['winner'])} win{'' if event['winner'] == self.seat else 's'}")
+        self.console.print(line)
+
+    def _leads(self, seat: int) -> str:
+        return " lead" if seat == self.seat else " leads"
+
+    def _hand_end(self, event: dict[str, Any]) -> None:
+        if event["passed_out"]:
+            self.console.print(Text("  Everyone passed twice: no score this hand."))
+        else:
+            maker = event["maker"]
+            makers = {maker, (maker + 2) % 4} if len(self.names) == 4 else {maker}
+            won = sum(event["tricks_won"][s] for s in makers)
+            outcome = "march" if won == 5 else "made it" if won >= 3 else "euchred"
+            points = event["points"]
+            gains = ", ".join(f"{self.side(s)} +{points[s]}" for s in self._one_per_side(points))
+            trump = SUIT_NAMES[Suit.parse(event["trump"])]
+            alone = " alone" if event["alone"] else ""
+            self.console.print(
+                Text(
+                    f"  {self.who(maker)} made {trump}{alone}: {won} trick{'' if won == 1 else 's'}, {outcome}; {gains}"
+                )
+            )
+        self.console.print(Text(f"  Scores: {self.scores(event['scores'])}", style="bold"))
+
+    def _one_per_side(self, points: Sequence[int]) -> list[int]:
+        seats = range(2) if len(self.names) == 4 else range(len(self.names))
+        return [s for s in seats if points[s] > 0]
+
+    def game_end(self, message: dict[str, Any]) -> None:
+        """How the game ended: final scores, who won (or a draw, or a forfeit)."""
+        self.console.print(Rule("Game over"))
+        self.console.print(Text(f"Final scores: {self.scores(message['final_scores'])}", style="bold"))
+        winners = message["winners"]
+        forfeit = message.get("forfeit")
+        if forfeit:
+            why = printable(f"{forfeit.get('kind')}: {forfeit.get('detail')}", 200)
+            self.console.print(Text(f"{self.who(forfeit['seat'])} forfeited the game ({why})"))
+        if not winners:
+            self.console.print(Text("Drawn: the game was not decided within the hand limit."))
+        elif self.seat in winners:
+            self.console.print(Text("You win!", style="bold green"))
+        else:
+            self.console.print(Text(f"{self.side(winners[0])} win{'' if len(self.names) == 4 else 's'}."))
+
+    # ---- a decision ----
+
+    def decision(self, view: SeatView, legal: Sequence[Action]) -> tuple[str, list[Action]]:
+        """Show the seat's view and the numbered choices; returns the prompt to ask with and the choices in the
+        order shown (cards in the order of the hand, as it is shown), which the numbers typed refer to."""
+        trump = view.trump
+        choices = in_hand_order(legal, view.hand, trump)
+        self.console.print()
+        status = Text(f"Hand {view.hand_number}, {self.who(view.dealer)} deal{'' if view.dealer == self.seat else 's'}")
+        status.append(", upcard ")
+        status.append_text(self._card(view.upcard, trump))
+        if trump is not None and view.maker is not None:
+            alone = " alone" if view.alone else ""
+            status.append(f"; trump {SUIT_NAMES[trump]} (made by {self.who(view.maker)}{alone})")
+        status.append(f"; scores: {self.scores(view.scores)}")
+        self.console.print(status)
+        if view.phase is Phase.PLAY:
+            won = ", ".join(
+                f"{self.who(s)} {view.tricks_won[s]}" for s in range(view.players) if s not in view.sitting_out
+            )
+            line = Text(f"Trick {len(view.tricks) + 1} (tricks won: {won}): ")
+            if not view.trick:
+                line.append("you lead")
+            for i, (seat, card) in enumerate(view.trick):
+                line.append(f"{', ' if i else ''}{self.who(seat)}{' led' if i == 0 else ''} ")
+                line.append_text(self._card(card, trump))
+            self.console.print(line)
+        self.console.print(self._cards_line("Your cards", [str(c) for c in view.hand], trump))
+        listing = Text("Choices: ")
+        for i, action in enumerate(choices, 1):
+            listing.append(f"{'  ' if i > 1 else ''}{i}) ")
+            if isinstance(action, Play | Discard):
+                listing.append_text(self._card(action.card, trump))
+            else:
+                listing.append(describe(action, view.upcard))
+        self.console.print(listing)
+        return f"{PROMPTS.get(view.phase, 'Your choice')} (? for help): ", choices
+
+    def help(self, lines: Sequence[str]) -> None:
+        """Print the help of ``?``."""
+        for line in lines:
+            self.console.print(Text(line, style="cyan"))
+
+    def problem(self, text: str) -> None:
+        """One line saying why what was typed is not a choice."""
+        self.console.print(Text(text, style="yellow"))
+
+    def say(self, text: str) -> None:
+        """A line of plain text."""
+        self.console.print(Text(text))
+
+    # ---- cards ----
+
+    def _card(self, card: Card, trump: Suit | None) -> Text:
+        style = "red" if card.suit in RED else ""
+        if trump is not None and effective_suit(card, trump) == trump:
+            style += " bold"
+        return Text(str(card), style=style.strip())
+
+    def _cards_line(self, label: str, cards: Sequence[str], trump: Suit | None) -> Text:
+        line = Text(f"{label}: ", style="bold")
+        if not cards:
+            line.append("(not yet: the dealer names trump before seeing the hand)")
+            return line
+        for i, group in enumerate(sort_cards(cards, None if trump is None else str(trump)).split("  ")):
+            line.append("   " if i else "")
+            for j, text in enumerate(group.split()):
+                line.append(" " if j else "")
+                line.append_text(self._card(Card.parse(text), trump))
+        return line
+
+
+def in_hand_order(legal: Sequence[Action], hand: Sequence[Card], trump: Suit | None) -> list[Action]:
+    """The legal actions as they are listed: cards in the order the hand is shown (grouped by suit, trump first, high
+    to low), any card not in the hand (the upcard to discard) after them, other actions as the referee gave them."""
+    shown = sort_cards([str(c) for c in hand], None if trump is None else str(trump)).split()
+    place = {text: i for i, text in enumerate(shown)}
+    return sorted(
+        legal,
+        key=lambda a: place.get(str(a.card), len(place)) if isinstance(a, Play | Discard) else -1,
+    )

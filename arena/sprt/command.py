@@ -1,0 +1,195 @@
+"""``arena sprt NEW BASE``: the command, its live display and its verdict line."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+import click
+
+from arena.errors import ArenaError
+
+if TYPE_CHECKING:  # the CLI loads this module for every command: the run's machinery only when the test runs
+    from arena.sprt.run import SprtState
+
+
+def default_db(new: str, base: str, variant: str) -> Path:
+    """The results file of a test in the current folder: ``sprt-NEW-vs-BASE-VARIANT.db``."""
+    names = [re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(n).stem.removesuffix("_bot")) for n in (new, base)]
+    return Path(f"sprt-{names[0]}-vs-{names[1]}-{variant}.db")
+
+
+def status_line(state: SprtState) -> str:
+    """Games, LLR with its bounds, the Elo estimate with its interval, and the pentanomial counts."""
+    lower, upper = state.test.bounds
+    return (
+        f"games {state.games}  pairs {state.counts.pairs}  LLR {state.llr:+.2f} [{lower:+.2f}, {upper:+.2f}]"
+        f"  {state.estimate}  pairs LL..WW {state.counts}"
+    )
+
+
+def verdict_line(state: SprtState, new: str, base: str, *, seconds: float) -> str:
+    """The one-line verdict: H1 accepted, H0 accepted, or inconclusive at the cap."""
+    test, est = state.test, state.estimate
+    said = {
+        "H1": f"H1 accepted: {new} is at least {test.elo1:g} {test.model} Elo stronger than {base}",
+        "H0": f"H0 accepted: {new} is at most {test.elo0:g} {test.model} Elo stronger than {base}",
+        None: f"inconclusive at the cap: neither H0 ({test.elo0:g}) nor H1 ({test.elo1:g}) accepted",
+    }[state.verdict]
+    return (
+        f"{said} (LLR {state.llr:+.2f}, {state.games} games, {state.counts.pairs} pairs, {est}, "
+        f"{seconds:.0f} s this run)"
+    )
+
+
+class SprtPrinter:
+    """Redraws one status line on a terminal; elsewhere prints one every ``every`` seconds."""
+
+    def __init__(self, stream: TextIO | None = None, every: float = 5.0) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.every = every
+        self.last = 0.0
+        self.drawn = False
+
+    def update(self, state: SprtState, *, force: bool = False) -> None:
+        """Show the state after one more stored game."""
+        now = time.monotonic()
+        if self.tty:
+            self.stream.write(f"\r{status_line(state)}\033[K")
+            self.drawn = True
+        elif force or now - self.last >= self.every:
+            self.last = now
+            self.stream.write(status_line(state) + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        """End the status line."""
+        if self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.drawn = False
+
+
+SPRT_HELP = """Is NEW stronger than BASE? A sequential test on duplicate deals.
+
+\b
+NEW plays BASE on duplicate deals (each deal in both seatings, by fresh bot
+processes) until the sequential probability ratio test accepts H1 (NEW is at
+least --elo1 stronger) or H0 (at most --elo0), or --max-games is reached.
+The pentanomial model counts each deal's pair of games once (docs/sprt.md).
+The games are stored in --db like a tournament's: Ctrl-C stops, the same
+command resumes, and arena ranking --db FILE shows them.
+"""
+
+
+@click.command("sprt", help=SPRT_HELP)
+@click.argument("new")
+@click.argument("base")
+@click.option(
+    "--variant",
+    required=True,
+    help="The rules: two-hand, four-hand, four-hand-32 or british (docs/rules.md); three-hand is refused: docs/sprt.md",
+)
+@click.option(
+    "--option", "option_pairs", multiple=True, metavar="KEY=VALUE", help="Override a rule option (repeatable)."
+)
+@click.option("--elo0", type=float, default=0.0, show_default=True, help="H0: NEW is at most this much stronger.")
+@click.option("--elo1", type=float, default=5.0, show_default=True, help="H1: NEW is at least this much stronger.")
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="The chance of accepting H1 when H0 holds.")
+@click.option("--beta", type=float, default=0.05, show_default=True, help="The chance of accepting H0 when H1 holds.")
+@click.option(
+    "--elo-model",
+    type=click.Choice(["logistic", "normalized"]),
+    default="logistic",
+    show_default=True,
+    help="What --elo0 and --elo1 measure: logistic Elo (the ranking's) or normalised Elo (fishtest's).",
+)
+@click.option(
+    "--partnership",
+    type=click.Choice(["self", "mixed"]),
+    default="self",
+    show_default=True,
+    help="Four-hand: two NEW against two BASE (self), or NEW partnered with BASE against two BASE (mixed).",
+)
+@click.option("--time", "time_control", default="5+0.1", show_default=True, help="Clock per bot and game: BANK+INC.")
+@click.option("--max-decision", type=click.FloatRange(min=0.01), default=10.0, show_default=True, help="Cap per move.")
+@click.option("--jobs", type=click.IntRange(min=1), default=2, show_default=True, help="Matches in parallel.")
+@click.option("--max-games", type=click.IntRange(min=2), default=20000, show_default=True, help="The cap, in games.")
+@click.option("--games-per-match", type=click.IntRange(min=1), default=8, show_default=True, help="Deals per match.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the deal sequence.")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False), help="Results file (default: sprt-NEW-vs-BASE-V.db).")
+@click.option("--trusted-bots", is_flag=True, help="Play even where this host cannot keep bots apart.")
+@click.option("--quiet", is_flag=True, help="No live status line; only the verdict.")
+def sprt_command(**kwargs: Any) -> None:
+    """Run (or resume) an SPRT of NEW against BASE."""
+    from arena.engine.options import parse_option_value
+    from arena.play.clock import TimeControl
+    from arena.sprt.run import SprtRun, name_sides, run_sprt, sprt_pairing
+    from arena.sprt.stats import Sprt
+    from arena.tournament.config import TournamentConfig, rules_problem
+    from arena.tournament.registry import Registry
+    from arena.tournament.run import resolve_entrants
+    from arena.tournament.store import Store
+
+    args = dict(kwargs)
+    options = {}
+    for pair in args["option_pairs"]:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--option")
+        options[key.strip()] = parse_option_value(key.strip(), value)
+    problem = rules_problem(args["variant"], options)
+    if problem:
+        raise ArenaError(problem)
+    TimeControl.parse(args["time_control"], max_decision=args["max_decision"])
+    test = Sprt(args["elo0"], args["elo1"], args["alpha"], args["beta"], args["elo_model"])
+    lookup = Registry.default().lookup
+    (new,) = resolve_entrants([args["new"]], lookup).values()
+    (base,) = resolve_entrants([args["base"]], lookup).values()
+    new, base = name_sides(new, base)
+    config = TournamentConfig(
+        name=f"sprt {new.name} vs {base.name}",
+        variant=args["variant"],
+        options=options,
+        entrants=[new.name, base.name],
+        games_per_pairing=args["max_games"] // 2,
+        games_per_match=args["games_per_match"],
+        time=args["time_control"],
+        max_decision=args["max_decision"],
+        seed=args["seed"],
+        partnership=args["partnership"],
+        trusted_bots=args["trusted_bots"],
+    )
+    pairing, copies = sprt_pairing(config, new.name, base.name)
+    commands = {new.name: new, base.name: base}
+    for name in copies:
+        commands[name] = dataclasses.replace(base, name=name)
+    run = SprtRun(config, test, commands, pairing)
+    db = Path(args["db_path"]) if args["db_path"] else default_db(args["new"], args["base"], args["variant"])
+    printer = None if args["quiet"] else SprtPrinter()
+    started = time.monotonic()
+    with Store.open(db) as store:
+        state, interrupted = run_sprt(
+            run,
+            store,
+            jobs=args["jobs"],
+            log_dir=str(db.with_suffix("")) + "-logs",
+            on_progress=printer.update if printer else None,
+        )
+    if printer:
+        printer.update(state, force=True)
+        printer.close()
+    for error in state.errors:
+        click.echo(f"warning: {error}", err=True)
+    if interrupted:
+        click.echo(
+            f"Interrupted: {state.games} games stored in {db}, {status_line(state)}. Run the same command to resume.",
+            err=True,
+        )
+        raise SystemExit(130)
+    click.echo(verdict_line(state, new.name, base.name, seconds=time.monotonic() - started))

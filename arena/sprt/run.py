@@ -1,0 +1,326 @@
+"""Runs an SPRT: NEW against BASE on duplicate deals, pair by pair, until the test decides or the cap is reached.
+
+It is a tournament of one pairing with no fixed end, on the tournament machinery: the schedule's games and
+matches (each deal in both seatings, each seating in its own bot processes), the executor, and the store, which
+keeps every game under a key that stays the same across runs. Deals are handed out in order, a block of
+``games_per_match`` deals at a time (one match per seating). A pair counts once both of its games are stored.
+
+Resuming is the same command: the stored games are replayed in the order they were stored, the test is checked
+after each completed pair exactly as the live run checked it, and play goes on with the games still missing, so
+no game is played twice and an interrupted test ends as an unbroken one would.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.engine.options import make_rules
+from arena.engine.record import GameRecord
+from arena.play.botproc import BotCommand
+from arena.play.cpus import idlest
+from arena.play.matchspec import MatchSpec
+from arena.play.sandbox import require_isolation
+from arena.sprt.stats import Estimate, Pentanomial, Sprt, SprtError, Verdict, estimate
+from arena.tournament.config import TournamentConfig
+from arena.tournament.executor import Executor, LocalExecutor
+from arena.tournament.growth import entrant_digests
+from arena.tournament.ranking import cluster_of
+from arena.tournament.run import record_failure
+from arena.tournament.schedule import Pairing, PlannedGame, pairing_matches, pairings_for, plan_games
+from arena.tournament.store import Store
+
+SETTINGS_META = "sprt.settings"
+ENTRANTS_META = "sprt.entrants"
+
+
+def name_sides(new: BotCommand, base: BotCommand) -> tuple[BotCommand, BotCommand]:
+    """NEW and BASE under names that tell them apart (``random-new`` and ``random-base`` when both are ``random``)."""
+    if new.name != base.name:
+        return new, base
+    return dataclasses.replace(new, name=f"{new.name}-new"), dataclasses.replace(base, name=f"{base.name}-base")
+
+
+def sprt_pairing(config: TournamentConfig, new: str, base: str) -> tuple[Pairing, dict[str, str]]:
+    """The pairing NEW plays BASE in, and the extra process names it needs (name -> whose copy it is).
+
+    Two-hand: the two bots, each deal in both seatings. Four-hand ``self``: a team of two NEW against two BASE, the
+    teams changing sides. Four-hand ``mixed``: NEW partnered with a copy of BASE (``BASE-partner``) against two BASE,
+    the teams changing sides, so that NEW's side holds each deal's both hands. Three-hand is refused: a deal has three
+    seatings and NEW against BASE needs a third player, so its results do not come in pairs.
+    """
+    players = make_rules(config.variant, config.options).players
+    if players == 3:
+        raise SprtError(
+            "three-hand is not supported: a cutthroat deal has three seatings, not two, and NEW against BASE needs a "
+            "third player, so its results do not come in the pairs the pentanomial model counts (use a gauntlet)"
+        )
+    if players == 4 and config.partnership == "mixed":
+        partner = f"{base}-partner"
+        swap = (3, 0, 1, 2)
+        return Pairing(f"{new}+{partner}|{base}+{base}", (new, base, partner, base), ((0, 1, 2, 3), swap)), {
+            partner: base
+        }
+    return pairings_for([new, base], players, "self")[0], {}
+
+
+def new_points(record: GameRecord, new: str) -> float:
+    """NEW's score in one game: 1 if its side won, 0.5 if the game was drawn (the hand limit), else 0."""
+    winners = record["winners"]
+    if not winners:
+        return 0.5
+    return 1.0 if any(record["players"][seat] == new for seat in winners) else 0.0
+
+
+@dataclass
+class SprtState:
+    """The test as it stands: pair counts, LLR, verdict, and what a display shows."""
+
+    test: Sprt
+    counts: Pentanomial = field(default_factory=Pentanomial)
+    llr: float = 0.0
+    verdict: Verdict | None = None
+    games: int = 0  # games stored, whether or not their pair is complete
+    started: float = field(default_factory=time.monotonic)
+    played_now: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def estimate(self) -> Estimate:
+        """NEW's Elo over BASE from the pairs so far."""
+        return estimate(self.counts)
+
+
+class PairBook:
+    """Game results by deal; a pair is complete once every seating of its deal is in."""
+
+    def __init__(self, new: str, seatings: int) -> None:
+        self.new, self.seatings = new, seatings
+        self._open: dict[str, list[float]] = {}
+
+    def add(self, key: str, record: GameRecord) -> float | None:
+        """Count one game; return the pair's points for NEW when this game completes its pair, else None."""
+        deal = cluster_of(key)
+        points = self._open.setdefault(deal, [])
+        points.append(new_points(record, self.new))
+        if len(points) < self.seatings:
+            return None
+        del self._open[deal]
+        return sum(points)
+
+
+@dataclass
+class SprtRun:
+    """Everything a run of the test needs besides the store."""
+
+    config: TournamentConfig  # entrants [NEW, BASE]; games_per_pairing is the cap in pairs
+    test: Sprt
+    commands: dict[str, BotCommand]  # NEW, BASE (and BASE's partner copy in mixed four-hand)
+    pairing: Pairing
+
+    @property
+    def new(self) -> str:
+        """NEW's name in the records."""
+        return self.config.entrants[0]
+
+    def settings(self) -> dict[str, Any]:
+        """What decides the games and the test: a resumed run must have the same (the cap and jobs may change)."""
+        free = {"name", "games_per_pairing", "jobs", "pin", "rating", "trusted_bots", "executor"}
+        games = self.config.model_dump(mode="json", exclude=free)
+        return {**games, "test": dataclasses.asdict(self.test)}
+
+
+def bind(store: Store, run: SprtRun) -> None:
+    """Tie ``store`` to this test; refuse one that holds another test, or the same test with changed bots."""
+    settings = run.settings()
+    text = json.dumps(settings, sort_keys=True)
+    fingerprint = hashlib.sha256(text.encode()).hexdigest()[:16]
+    known = store.get_meta(SETTINGS_META)
+    if known is None and store.get_meta("config.fingerprint") is not None:
+        raise SprtError(f"{store.path}: holds a tournament, not an SPRT; pass --db to use another file")
+    if known is not None and known != text:
+        before = json.loads(known)
+        changed = [k for k in sorted(before.keys() | settings.keys()) if before.get(k) != settings.get(k)]
+        if "test" in changed:  # name the test's own settings: elo1, alpha, ...
+            changed.remove("test")
+            changed += [k for k, v in settings["test"].items() if before["test"].get(k) != v]
+        raise SprtError(
+            f"{store.path}: holds an SPRT with other settings ({', '.join(changed)} changed); run it with the same "
+            "settings to resume (only --max-games and --jobs may change), or pass --db for a new test"
+        )
+    digests = json.dumps(entrant_digests(run.commands), sort_keys=True)
+    stored = store.get_meta(ENTRANTS_META)
+    if stored is not None and stored != digests:
+        raise SprtError(
+            f"{store.path}: the bots changed since this test started ({stored} -> {digests}); a changed bot is a new "
+            "test: pass --db to start one"
+        )
+    if known is None:
+        store.set_meta(SETTINGS_META, text)
+        store.set_meta(ENTRANTS_META, digests)
+        # a tournament run on this file finds a config that is not its own, and refuses it
+        store.set_meta("config.name", run.config.name)
+        store.set_meta("config.fingerprint", fingerprint)
+
+
+def replay(store: Store, run: SprtRun) -> tuple[SprtState, PairBook]:
+    """The test's state from the stored games, checked after each completed pair in the order they were stored."""
+    state = SprtState(run.test)
+    book = PairBook(run.new, len(run.pairing.rotations))
+    for _, key, record in store.records():
+        _count(state, book, key, record)
+    return state, book
+
+
+def _count(state: SprtState, book: PairBook, key: str, record: GameRecord) -> bool:
+    """Count one stored game; True if it completed a pair."""
+    state.games += 1
+    points = book.add(key, record)
+    if points is None or state.verdict is not None:  # pairs after the verdict do not move it
+        return points is not None
+    state.counts = state.counts.add(points)
+    state.llr = state.test.llr(state.counts)
+    state.verdict = state.test.verdict(state.llr)
+    return True
+
+
+def _planned(run: SprtRun, done: set[str], log_dir: str) -> Iterator[tuple[MatchSpec, list[str]]]:
+    """The matches still to play, deals in order, a block of ``games_per_match`` deals at a time."""
+    games = plan_games(run.config, run.pairing)
+    block = run.config.games_per_match
+    by_deal: dict[int, list[PlannedGame]] = {}
+    for game in games:
+        by_deal.setdefault(game.deal, []).append(game)
+    for start in range(0, run.config.games_per_pairing, block):
+        todo = [g for deal in range(start, start + block) for g in by_deal.get(deal, []) if g.key not in done]
+        if todo:
+            yield from pairing_matches(run.config, run.commands, run.pairing, todo, log_dir=log_dir)
+
+
+def run_sprt(
+    run: SprtRun,
+    store: Store,
+    *,
+    jobs: int,
+    log_dir: str,
+    executor: Executor | None = None,
+    on_progress: Callable[[SprtState], None] | None = None,
+) -> tuple[SprtState, bool]:
+    """Play until the test decides or every deal up to the cap is played; return the state and whether interrupted.
+
+    Ctrl-C (or SIGTERM) stops it cleanly: the games finished are kept and the same call resumes. One run of a test at
+    a time (the store's run lock).
+    """
+    with store.exclusive_run():
+        if executor is None or isinstance(executor, LocalExecutor):
+            require_isolation(run.config.trusted_bots)
+        bind(store, run)
+        state, book = replay(store, run)
+        if state.verdict is not None:
+            return state, False
+        return _play(run, store, state, book, jobs=jobs, log_dir=log_dir, executor=executor, on_progress=on_progress)
+
+
+def _play(
+    run: SprtRun,
+    store: Store,
+    state: SprtState,
+    book: PairBook,
+    *,
+    jobs: int,
+    log_dir: str,
+    executor: Executor | None,
+    on_progress: Callable[[SprtState], None] | None,
+) -> tuple[SprtState, bool]:
+    executor = executor or LocalExecutor()
+    planned = _planned(run, store.game_keys(), log_dir)
+    handing = threading.Lock()
+    stopping = threading.Event()
+    results: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
+    cores = idlest(jobs) if run.config.pin else []
+
+    def worker(slot: int) -> None:
+        while not stopping.is_set():
+            with handing:
+                item = next(planned, None)
+            if item is None:
+                return
+            spec, keys = item
+            if cores:
+                spec = spec.model_copy(update={"cpus": [cores[slot]]})
+            error = executor.run(spec, _forward(results, spec.match_id, keys))
+            results.put(("match", spec.match_id, error))
+
+    threads = [threading.Thread(target=worker, args=(slot,), daemon=True) for slot in range(jobs)]
+    for thread in threads:
+        thread.start()
+    interrupted = False
+    try:
+        while any(t.is_alive() for t in threads) or not results.empty():
+            try:
+                kind, key, payload = results.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if kind == "match":
+                if payload and not stopping.is_set():
+                    state.errors.append(f"match {key}: {payload}")
+                    record_failure(store, key, payload)
+                continue
+            _store(store, state, book, key, payload)
+            if on_progress:
+                on_progress(state)
+            if state.verdict is not None and not stopping.is_set():
+                stopping.set()
+                executor.cancel()  # the matches still running are cut short: the test has decided
+    except KeyboardInterrupt:
+        interrupted = True
+        stopping.set()
+        executor.cancel()
+        _drain(results, threads, store, state, book)
+    for thread in threads:
+        thread.join(timeout=10)
+    return state, interrupted
+
+
+def _store(store: Store, state: SprtState, book: PairBook, key: str, payload: tuple[str, GameRecord]) -> None:
+    match_id, record = payload
+    store.add_game(key, match_id, record)
+    state.played_now += 1
+    _count(state, book, key, record)
+
+
+def _drain(
+    results: queue.Queue[tuple[str, Any, Any]],
+    threads: list[threading.Thread],
+    store: Store,
+    state: SprtState,
+    book: PairBook,
+) -> None:
+    """Store the games that finished before the cancel (a second Ctrl-C meanwhile is the caller's)."""
+    while True:
+        try:
+            kind, key, payload = results.get(timeout=0.5)
+        except queue.Empty:
+            if not any(t.is_alive() for t in threads):
+                return
+            continue
+        if kind == "game" and key not in store.game_keys():
+            _store(store, state, book, key, payload)
+
+
+def _forward(
+    results: queue.Queue[tuple[str, Any, Any]], match_id: str, keys: list[str]
+) -> Callable[[GameRecord], None]:
+    """The on_game callback of one match: queue each game for the main thread under its key."""
+
+    def on_game(record: GameRecord) -> None:
+        results.put(("game", keys[record["game_index"]], (match_id, record)))
+
+    return on_game

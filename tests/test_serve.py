@@ -1,0 +1,159 @@
+"""A referee that serves matches in turn (``python -m arena.play.referee --serve``) and the executor that keeps one
+per tournament slot: bot processes carry over to the next match only where no process can meet a deal twice.
+
+Real referee processes, real probe bots (tests/bots/probe.py dumps every frame it is told, with the process that got
+it), real sockets.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from probing import match, probe, read_dump
+
+from arena.play.botproc import BotCommand
+from arena.play.matchspec import MatchSpec
+from arena.tournament.config import TournamentConfig
+from arena.tournament.executor import LocalExecutor
+from arena.tournament.run import chains
+from arena.tournament.schedule import plan_matches
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def serve(specs: list[MatchSpec]) -> list[dict[str, Any]]:
+    """Feed ``specs`` to one serving referee process; every line it wrote."""
+    lines = "".join(spec.model_dump_json() + "\n" for spec in specs)
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.play.referee", "--serve"],
+        input=lines.encode(),
+        capture_output=True,
+        timeout=100,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def two_hand(tmp_path: Path, games: list[tuple[int, list[int]]], **settings: Any) -> MatchSpec:
+    """A two-hand match of two probes dumping what they are told (the same dump files for every match)."""
+    bots = [probe("ann", "--dump", tmp_path / "ann.jsonl"), probe("bob", "--dump", tmp_path / "bob.jsonl")]
+    return match(tmp_path, bots, games, variant="two-hand", options={"points_to_win": 3}, **settings)
+
+
+def processes(dump: Path) -> list[str]:
+    """The processes of a probe in the order they were first told anything."""
+    seen: list[str] = []
+    for entry in read_dump(dump):
+        if entry["proc"] not in seen:
+            seen.append(entry["proc"])
+    return seen
+
+
+def test_the_next_match_of_new_deals_is_played_by_the_same_processes_as_one_longer_match(tmp_path: Path) -> None:
+    first = two_hand(tmp_path, [(11, [0, 1]), (12, [0, 1])])
+    second = two_hand(tmp_path, [(13, [0, 1]), (14, [0, 1])]).model_copy(update={"match_id": first.match_id + "b"})
+    out = serve([first, second])
+    assert [m["type"] for m in out] == ["game", "game", "match_done", "game", "game", "match_done"]
+    records = [m["record"] for m in out if m["type"] == "game"]
+    assert [(r["match_id"], r["game_index"]) for r in records] == [
+        (first.match_id, 0),
+        (first.match_id, 1),
+        (second.match_id, 0),
+        (second.match_id, 1),
+    ]
+    assert [r["seed"] for r in records] == [11, 12, 13, 14]
+    assert all(not r["violations"] and "forfeit" not in r for r in records)
+    for name in ("ann", "bob"):
+        dump = tmp_path / f"{name}.jsonl"
+        assert len(processes(dump)) == 1  # one process played all four games
+        told = [e["msg"] for e in read_dump(dump)]
+        assert [m["game"] for m in told if m["type"] == "game_start"] == [0, 1, 2, 3]  # the games count on
+        assert [m["type"] for m in told].count("match_end") == 1 and told[-1]["type"] == "match_end"
+        logs = [
+            tmp_path / "logs" / f"{spec.match_id}-bot{0 if name == 'ann' else 1}-{name}.log" for spec in (first, second)
+        ]
+        assert os.path.samefile(*logs)  # each match's log name leads to the one log of the process
+
+
+@pytest.mark.parametrize(
+    ("what", "change"),
+    [
+        ("the other rotation of a deal it played", {"games": [(12, [1, 0])]}),
+        ("another clock", {"games": [(13, [0, 1])], "time": "4+0.1"}),
+    ],
+)
+def test_a_match_that_would_show_a_process_a_deal_twice_or_other_rules_gets_fresh_processes(
+    tmp_path: Path, what: str, change: dict[str, Any]
+) -> None:
+    first = two_hand(tmp_path, [(11, [0, 1]), (12, [0, 1])])
+    games = change.pop("games")
+    second = two_hand(tmp_path, games, **change)
+    out = serve([first, second])
+    assert [m["type"] for m in out] == ["game", "game", "match_done", "game", "match_done"], what
+    for name in ("ann", "bob"):
+        dump = tmp_path / f"{name}.jsonl"
+        old, new = processes(dump)
+        told = read_dump(dump)
+        ends = [i for i, e in enumerate(told) if e["msg"]["type"] == "match_end"]
+        assert len(ends) == 2, what  # each match ended for its own processes
+        assert all(e["proc"] == old for e in told[: ends[0] + 1]) and all(e["proc"] == new for e in told[ends[0] + 1 :])
+        starts = [(e["proc"], e["msg"]["game"]) for e in told if e["msg"]["type"] == "game_start"]
+        assert starts == [(old, 0), (old, 1), (new, 0)]
+
+
+def test_the_executor_keeps_a_referee_per_thread_and_replaces_one_that_died(tmp_path: Path) -> None:
+    executor = LocalExecutor()
+    specs = [two_hand(tmp_path, [(20 + i, [0, 1])]).model_copy(update={"match_id": f"m{i}"}) for i in range(3)]
+    got: list[tuple[str, int]] = []
+    errors: list[str | None] = []
+
+    def slot() -> None:
+        try:
+            errors.append(executor.run(specs[0], lambda r: got.append((r["match_id"], r["seed"]))))
+            referee = executor._servers[threading.get_ident()].process
+            errors.append(executor.run(specs[1], lambda r: got.append((r["match_id"], r["seed"]))))
+            assert executor._servers[threading.get_ident()].process is referee  # the same referee served both
+            referee.kill()  # a referee that died between matches is replaced for the next
+            referee.wait()
+            errors.append(executor.run(specs[2], lambda r: got.append((r["match_id"], r["seed"]))))
+            assert executor._servers[threading.get_ident()].process is not referee
+        finally:
+            executor.release()
+
+    thread = threading.Thread(target=slot)
+    thread.start()
+    thread.join(100)
+    assert not thread.is_alive()
+    assert got == [("m0", 20), ("m1", 21), ("m2", 22)]
+    assert errors == [None, None, None]
+    assert executor._servers == {}  # released: nothing left running
+    assert len(processes(tmp_path / "ann.jsonl")) == 2  # one process for m0 and m1, a new one with the new referee
+
+
+@pytest.mark.parametrize("variant", ["two-hand", "three-hand", "four-hand"])
+def test_a_tournament_hands_each_slot_whole_chains_of_one_pairing_in_one_rotation(variant: str, tmp_path: Path) -> None:
+    config = TournamentConfig(
+        name="t", variant=variant, entrants=["a", "b", "c"], games_per_pairing=20, games_per_match=8, seed=5
+    )
+    commands = {name: BotCommand(name, (sys.executable, f"{name}.py")) for name in config.entrants}
+    matches = plan_matches(config, commands, done=set(), log_dir=str(tmp_path))
+    grouped = chains(matches)
+    assert sorted(spec.match_id for chain in grouped for spec, _ in chain) == sorted(s.match_id for s, _ in matches)
+    assert [len(chain) for chain in grouped] == sorted((len(chain) for chain in grouped), reverse=True)
+    for chain in grouped:
+        seatings = {tuple(g.seating) for spec, _ in chain for g in spec.games}
+        assert len(seatings) == 1  # one rotation
+        seeds = [g.seed for spec, _ in chain for g in spec.games]
+        assert len(seeds) == len(set(seeds)) == 20  # every deal of the pairing once
+        assert len({tuple(b.name for b in spec.bots) for spec, _ in chain}) == 1  # one pairing
+    rotations = {2: 2, 3: 3, 4: 2}[len(grouped[0][0][0].games[0].seating)]
+    pairings = {"two-hand": 3, "three-hand": 1, "four-hand": 3}[variant]
+    assert len(grouped) == pairings * rotations
