@@ -7,7 +7,7 @@ what a player remembers: the cards played, who showed out of which suit, which c
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from arena.engine.actions import Action, Call, DefendAlone, NameTrump, OrderUp, Play, action_from_json
@@ -181,9 +181,9 @@ class Table:
     def _facts(self) -> dict[str, Any]:
         """The VIEW_FIELDS of this picture as a SeatView holds them (tuples, seats sitting out in order)."""
         facts = {name: getattr(self, name) for name in VIEW_FIELDS}
-        for name, value in facts.items():
-            if isinstance(value, list | set):
-                facts[name] = tuple(sorted(value) if isinstance(value, set) else value)
+        for name in _LISTS:
+            facts[name] = tuple(facts[name])
+        facts["sitting_out"] = tuple(sorted(self.sitting_out))
         return facts
 
     def sync(self, view: SeatView) -> None:
@@ -276,3 +276,7 @@ class Table:
     def mismatches(self, view: SeatView) -> list[str]:
         """Fields in which this picture differs from the referee's view (empty when they agree)."""
         return [name for name, value in self._facts().items() if getattr(view, name) != value]
+
+
+_LISTS = tuple(f.name for f in fields(Table) if f.default_factory is list and f.name in VIEW_FIELDS)
+"""The Table's list fields among VIEW_FIELDS (a SeatView holds them as tuples)."""
