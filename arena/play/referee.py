@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -219,6 +220,15 @@ class Referee:
                 process.kill()
         self.hub.close()
         unpin(self._affinity)
+
+    def close_in_background(self) -> threading.Thread:
+        """Close the match in a thread of its own, so that the next match's bots start meanwhile; this thread is
+        unpinned now (bots it starts next must start up on every core)."""
+        unpin(self._affinity)
+        self._affinity = None
+        closing = threading.Thread(target=self.close, name=f"close {self.spec.match_id}", daemon=True)
+        closing.start()
+        return closing
 
     def carry_on(self, spec: MatchSpec) -> bool:
         """Play ``spec`` next with the same bot processes, if that is allowed; False: close this match and start anew.
@@ -571,10 +581,12 @@ def serve(specs: Iterator[MatchSpec], emit: Callable[[dict[str, Any]], None]) ->
     """Play the matches ``specs`` yields one after another, carrying bot processes over where ``carry_on`` allows;
     each game, then a ``match_done`` line, goes to ``emit``."""
     referee: Referee | None = None
+    closing: list[threading.Thread] = []
     try:
         for spec in specs:
             if referee is not None and not referee.carry_on(spec):
-                referee.close()
+                closing = [thread for thread in closing if thread.is_alive()]
+                closing.append(referee.close_in_background())  # its bots end while the next ones start
                 referee = None
             failures: list[tuple[int, Violation]] = []
             if referee is None:
@@ -585,6 +597,8 @@ def serve(specs: Iterator[MatchSpec], emit: Callable[[dict[str, Any]], None]) ->
     finally:
         if referee is not None:
             referee.close()
+        for thread in closing:
+            thread.join()
 
 
 def main() -> None:
