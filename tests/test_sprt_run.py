@@ -75,6 +75,12 @@ def test_a_decided_test_is_not_played_again_and_its_settings_may_not_change(
     assert changed.returncode == 2
     assert "holds an SPRT with other settings (elo1 changed)" in changed.stderr
     assert stored(db) == before
+    config = db.with_suffix(".toml")
+    config.write_text('variant = "two-hand"\nentrants = ["heuristic", "random"]\n')
+    tournament = arena("tournament", "run", str(config), "--db", str(db), "--quiet")
+    assert tournament.returncode == 2
+    assert "holds the SPRT test" in tournament.stderr and "resume it with arena sprt" in tournament.stderr
+    assert stored(db) == before
 
 
 @pytest.mark.slow

@@ -60,6 +60,11 @@ def bind(store: Store, config: TournamentConfig, commands: dict[str, BotCommand]
         _save(store, config, now, digests)
         return []
     before = store.get_meta("config.settings")
+    if before is None and store.get_meta("sprt.settings") is not None:
+        raise GrowthError(
+            f"{store.path}: this database holds the SPRT test {store.get_meta('config.name')!r}, not a tournament: "
+            "resume it with arena sprt, or pass --db to start the tournament in another file"
+        )
     known = _parse_entrants(store.get_meta("entrants"))
     if before is None:  # written before tournaments could grow: only the very same tournament may resume
         if fingerprint != config.fingerprint():
