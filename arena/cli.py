@@ -581,6 +581,7 @@ def tournament_run(
         executor_kind or ("dask" if scheduler else where.kind),
         scheduler=scheduler or where.scheduler,
         shared=where.shared,
+        connect_timeout=where.connect_timeout,
         pin=config.pin,
         stall_timeout=stall_timeout,
     )

@@ -262,9 +262,10 @@ def test_the_dask_executor_without_dask_installed_says_how_to_get_it(tmp_path: P
     assert done.stderr.strip() == "Error: the dask executor needs Dask: pip install 'euchre-arena[dask]'"
 
 
-@pytest.mark.slow  # the client tries for its whole connect timeout
+@pytest.mark.slow  # the client tries for its whole connect timeout (1.5 s here)
 def test_an_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
     path = write_config(tmp_path)
+    path.write_text(path.read_text() + "\n[executor]\nconnect_timeout = 1.5\n")  # the default waits 10 s
     done = arena("tournament", "run", str(path), "--scheduler", "tcp://127.0.0.1:9", "--quiet", timeout=60)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()

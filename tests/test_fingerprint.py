@@ -199,6 +199,7 @@ ACCEPTED = {
     "jobs": "jobs = 2",
     "pin": "pin = false",
     "rating": "[rating]\nbootstrap = 50\nconfidence = 0.9\nk = 24.0",
+    "executor": '[executor]\nkind = "local"\nscheduler = "tcp://127.0.0.1:8786"\nshared = ["/srv/bots"]',
 }
 
 

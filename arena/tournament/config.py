@@ -78,6 +78,7 @@ class ExecutorSettings(BaseModel):
         description="Folders the workers see at the same path (a shared filesystem): bots there are not shipped, "
         "only checked by hash on the worker",
     )
+    connect_timeout: float = Field(default=10.0, gt=0, description="Seconds to wait for the Dask scheduler to answer")
 
     @field_validator("shared")
     @classmethod

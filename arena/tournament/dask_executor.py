@@ -97,8 +97,11 @@ class DaskExecutor:
 
     @classmethod
     @contextlib.contextmanager
-    def connect(cls, address: str | None, **options: Any) -> Iterator[DaskExecutor]:
-        """An executor on the scheduler at ``address`` (else ``DASK_SCHEDULER_ADDRESS``), closed on the way out."""
+    def connect(
+        cls, address: str | None, *, timeout: float = CONNECT_TIMEOUT, **options: Any
+    ) -> Iterator[DaskExecutor]:
+        """An executor on the scheduler at ``address`` (else ``DASK_SCHEDULER_ADDRESS``), closed on the way out;
+        ``timeout``: seconds to reach it."""
         address = address or os.environ.get("DASK_SCHEDULER_ADDRESS")
         if not address:
             raise ArenaError(
@@ -106,7 +109,7 @@ class DaskExecutor:
                 '"..." in the config\'s [executor] table'
             )
         try:
-            client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+            client = Client(address, timeout=timeout, set_as_default=False)
         except OSError as exc:
             raise ArenaError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
         try:

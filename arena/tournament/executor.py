@@ -193,6 +193,7 @@ def open_executor(
     *,
     scheduler: str | None = None,
     shared: tuple[str, ...] = (),
+    connect_timeout: float = 10.0,
     pin: bool = True,
     stall_timeout: float | None = None,
 ) -> Iterator[tuple[Executor, int | None]]:
@@ -207,7 +208,9 @@ def open_executor(
         if exc.name is None or exc.name.split(".")[0] not in ("dask", "distributed"):
             raise
         raise ArenaError("the dask executor needs Dask: pip install 'euchre-arena[dask]'") from None
-    with DaskExecutor.connect(scheduler, shared=shared, pin=pin, stall_timeout=stall_timeout) as executor:
+    with DaskExecutor.connect(
+        scheduler, timeout=connect_timeout, shared=shared, pin=pin, stall_timeout=stall_timeout
+    ) as executor:
         yield executor, 2 * executor.capacity()
 
 

@@ -19,8 +19,8 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.schedule import plan_games, scheduled_pairings
 from arena.tournament.store import Store
 
-FREE = {"jobs", "pin", "rating", "trusted_bots"}
-"""Config keys that never change a game: they may differ from run to run."""
+FREE = {"jobs", "pin", "rating", "trusted_bots", "executor"}
+"""Config keys that never change a game: they may differ from run to run (where matches run among them)."""
 
 GROWING = "games_per_pairing"
 """The one setting that may change (upwards): the tournament plays more deal sequences."""
