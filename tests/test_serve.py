@@ -28,9 +28,16 @@ from arena.tournament.schedule import plan_matches
 pytestmark = pytest.mark.timeout(120)
 
 
-def serve(specs: list[MatchSpec]) -> list[dict[str, Any]]:
-    """Feed ``specs`` to one serving referee process; every line it wrote."""
-    lines = "".join(spec.model_dump_json() + "\n" for spec in specs)
+def serve(specs: list[MatchSpec], hints: list[MatchSpec | None] | None = None) -> list[dict[str, Any]]:
+    """Feed ``specs`` to one serving referee process (each with the hint of the match after it, if given); every
+    line it wrote."""
+    if hints is None:
+        lines = "".join(spec.model_dump_json() + "\n" for spec in specs)
+    else:
+        lines = "".join(
+            json.dumps({"spec": spec.model_dump(mode="json"), "next": hint and hint.model_dump(mode="json")}) + "\n"
+            for spec, hint in zip(specs, hints, strict=True)
+        )
     done = subprocess.run(
         [sys.executable, "-m", "arena.play.referee", "--serve"],
         input=lines.encode(),
@@ -157,3 +164,36 @@ def test_a_tournament_hands_each_slot_whole_chains_of_one_pairing_in_one_rotatio
     rotations = {2: 2, 3: 3, 4: 2}[len(grouped[0][0][0].games[0].seating)]
     pairings = {"two-hand": 3, "three-hand": 1, "four-hand": 3}[variant]
     assert len(grouped) == pairings * rotations
+
+
+def test_the_next_match_named_in_advance_has_its_bots_started_while_the_current_one_plays(tmp_path: Path) -> None:
+    first = two_hand(tmp_path, [(11, [0, 1]), (12, [0, 1]), (13, [0, 1])])
+    slow = probe("ann", "--dump", tmp_path / "ann.jsonl", "--think", "2:1:1.5")  # the first match lasts 1.5 s more
+    first = first.model_copy(update={"bots": [slow, first.bots[1]]})
+    second = two_hand(tmp_path, [(11, [1, 0]), (14, [1, 0])])  # the other rotation of a deal: fresh processes
+    out = serve([first, second], [second, None])
+    assert [m["type"] for m in out] == ["game"] * 3 + ["match_done", "game", "game", "match_done"]
+    for name in ("ann", "bob"):
+        told = read_dump(tmp_path / f"{name}.jsonl")
+        old, new = processes(tmp_path / f"{name}.jsonl")
+        welcomed = next(e["t"] for e in told if e["proc"] == new and e["msg"]["type"] == "welcome")
+        last_game_end = max(e["t"] for e in told if e["proc"] == old and e["msg"]["type"] == "game_end")
+        assert welcomed < last_game_end  # shaken hands with before the first match was over
+        # and they live through their match (bots die with the thread that started them: it must not end first)
+        assert [e["msg"]["game"] for e in told if e["proc"] == new and e["msg"]["type"] == "game_start"] == [0, 1]
+
+
+def test_a_match_prepared_in_advance_but_not_played_next_is_ended(tmp_path: Path) -> None:
+    first = two_hand(tmp_path, [(11, [0, 1])])
+    announced = two_hand(tmp_path, [(11, [1, 0])])
+    instead = two_hand(tmp_path, [(11, [1, 0])], time="4+0.1")
+    out = serve([first, instead], [announced, None])
+    assert [m["type"] for m in out] == ["game", "match_done", "game", "match_done"]
+    for name in ("ann", "bob"):
+        dump = tmp_path / f"{name}.jsonl"
+        procs = processes(dump)
+        assert len(procs) == 3  # the first match's, the announced match's (ended unused), the match played
+        told = read_dump(dump)
+        starts = [e["proc"] for e in told if e["msg"]["type"] == "game_start"]
+        assert starts == [procs[0], procs[2]]
+        assert sum(e["msg"]["type"] == "match_end" for e in told) == 3  # every process was told the end

@@ -85,6 +85,16 @@ def pin_match(cores: list[int] | None, pids: list[int]) -> set[int] | None:
     return before
 
 
+_AT_START = set(available())  # the cores this process was given, before any pinning
+
+
+def unpin_thread() -> None:
+    """Let the calling thread run on every core the process was given (a thread starts with its creator's pinning)."""
+    if _AT_START and hasattr(os, "sched_setaffinity"):
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, _AT_START)
+
+
 def unpin(before: set[int] | None) -> None:
     """Give the calling thread back the affinity ``pin_match`` returned."""
     if before is not None:

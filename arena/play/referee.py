@@ -12,7 +12,7 @@ import itertools
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -26,7 +26,7 @@ from arena.engine.record import GameRecord
 from arena.errors import ArenaError
 from arena.play.botproc import BotCommand, BotProcess
 from arena.play.clock import TimeControl
-from arena.play.cpus import pin_match, unpin
+from arena.play.cpus import pin_match, unpin, unpin_thread
 from arena.play.matchspec import MatchSpec
 from arena.play.protocol import (
     ActionReply,
@@ -85,6 +85,7 @@ class Referee:
         self._affinity: set[int] | None = None  # this thread's cores before the match was pinned
         self.log_dir = Path(spec.log_dir)
         self.dealt: set[int] = set()  # seeds of the games these processes played (or started): see carry_on
+        self.closed = threading.Event()  # set when the match is closed and its bots are gone
         self.games_before = 0  # games these processes played in earlier matches (carry_on)
 
     # ---- lifecycle ----
@@ -220,6 +221,7 @@ class Referee:
                 process.kill()
         self.hub.close()
         unpin(self._affinity)
+        self.closed.set()
 
     def close_in_background(self) -> threading.Thread:
         """Close the match in a thread of its own, so that the next match's bots start meanwhile; this thread is
@@ -230,6 +232,16 @@ class Referee:
         closing.start()
         return closing
 
+    def could_carry_on(self, spec: MatchSpec, current: MatchSpec | None = None) -> bool:
+        """Whether ``spec`` is the same match but for its id and deals, none of them dealt to these processes (nor
+        in ``current``, a match about to be played by them): the conditions of ``carry_on`` that do not depend on
+        how the bots fare."""
+        same = {"match_id", "games"}
+        if spec.model_dump(exclude=same) != self.spec.model_dump(exclude=same):
+            return False
+        dealt = self.dealt | ({game.seed for game in current.games} if current is not None else set())
+        return not dealt & {game.seed for game in spec.games}
+
     def carry_on(self, spec: MatchSpec) -> bool:
         """Play ``spec`` next with the same bot processes, if that is allowed; False: close this match and start anew.
 
@@ -239,10 +251,7 @@ class Referee:
         cards it held (duplicate rotations are played by fresh processes). To the bots it is one longer match: no
         ``match_end`` between the two, game numbers go on, strikes start again at zero.
         """
-        same = {"match_id", "games"}
-        if spec.model_dump(exclude=same) != self.spec.model_dump(exclude=same):
-            return False
-        if self.dealt & {game.seed for game in spec.games}:
+        if not self.could_carry_on(spec):
             return False
         if (
             any(self.struck_out)
@@ -577,28 +586,98 @@ def play_match(
     return records
 
 
-def serve(specs: Iterator[MatchSpec], emit: Callable[[dict[str, Any]], None]) -> None:
-    """Play the matches ``specs`` yields one after another, carrying bot processes over where ``carry_on`` allows;
-    each game, then a ``match_done`` line, goes to ``emit``."""
+class Prepared:
+    """The referee of a match to come, its bots started and shaken hands with in a thread of its own while the
+    current match plays (moved onto the match's cores only once they have said hello)."""
+
+    def __init__(self, spec: MatchSpec) -> None:
+        self.spec = spec
+        self.referee = Referee(spec)
+        self.failures: list[tuple[int, Violation]] = []
+        self.error: BaseException | None = None
+        self._ready = threading.Event()
+        threading.Thread(target=self._start, name=f"prepare {spec.match_id}", daemon=True).start()
+
+    def _start(self) -> None:
+        unpin_thread()  # its bots start up on every core, not on the core the current match plays on
+        try:
+            self.failures = self.referee.start()
+        except BaseException as exc:  # handed over by take(): the match is then started afresh
+            self.error = exc
+        finally:
+            self._ready.set()
+        # The bots die with the thread that started them (PR_SET_PDEATHSIG is a thread's): it lives as long as they.
+        self.referee.closed.wait()
+
+    def take(self) -> tuple[Referee, list[tuple[int, Violation]]] | None:
+        """The started referee and its handshake failures (None if its start failed: it is closed)."""
+        self._ready.wait()
+        if self.error is not None:
+            self.referee.close()
+            return None
+        return self.referee, self.failures
+
+    def discard(self) -> None:
+        """Not needed after all: end its bots."""
+        self._ready.wait()
+        self.referee.close()
+
+
+def serve(specs: Iterator[tuple[MatchSpec, MatchSpec | None]], emit: Callable[[dict[str, Any]], None]) -> None:
+    """Play the matches ``specs`` yields one after another, each with a hint of the one after it (or None);
+    each game, then a ``match_done`` line, goes to ``emit``.
+
+    Bot processes carry over to the next match where ``carry_on`` allows; where it cannot, the hinted next match is
+    prepared (its bots started) while the current one plays, and the old bots are closed in the background.
+    """
     referee: Referee | None = None
+    prepared: Prepared | None = None
     closing: list[threading.Thread] = []
     try:
-        for spec in specs:
+        for spec, upcoming in specs:
+            failures: list[tuple[int, Violation]] = []
             if referee is not None and not referee.carry_on(spec):
                 closing = [thread for thread in closing if thread.is_alive()]
                 closing.append(referee.close_in_background())  # its bots end while the next ones start
                 referee = None
-            failures: list[tuple[int, Violation]] = []
+            if prepared is not None:
+                taken = prepared.take() if referee is None and prepared.spec == spec else None
+                if taken is None:
+                    prepared.discard()
+                else:
+                    referee, failures = taken
+                prepared = None
             if referee is None:
                 referee = Referee(spec)
                 failures = referee.start()
+            if upcoming is not None and not referee.could_carry_on(upcoming, spec):
+                prepared = Prepared(upcoming)
             play_match(referee, failures, lambda record: emit({"type": "game", "record": record}))
             emit({"type": "match_done", "match_id": spec.match_id})
     finally:
+        if prepared is not None:
+            prepared.discard()
         if referee is not None:
             referee.close()
         for thread in closing:
             thread.join()
+
+
+def _serving(lines: Iterable[bytes]) -> Iterator[tuple[MatchSpec, MatchSpec | None]]:
+    """The matches on the lines of a serving referee's input: a spec, or ``{"spec": ..., "next": ...}`` with a hint
+    of the match after it."""
+    for line in lines:
+        if not line.strip():
+            continue
+        data = orjson.loads(line)
+        if "spec" in data:
+            upcoming = data.get("next")
+            yield (
+                MatchSpec.model_validate(data["spec"]),
+                None if upcoming is None else MatchSpec.model_validate(upcoming),
+            )
+        else:
+            yield MatchSpec.model_validate(data), None
 
 
 def main() -> None:
@@ -617,7 +696,7 @@ def main() -> None:
 
     try:
         if "--serve" in sys.argv[1:]:
-            serve((MatchSpec.model_validate_json(line) for line in sys.stdin.buffer if line.strip()), emit)
+            serve(_serving(sys.stdin.buffer), emit)
         else:
             run_match(
                 MatchSpec.model_validate_json(sys.stdin.buffer.read()), lambda r: emit({"type": "game", "record": r})

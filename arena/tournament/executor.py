@@ -67,6 +67,7 @@ class LocalExecutor:
 
     def __init__(self, *, stall_timeout: float | None = None) -> None:
         self._servers: dict[int, _Server] = {}  # by thread
+        self._next: dict[int, MatchSpec | None] = {}  # by thread: the slot's match after the one it runs next
         self._lock = threading.Lock()
         self._cancelled = False
         self.stall_timeout = stall_timeout
@@ -89,7 +90,7 @@ class LocalExecutor:
         watchdog = _Watchdog(server.process, limit)
         games, done = 0, False
         try:
-            server.send(spec)
+            server.send(spec, self._next.pop(threading.get_ident(), None))
             for message in server.messages():
                 if message.get("type") == "game":
                     watchdog.progress()
@@ -110,6 +111,11 @@ class LocalExecutor:
                 f"({games} of its {len(spec.games)} games finished and are kept; see {log.name})"
             )
         return f"referee exited with code {code} (see {log.name})"
+
+    def upcoming(self, spec: MatchSpec | None) -> None:
+        """Say which match the calling thread runs after its next one (None: none known), so that its referee can
+        start that match's bots while the next one plays."""
+        self._next[threading.get_ident()] = spec
 
     def release(self) -> None:
         """End the calling thread's referee cleanly (its bots are told the match is over): the slot is done."""
@@ -160,10 +166,15 @@ class _Server:
         """Whether the referee still runs (and its input is open)."""
         return self.process.poll() is None and not self._stdin.closed
 
-    def send(self, spec: MatchSpec) -> None:
-        """Hand the referee its next match (a referee that died meanwhile shows at the next read)."""
+    def send(self, spec: MatchSpec, upcoming: MatchSpec | None = None) -> None:
+        """Hand the referee its next match, and the one after it if known (a referee that died meanwhile shows at
+        the next read)."""
+        line = {
+            "spec": spec.model_dump(mode="json"),
+            "next": None if upcoming is None else upcoming.model_dump(mode="json"),
+        }
         with contextlib.suppress(BrokenPipeError, ValueError):
-            self._stdin.write(spec.model_dump_json().encode() + b"\n")
+            self._stdin.write(json.dumps(line).encode() + b"\n")
             self._stdin.flush()
 
     def messages(self) -> Iterator[dict[str, Any]]:

@@ -145,17 +145,27 @@ def _run(
     cores = idlest(slots) if config.pin and here else []
 
     def worker(slot: int) -> None:
+        hint = getattr(executor, "upcoming", None)  # an executor that can prepare the slot's next match is told it
+
+        def placed(spec: MatchSpec) -> MatchSpec:
+            return spec.model_copy(update={"cpus": [cores[slot]]}) if cores else spec
+
         try:
-            while True:
-                try:
-                    chain = work.get_nowait()
-                except queue.Empty:
-                    return
-                for spec, keys in chain:
-                    if cores:
-                        spec = spec.model_copy(update={"cpus": [cores[slot]]})
+            chain = _take(work)
+            while chain is not None:
+                following = None
+                for index, (spec, keys) in enumerate(chain):
+                    if index + 1 < len(chain):
+                        upcoming: MatchSpec | None = chain[index + 1][0]
+                    else:  # the chain's last match: the slot takes its next chain now, to prepare its first match
+                        following = _take(work)
+                        upcoming = following[0][0] if following else None
+                    if hint is not None:
+                        hint(placed(upcoming) if upcoming is not None else None)
+                    spec = placed(spec)
                     error = executor.run(spec, _forward(results, spec, keys))
                     results.put(("match", spec.match_id, error))
+                chain = following
         finally:
             release = getattr(executor, "release", None)  # an executor that keeps a referee per slot ends it now
             if release is not None:
@@ -210,6 +220,14 @@ def _run(
     for thread in threads:
         thread.join(timeout=10)
     return RunReport(played, progress.done, progress.total, interrupted, progress.errors, grown)
+
+
+def _take(work: queue.Queue[list[tuple[Any, list[str]]]]) -> list[tuple[Any, list[str]]] | None:
+    """The next chain of matches, or None when there is none left."""
+    try:
+        return work.get_nowait()
+    except queue.Empty:
+        return None
 
 
 def chains(matches: list[tuple[MatchSpec, list[str]]]) -> list[list[tuple[MatchSpec, list[str]]]]:
