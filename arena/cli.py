@@ -181,6 +181,7 @@ def bench_tournament(games: int, as_json: bool) -> None:
     click.echo(f"ratio   {result['ratio']:.2f}  ({result['games']} games per run; goal 1.8)")
     click.echo(f"play    {result['play_only_games_per_second']:8.2f} games/s (the same games' own play time, jobs 1)")
     click.echo(f"efficiency {result['efficiency']:.2f}  (jobs 1 against play alone; goal 0.70)")
+    click.echo(f"host    {result['host_scaling']:.2f}  (two CPU-bound processes against one in this run: the ceiling)")
     load = result["load_average"]
     if load > 0.5:
         click.echo(f"warning: load average {load:.2f} at the end; the ratios are only meaningful on a quiet machine")

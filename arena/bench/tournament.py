@@ -1,9 +1,11 @@
 """The same small tournament with jobs 1 and jobs 2, side by side in one run: games per second and the ratio; and
 how much of a one-job run is play (its games' own play time against its wall time: the rest is starting and ending
-referees and bots)."""
+referees and bots); and, as a yardstick, how two CPU-bound processes scale on this host in the same run (on a
+shared virtual machine that swings between 1.3 and 2.4 from one minute to the next)."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import tempfile
 import time
@@ -42,11 +44,31 @@ def games_per_second(config: TournamentConfig, jobs: int) -> tuple[float, float]
     return report.played / elapsed, report.played / play
 
 
+def _spin(count: int) -> float:
+    """Seconds of a pure Python loop of ``count`` steps (CPU-bound, no memory to speak of)."""
+    start, total = time.perf_counter(), 0
+    for i in range(count):
+        total += i
+    return time.perf_counter() - start
+
+
+def host_scaling(count: int = 3_000_000) -> float:
+    """How much faster two CPU-bound processes finish two loops than one process finishes one after the other."""
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        pool.map(_spin, [1000, 1000])  # both workers up before anything is timed
+        alone = sum(pool.apply(_spin, (count,)) for _ in range(2))
+        start = time.perf_counter()
+        pool.map(_spin, [count, count])
+        together = time.perf_counter() - start
+    return alone / together
+
+
 def run(games: int = 48, rounds: int = 2) -> dict[str, Any]:
     """Alternate jobs=1 and jobs=2 runs (so machine noise hits both) and report the mean rates and their ratio."""
     config = bench_config(games)
-    one, two, play_only = [], [], []
+    one, two, play_only, host = [], [], [], []
     for _ in range(rounds):
+        host.append(host_scaling())
         rate, play = games_per_second(config, 1)
         one.append(rate)
         play_only.append(play)
@@ -59,5 +81,6 @@ def run(games: int = 48, rounds: int = 2) -> dict[str, Any]:
         "ratio": parallel / serial,
         "play_only_games_per_second": playing,
         "efficiency": serial / playing,
+        "host_scaling": sum(host) / rounds,
         "load_average": os.getloadavg()[0],
     }

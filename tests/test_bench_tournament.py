@@ -1,0 +1,26 @@
+"""``arena bench tournament``: its figures are measured, not made up, and agree with one another."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+
+
+@pytest.mark.slow
+def test_bench_tournament_prints_rates_their_ratio_the_share_of_play_and_the_hosts_ceiling() -> None:
+    result = CliRunner().invoke(main, ["bench", "tournament", "--games", "8", "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.output)
+    assert figures["games"] == 8
+    one, two, play = (
+        figures[k] for k in ("jobs1_games_per_second", "jobs2_games_per_second", "play_only_games_per_second")
+    )
+    assert one > 0 and two > 0 and play > 0
+    assert figures["ratio"] == pytest.approx(two / one)
+    assert figures["efficiency"] == pytest.approx(one / play)
+    assert 0 < figures["efficiency"] < 1  # play alone is always faster than play with set-up
+    assert figures["host_scaling"] > 0  # measured in the same run (no bound: it is wall-clock on a shared host)
