@@ -187,43 +187,6 @@ def bench_tournament(games: int, as_json: bool) -> None:
         click.echo(f"warning: load average {load:.2f} at the end; the ratios are only meaningful on a quiet machine")
 
 
-def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
-    """``KEY=VALUE`` flags into typed rule option overrides."""
-    from arena.engine.options import parse_option_value
-
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--option")
-        options[key.strip()] = parse_option_value(key.strip(), value)
-    return options
-
-
-def parse_limits(pairs: tuple[str, ...]) -> Any:
-    """``KEY=VALUE`` flags into the match's ``Limits`` (the keys of a config's ``[limits]`` table)."""
-    from pydantic import ValidationError
-
-    from arena.play.matchspec import Limits
-    from arena.tournament.config import explain
-
-    fields: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        key = key.strip()
-        if not sep:
-            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--limit")
-        if key not in Limits.model_fields:
-            known = ", ".join(Limits.model_fields)
-            raise click.BadParameter(f"no limit {key!r} (known: {known})", param_hint="--limit")
-        listed = key in ("readable", "writable")
-        fields[key] = [*fields.get(key, []), value] if listed else (None if value.lower() == "none" else value)
-    try:
-        return Limits.model_validate(fields)
-    except ValidationError as exc:
-        raise click.BadParameter("; ".join(explain(exc, Limits)), param_hint="--limit") from None
-
-
 @main.command("match")
 @click.argument("bots", nargs=-1, required=True)
 @click.option("--variant", default="four-hand", show_default=True, help=f"The rules: {VARIANTS_HELP}.")
@@ -327,6 +290,7 @@ def match_command(
     from arena.play.lineup import build_match, summarize
     from arena.tournament.account import violation_summary
     from arena.tournament.config import rules_problem
+    from arena.tournament.flags import parse_limits, parse_options
     from arena.tournament.registry import Registry
 
     options = parse_options(option_pairs)

@@ -76,7 +76,6 @@ def play_command(
 ) -> None:
     from rich.console import Console
 
-    from arena.engine.options import parse_option_value
     from arena.errors import ArenaError
     from arena.human.player import LeftTheTable, TerminalPlayer
     from arena.human.screen import Screen
@@ -84,14 +83,10 @@ def play_command(
     from arena.play.clock import TimeControl
     from arena.text import open_private
     from arena.tournament.config import rules_problem
+    from arena.tournament.flags import parse_options
     from arena.tournament.registry import Registry
 
-    options = {}
-    for pair in option_pairs:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--option")
-        options[key.strip()] = parse_option_value(key.strip(), value)
+    options = parse_options(option_pairs)
     problem = rules_problem(variant, options)
     if problem:
         raise ArenaError(problem)

@@ -127,22 +127,17 @@ command resumes, and arena ranking --db FILE shows them.
 @click.option("--quiet", is_flag=True, help="No live status line; only the verdict.")
 def sprt_command(**kwargs: Any) -> None:
     """Run (or resume) an SPRT of NEW against BASE."""
-    from arena.engine.options import parse_option_value
     from arena.play.clock import TimeControl
     from arena.sprt.run import SprtRun, name_sides, run_sprt, sprt_pairing
     from arena.sprt.stats import Sprt
     from arena.tournament.config import TournamentConfig, rules_problem
+    from arena.tournament.flags import parse_options
     from arena.tournament.registry import Registry
     from arena.tournament.run import resolve_entrants
     from arena.tournament.store import Store
 
     args = dict(kwargs)
-    options = {}
-    for pair in args["option_pairs"]:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--option")
-        options[key.strip()] = parse_option_value(key.strip(), value)
+    options = parse_options(args["option_pairs"])
     problem = rules_problem(args["variant"], options)
     if problem:
         raise ArenaError(problem)

@@ -1,0 +1,46 @@
+"""The ``KEY=VALUE`` flags the commands share: rule options (``--option``) and a bot's limits (``--limit``).
+
+Here, below every command that takes them (``arena match``, ``arena play``, ``arena sprt``), so that each reads
+them the same way and names a bad one the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from pydantic import ValidationError
+
+from arena.engine.options import parse_option_value
+from arena.play.matchspec import Limits
+from arena.tournament.config import explain
+
+
+def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``KEY=VALUE`` flags into typed rule option overrides."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--option")
+        options[key.strip()] = parse_option_value(key.strip(), value)
+    return options
+
+
+def parse_limits(pairs: tuple[str, ...]) -> Limits:
+    """``KEY=VALUE`` flags into the match's ``Limits`` (the keys of a config's ``[limits]`` table)."""
+    fields: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip()
+        if not sep:
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--limit")
+        if key not in Limits.model_fields:
+            known = ", ".join(Limits.model_fields)
+            raise click.BadParameter(f"no limit {key!r} (known: {known})", param_hint="--limit")
+        listed = key in ("readable", "writable")
+        fields[key] = [*fields.get(key, []), value] if listed else (None if value.lower() == "none" else value)
+    try:
+        return Limits.model_validate(fields)
+    except ValidationError as exc:
+        raise click.BadParameter("; ".join(explain(exc, Limits)), param_hint="--limit") from None
