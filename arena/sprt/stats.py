@@ -34,7 +34,7 @@ from statistics import NormalDist
 from typing import Literal
 
 from arena.errors import ArenaError
-from arena.tournament.ratings import ELO_PER_NAT, expected_score
+from arena.tournament.ratings import elo_of_score, expected_score, score_interval
 
 SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 """The five pair outcomes as a fraction of the pair's two games: LL, LD, DD or WL, WD, WW."""
@@ -90,13 +90,7 @@ def logistic_score(elo: float) -> float:
     return expected_score(elo, 0.0)
 
 
-def logistic_elo(score: float) -> float:
-    """The logistic Elo difference of an expected score (infinite at 0 and 1)."""
-    if score <= 0.0:
-        return -math.inf
-    if score >= 1.0:
-        return math.inf
-    return ELO_PER_NAT * math.log(score / (1.0 - score))
+logistic_elo = elo_of_score  # the logistic Elo difference of an expected score (infinite at 0 and 1)
 
 
 def bounds(alpha: float, beta: float) -> tuple[float, float]:
@@ -289,11 +283,7 @@ def estimate(counts: Pentanomial, *, confidence: float = 0.95) -> Estimate:
         nelo = (mu - 0.5) / sigma_game * NELO_PER_T
     else:  # every pair scored the same
         nelo = math.inf if mu > 0.5 else -math.inf if mu < 0.5 else 0.0
-    los = NormalDist().cdf((mu - 0.5) / se) if se > 0 else 1.0 if mu > 0.5 else 0.0 if mu < 0.5 else 0.5
-    low, high = logistic_elo(mu - z * se), logistic_elo(mu + z * se)
-    if se == 0 and mu in (0.0, 1.0):  # every pair won (lost) twice: the exact one-sided bound (Clopper-Pearson)
-        bound = ((1 - confidence) / 2) ** (1 / n)
-        low, high = (logistic_elo(bound), math.inf) if mu == 1.0 else (-math.inf, logistic_elo(1 - bound))
+    low, high, los = score_interval(mu, se, n, confidence)  # se 0 and mu 0 or 1: every pair won (lost) twice
     return Estimate(
         pairs=n,
         score=mu,

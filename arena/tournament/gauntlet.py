@@ -18,13 +18,12 @@ import json
 import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from statistics import NormalDist
 
 from arena.engine.record import GameRecord
 from arena.play.botproc import BotCommand
 from arena.tournament.config import TournamentConfig
 from arena.tournament.ranking import cluster_of, comparisons
-from arena.tournament.ratings import ELO_PER_NAT
+from arena.tournament.ratings import elo_of_score, score_interval
 from arena.tournament.store import Store
 from arena.tournament.tables import render
 
@@ -59,14 +58,6 @@ class Duel:
     los: float  # the probability that the candidate is the stronger
 
 
-def _elo(score: float) -> float:
-    if score <= 0.0:
-        return -math.inf
-    if score >= 1.0:
-        return math.inf
-    return ELO_PER_NAT * math.log(score / (1.0 - score))
-
-
 def duels(records: Iterable[tuple[str, GameRecord]], candidate: str, *, confidence: float = 0.95) -> list[Duel]:
     """The candidate against each opponent it met, by opponent name."""
     by_deal: dict[str, dict[str, list[float]]] = {}  # opponent -> deal -> [points, results]
@@ -85,7 +76,6 @@ def duels(records: Iterable[tuple[str, GameRecord]], candidate: str, *, confiden
                 tally = by_deal.setdefault(opponent, {}).setdefault(cluster, [0.0, 0.0])
                 tally[0] += points
                 tally[1] += 1
-    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
     result = []
     for opponent in sorted(by_deal):
         deals = list(by_deal[opponent].values())
@@ -96,14 +86,8 @@ def duels(records: Iterable[tuple[str, GameRecord]], candidate: str, *, confiden
         sd = math.sqrt(var)
         if sd == 0 and 0 < mean < 1:  # one deal, or every deal alike: as if the results were independent
             sd = math.sqrt(mean * (1 - mean) / total)
-        if sd > 0:
-            los = NormalDist().cdf((mean - 0.5) / sd)
-            low, high = _elo(mean - z * sd), _elo(mean + z * sd)
-        else:  # every result won (lost): the exact one-sided bound of a binomial over the deals (Clopper-Pearson)
-            los = 1.0 if mean > 0.5 else 0.0
-            bound = ((1 - confidence) / 2) ** (1 / count)
-            low, high = (_elo(bound), math.inf) if mean > 0.5 else (-math.inf, _elo(1 - bound))
-        result.append(Duel(opponent, int(total), mean, _elo(mean), low, high, los))
+        low, high, los = score_interval(mean, sd, count, confidence)  # sd 0: every result won (lost)
+        result.append(Duel(opponent, int(total), mean, elo_of_score(mean), low, high, los))
     return result
 
 

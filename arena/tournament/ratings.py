@@ -81,6 +81,30 @@ def expected_score(rating: float, opponent: float) -> float:
     return _sigmoid((rating - opponent) / ELO_PER_NAT)
 
 
+def elo_of_score(score: float) -> float:
+    """The logistic Elo difference at which a side's expected score is ``score`` (infinite at 0 and 1)."""
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return ELO_PER_NAT * math.log(score / (1.0 - score))
+
+
+def score_interval(mean: float, se: float, units: int, confidence: float) -> tuple[float, float, float]:
+    """The interval in logistic Elo of a mean score ``mean`` with standard error ``se`` over ``units`` independent
+    units (deals, pairs), and the LOS (the probability that the side is the stronger): ``mean +- z * se`` mapped to
+    Elo. A score of 0 or 1 with no spread gets the exact one-sided bound of ``units`` all won (Clopper-Pearson),
+    ``((1 - c) / 2) ^ (1 / units)``, with an open other end."""
+    if se > 0:
+        z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+        return elo_of_score(mean - z * se), elo_of_score(mean + z * se), NormalDist().cdf((mean - 0.5) / se)
+    los = 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
+    if mean in (0.0, 1.0):
+        bound = ((1 - confidence) / 2) ** (1 / units)
+        return (elo_of_score(bound), math.inf, los) if mean == 1.0 else (-math.inf, elo_of_score(1 - bound), los)
+    return elo_of_score(mean), elo_of_score(mean), los
+
+
 def _sigmoid(x: float) -> float:
     if x >= 0.0:
         return 1.0 / (1.0 + math.exp(-x))
