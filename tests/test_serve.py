@@ -21,7 +21,7 @@ from probing import match, probe, read_dump
 from arena.play.botproc import BotCommand
 from arena.play.matchspec import MatchSpec
 from arena.tournament.config import TournamentConfig
-from arena.tournament.executor import LocalExecutor
+from arena.tournament.executor import LocalExecutor, slot
 from arena.tournament.run import chains
 from arena.tournament.schedule import plan_matches
 
@@ -121,9 +121,10 @@ def test_the_executor_keeps_a_referee_per_thread_and_replaces_one_that_died(tmp_
     specs = [two_hand(tmp_path, [(20 + i, [0, 1])]).model_copy(update={"match_id": f"m{i}"}) for i in range(3)]
     got: list[tuple[str, int]] = []
     errors: list[str | None] = []
+    last: list[subprocess.Popen[bytes]] = []
 
-    def slot() -> None:
-        try:
+    def play() -> None:
+        with slot(executor):  # the slot's referee is ended, not killed, when its thread is done
             errors.append(executor.run(specs[0], lambda r: got.append((r["match_id"], r["seed"]))))
             referee = executor._servers[threading.get_ident()].process
             errors.append(executor.run(specs[1], lambda r: got.append((r["match_id"], r["seed"]))))
@@ -132,16 +133,16 @@ def test_the_executor_keeps_a_referee_per_thread_and_replaces_one_that_died(tmp_
             referee.wait()
             errors.append(executor.run(specs[2], lambda r: got.append((r["match_id"], r["seed"]))))
             assert executor._servers[threading.get_ident()].process is not referee
-        finally:
-            executor.release()
+            last.append(executor._servers[threading.get_ident()].process)
 
-    thread = threading.Thread(target=slot)
+    thread = threading.Thread(target=play)
     thread.start()
     thread.join(100)
     assert not thread.is_alive()
     assert got == [("m0", 20), ("m1", 21), ("m2", 22)]
     assert errors == [None, None, None]
     assert executor._servers == {}  # released: nothing left running
+    assert last[0].returncode == 0  # the referee closed its match and exited (killed, it would be -9)
     assert len(processes(tmp_path / "ann.jsonl")) == 2  # one process for m0 and m1, a new one with the new referee
 
 

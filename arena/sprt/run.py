@@ -30,7 +30,7 @@ from arena.play.matchspec import MatchSpec
 from arena.play.sandbox import require_isolation
 from arena.sprt.stats import Estimate, Pentanomial, Sprt, SprtError, Verdict, estimate
 from arena.tournament.config import TournamentConfig
-from arena.tournament.executor import Executor, LocalExecutor
+from arena.tournament.executor import Executor, LocalExecutor, slot
 from arena.tournament.growth import entrant_digests
 from arena.tournament.ranking import cluster_of
 from arena.tournament.run import record_failure
@@ -246,19 +246,20 @@ def _play(
     results: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
     cores = idlest(jobs) if run.config.pin else []
 
-    def worker(slot: int) -> None:
-        while not stopping.is_set():
-            with handing:
-                item = next(planned, None)
-            if item is None:
-                return
-            spec, keys = item
-            if cores:
-                spec = spec.model_copy(update={"cpus": [cores[slot]]})
-            error = executor.run(spec, _forward(results, spec.match_id, keys))
-            results.put(("match", spec.match_id, error))
+    def worker(index: int) -> None:
+        with slot(executor):
+            while not stopping.is_set():
+                with handing:
+                    item = next(planned, None)
+                if item is None:
+                    return
+                spec, keys = item
+                if cores:
+                    spec = spec.model_copy(update={"cpus": [cores[index]]})
+                error = executor.run(spec, _forward(results, spec.match_id, keys))
+                results.put(("match", spec.match_id, error))
 
-    threads = [threading.Thread(target=worker, args=(slot,), daemon=True) for slot in range(jobs)]
+    threads = [threading.Thread(target=worker, args=(index,), daemon=True) for index in range(jobs)]
     for thread in threads:
         thread.start()
     interrupted = False

@@ -42,6 +42,18 @@ class Executor(Protocol):
     # the host's isolation nor pins cores), and ``release()``, called by each parallel slot's thread when it is done.
 
 
+@contextlib.contextmanager
+def slot(executor: Executor) -> Iterator[None]:
+    """The life of one parallel slot's thread: run its matches inside; on the way out the executor ends what it keeps
+    for the thread (``release``: a LocalExecutor's referee, which would otherwise die unclosed with the thread)."""
+    try:
+        yield
+    finally:
+        release = getattr(executor, "release", None)
+        if release is not None:
+            release()
+
+
 def stall_limit(spec: MatchSpec) -> float:
     """How long a match may go without finishing a game before its watchdog ends it, in seconds.
 

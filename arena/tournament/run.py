@@ -22,7 +22,7 @@ from arena.play.cpus import idlest
 from arena.play.matchspec import MatchSpec
 from arena.play.sandbox import require_isolation
 from arena.tournament.config import TournamentConfig
-from arena.tournament.executor import Executor, LocalExecutor
+from arena.tournament.executor import Executor, LocalExecutor, slot
 from arena.tournament.gauntlet import remember_candidate
 from arena.tournament.growth import bind, planned_keys
 from arena.tournament.ranking import cluster_of, comparisons
@@ -144,13 +144,13 @@ def _run(
     slots = min(jobs, len(grouped))
     cores = idlest(slots) if config.pin and here else []
 
-    def worker(slot: int) -> None:
+    def worker(place: int) -> None:
         hint = getattr(executor, "upcoming", None)  # an executor that can prepare the slot's next match is told it
 
         def placed(spec: MatchSpec) -> MatchSpec:
-            return spec.model_copy(update={"cpus": [cores[slot]]}) if cores else spec
+            return spec.model_copy(update={"cpus": [cores[place]]}) if cores else spec
 
-        try:
+        with slot(executor):
             chain = _take(work)
             while chain is not None:
                 following = None
@@ -166,12 +166,8 @@ def _run(
                     error = executor.run(spec, _forward(results, spec, keys))
                     results.put(("match", spec.match_id, error))
                 chain = following
-        finally:
-            release = getattr(executor, "release", None)  # an executor that keeps a referee per slot ends it now
-            if release is not None:
-                release()
 
-    threads = [threading.Thread(target=worker, args=(slot,), daemon=True) for slot in range(slots)]
+    threads = [threading.Thread(target=worker, args=(place,), daemon=True) for place in range(slots)]
     for thread in threads:
         thread.start()
     finished = played = 0
