@@ -228,11 +228,12 @@ def _take(work: queue.Queue[list[tuple[Any, list[str]]]]) -> list[tuple[Any, lis
 
 def chains(matches: list[tuple[MatchSpec, list[str]]]) -> list[list[tuple[MatchSpec, list[str]]]]:
     """The matches grouped into chains that one slot plays in turn, longest first: the matches of one pairing in one
-    seat rotation (match ids ``<pairing>_r<rotation>_<deals>``). A referee kept for the slot can then carry its bot
+    seat rotation (the same bots, every game seated alike). A referee kept for the slot can then carry its bot
     processes from one match of a chain to the next (new deals, the same seats), and slots rarely wait at the end."""
-    grouped: dict[str, list[tuple[MatchSpec, list[str]]]] = {}
+    grouped: dict[tuple[object, ...], list[tuple[MatchSpec, list[str]]]] = {}
     for spec, keys in matches:
-        grouped.setdefault(spec.match_id.rsplit("_", 1)[0], []).append((spec, keys))
+        chain = (tuple(bot.name for bot in spec.bots), tuple(spec.games[0].seating))
+        grouped.setdefault(chain, []).append((spec, keys))
     return sorted(grouped.values(), key=len, reverse=True)
 
 
