@@ -75,7 +75,7 @@ class SprtPrinter:
             self.drawn = False
 
 
-SPRT_HELP = """Is NEW stronger than BASE? A sequential test on duplicate deals.
+SPRT_HELP = """Is NEW stronger than BASE? An SPRT on duplicate deals.
 
 \b
 NEW plays BASE on duplicate deals (each deal in both seatings, by fresh bot
