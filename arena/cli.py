@@ -6,7 +6,7 @@ import errno
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 import click
 
@@ -266,7 +266,7 @@ def match_command(
     seed: int,
     time_control: str,
     max_decision: float,
-    policy: str,
+    policy: Literal["forfeit", "substitute"],
     max_strikes: int,
     max_hands: int,
     record_path: str | None,
@@ -312,11 +312,11 @@ def match_command(
         log_dir=log_dir,
         lookup=Registry.default().lookup,  # registered names too (bundled names first)
     )
-    spec = spec.model_copy(update={"trusted_bots": trusted_bots, "limits": parse_limits(limit_pairs)})
+    spec = spec.replace(trusted_bots=trusted_bots, limits=parse_limits(limit_pairs))
     if pin:
         from arena.play.cpus import idlest
 
-        spec = spec.model_copy(update={"cpus": idlest(1) or None})
+        spec = spec.replace(cpus=idlest(1) or None)
     from arena.play.referee import run_match
 
     sink = open_private(record_path) if record_path else None

@@ -26,7 +26,7 @@ def open_to_bots(directory: Path, limits: Limits | None = None) -> Limits:
         for name in files:
             os.chmod(os.path.join(root, name), 0o666)
     base = limits or Limits()
-    return base.model_copy(update={"writable": (*base.writable, str(directory))})
+    return base.replace(writable=(*base.writable, str(directory)))
 
 
 def started(directory: Path) -> dict[str, int]:

@@ -149,7 +149,7 @@ def test_a_signalled_referee_ends_every_process_of_the_match(tmp_path: Path, sig
         [sys.executable, "-m", "arena.play.referee"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, cwd=tmp_path
     )
     assert referee.stdin is not None
-    referee.stdin.write(spec.model_dump_json().encode())
+    referee.stdin.write(json.dumps(spec.to_json()).encode())
     referee.stdin.close()
     deadline = time.monotonic() + 20
     while len(started(out)) < 2 and time.monotonic() < deadline:  # the bot and its child that ignores signals

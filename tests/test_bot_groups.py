@@ -58,7 +58,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
         extra_groups=REFEREE_GROUPS,
     )
     assert sorted(groups_of(referee.pid)) == REFEREE_GROUPS  # the referee itself has them
-    out, err = referee.communicate(spec.model_dump_json().encode(), timeout=50)
+    out, err = referee.communicate(json.dumps(spec.to_json()).encode(), timeout=50)
     assert referee.returncode == 0, err.decode(errors="replace")
     records = [json.loads(line)["record"] for line in out.splitlines()]
     assert len(records) == 2

@@ -8,8 +8,7 @@ import pytest
 from pydantic import BaseModel
 
 from arena.engine.options import OPTION_NAMES, VARIANTS
-from arena.play.matchspec import Limits
-from arena.tournament.config import RatingSettings, TournamentConfig, config_reference, load_config
+from arena.tournament.config import LimitsModel, RatingSettings, TournamentConfig, config_reference, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "config.md"
@@ -19,7 +18,7 @@ def test_committed_config_docs_match_the_models() -> None:
     assert DOCS.read_text() == config_reference(), "docs/config.md drifted: run `arena config keys > docs/config.md`"
 
 
-@pytest.mark.parametrize("model", [TournamentConfig, RatingSettings, Limits], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("model", [TournamentConfig, RatingSettings, LimitsModel], ids=lambda m: m.__name__)
 def test_every_key_has_a_description_and_a_row(model: type[BaseModel]) -> None:
     rows = [line for line in config_reference().splitlines() if line.startswith("| `")]
     for key, info in model.model_fields.items():

@@ -94,7 +94,7 @@ def test_a_pinned_match_runs_its_bots_on_its_core_and_gives_the_caller_its_cores
         for process in referee.processes:
             assert process is not None and all(cores == {core} for cores in threads_of(process.pid))
     assert os.sched_getaffinity(0) == before
-    unpinned = run_match(spec.model_copy(update={"cpus": None}))
+    unpinned = run_match(spec.replace(cpus=None))
     assert [r["hands"] for r in run_match(spec)] == [r["hands"] for r in unpinned]  # where it runs changes nothing
 
 

@@ -27,18 +27,10 @@ from arena.engine.actions import Action, parse_action
 from arena.engine.game import Game
 from arena.engine.options import make_rules
 from arena.engine.record import replay
+from arena.play.incoming import ALL_ACTIONS, MAX_MESSAGE_BYTES, MessageError, canonical_reply
 from arena.play.local import LocalSeats
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
-from arena.play.protocol import (
-    ALL_ACTIONS,
-    MAX_MESSAGE_BYTES,
-    ActionReply,
-    Hello,
-    MessageError,
-    canonical_reply,
-    parse_bot_message,
-    to_engine_action,
-)
+from arena.play.protocol import ActionReply, Hello, parse_bot_message, to_engine_action
 from arena.play.referee import Referee
 from arena.play.runner import Message, Violation, play
 

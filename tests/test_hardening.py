@@ -39,7 +39,7 @@ from arena.play.sandbox import (
     uid_range,
 )
 from arena.play.transport import Hub
-from arena.tournament.config import ConfigError, TournamentConfig, load_config
+from arena.tournament.config import ConfigError, TournamentConfig, bot_limits, load_config
 from arena.tournament.run import resolve_entrants, run_tournament
 from arena.tournament.store import Store
 
@@ -382,7 +382,7 @@ def test_bad_input_is_one_clear_error_and_nothing_is_overwritten(
 def test_limits_come_from_the_config_and_default_limits_keep_old_fingerprints(tmp_path: Path) -> None:
     path = tournament_file(tmp_path, "[limits]\nmemory_mb = 512\nprocesses = 8\n")
     config = load_config(path)
-    assert config.limits == Limits(memory_mb=512, processes=8)
+    assert bot_limits(config.limits) == Limits(memory_mb=512, processes=8)
     plain = TournamentConfig(name="x", entrants=["a", "b"])
     added_later = {"limits", "max_hands", "trusted_bots", "format", "candidate", "executor"}
     old_fields = plain.model_dump(exclude={"jobs", "pin", "rating"} | added_later)
@@ -586,7 +586,7 @@ def _as_nobody(folder: Path, spec: MatchSpec) -> list[dict[str, Any]]:
     privileges = [f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
     result = subprocess.run(
         [SETPRIV, *privileges, SYSTEM_PYTHON, "-m", "arena.play.referee"],
-        input=spec.model_dump_json().encode(),
+        input=json.dumps(spec.to_json()).encode(),
         capture_output=True,
         env=env,
         cwd=folder,
@@ -635,7 +635,7 @@ def test_not_root_a_bot_can_take_no_other_seat_nor_fill_the_disk() -> None:
         )
         mitm = BotEntry(name="mitm", argv=[SYSTEM_PYTHON, adversary, "mitm", "--out", str(out)])
         victims = [BotEntry(name=f"victim{k}", argv=[*slow, str(hijacked)]) for k in (1, 2)]
-        in_the_middle = spec.model_copy(update={"match_id": "nobody-mitm", "bots": [mitm, *victims]})
+        in_the_middle = spec.replace(match_id="nobody-mitm", bots=[mitm, *victims])
         for record in _as_nobody(folder, spec) + _as_nobody(folder, in_the_middle):
             assert record["violations"] == [] and "forfeit" not in record
             hellos = {entry["name"]: entry["hello"] for entry in record["bots"]}
@@ -643,13 +643,11 @@ def test_not_root_a_bot_can_take_no_other_seat_nor_fill_the_disk() -> None:
         hog = BotEntry(name="hog", argv=[SYSTEM_PYTHON, adversary, "disk-hog", "--out", str(out)])
         raw = BotEntry(name="raw", argv=[SYSTEM_PYTHON, str(BOTS / "raw_random.py")])
         before = set(os.listdir("/tmp")) | set(os.listdir("/dev/shm"))
-        spec = spec.model_copy(
-            update={
-                "match_id": "nobody-disk",
-                "variant": "two-hand",
-                "bots": [hog, raw],
-                "games": [GameSpec(seed=0, seating=[0, 1])],
-            }
+        spec = spec.replace(
+            match_id="nobody-disk",
+            variant="two-hand",
+            bots=[hog, raw],
+            games=[GameSpec(seed=0, seating=[0, 1])],
         )
         (record,) = _as_nobody(folder, spec)
         assert record["violations"] == []

@@ -7,6 +7,7 @@ Node and a JDK are on the machines this project runs on; a test that needs one s
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import subprocess
 import sys
@@ -93,7 +94,7 @@ def test_the_node_and_java_examples_play_every_variant_without_a_violation(
     elif variant == "two-hand":
         bots = [node, java]
     else:
-        bots = [node, java, node.model_copy(update={"name": "node"}), java.model_copy(update={"name": "java"})]
+        bots = [node, java, dataclasses.replace(node, name="node"), dataclasses.replace(java, name="java")]
     records = run_match(match(tmp_path, bots, variant, len(bots), options=options))
     assert len(records) == len(bots)
     for record in records:
@@ -157,7 +158,7 @@ def test_a_bot_past_its_memory_limit_gets_the_memory_violation_and_the_match_goe
     ):
         bots = [hog, entry("random", "random")]
         spec = match(tmp_path / hog.argv[0].rsplit("/", 1)[-1], bots, "two-hand", 2)
-        spec = spec.model_copy(update={"limits": spec.limits.model_copy(update={"memory_mb": 256})})
+        spec = spec.replace(limits=spec.limits.replace(memory_mb=256))
         records = run_match(spec)
         assert len(records) == 2  # the match went on: the hog restarted for the second game
         for record in records:

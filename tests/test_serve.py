@@ -32,10 +32,10 @@ def serve(specs: list[MatchSpec], hints: list[MatchSpec | None] | None = None) -
     """Feed ``specs`` to one serving referee process (each with the hint of the match after it, if given); every
     line it wrote."""
     if hints is None:
-        lines = "".join(spec.model_dump_json() + "\n" for spec in specs)
+        lines = "".join(json.dumps(spec.to_json()) + "\n" for spec in specs)
     else:
         lines = "".join(
-            json.dumps({"spec": spec.model_dump(mode="json"), "next": hint and hint.model_dump(mode="json")}) + "\n"
+            json.dumps({"spec": spec.to_json(), "next": hint and hint.to_json()}) + "\n"
             for spec, hint in zip(specs, hints, strict=True)
         )
     done = subprocess.run(
@@ -66,7 +66,7 @@ def processes(dump: Path) -> list[str]:
 
 def test_the_next_match_of_new_deals_is_played_by_the_same_processes_as_one_longer_match(tmp_path: Path) -> None:
     first = two_hand(tmp_path, [(11, [0, 1]), (12, [0, 1])])
-    second = two_hand(tmp_path, [(13, [0, 1]), (14, [0, 1])]).model_copy(update={"match_id": first.match_id + "b"})
+    second = two_hand(tmp_path, [(13, [0, 1]), (14, [0, 1])]).replace(match_id=first.match_id + "b")
     out = serve([first, second])
     assert [m["type"] for m in out] == ["game", "game", "match_done", "game", "game", "match_done"]
     records = [m["record"] for m in out if m["type"] == "game"]
@@ -118,7 +118,7 @@ def test_a_match_that_would_show_a_process_a_deal_twice_or_other_rules_gets_fres
 
 def test_the_executor_keeps_a_referee_per_thread_and_replaces_one_that_died(tmp_path: Path) -> None:
     executor = LocalExecutor()
-    specs = [two_hand(tmp_path, [(20 + i, [0, 1])]).model_copy(update={"match_id": f"m{i}"}) for i in range(3)]
+    specs = [two_hand(tmp_path, [(20 + i, [0, 1])]).replace(match_id=f"m{i}") for i in range(3)]
     got: list[tuple[str, int]] = []
     errors: list[str | None] = []
     last: list[subprocess.Popen[bytes]] = []
@@ -170,7 +170,7 @@ def test_a_tournament_hands_each_slot_whole_chains_of_one_pairing_in_one_rotatio
 def test_the_next_match_named_in_advance_has_its_bots_started_while_the_current_one_plays(tmp_path: Path) -> None:
     first = two_hand(tmp_path, [(11, [0, 1]), (12, [0, 1]), (13, [0, 1])])
     slow = probe("ann", "--dump", tmp_path / "ann.jsonl", "--think", "2:1:1.5")  # the first match lasts 1.5 s more
-    first = first.model_copy(update={"bots": [slow, first.bots[1]]})
+    first = first.replace(bots=[slow, first.bots[1]])
     second = two_hand(tmp_path, [(11, [1, 0]), (14, [1, 0])])  # the other rotation of a deal: fresh processes
     out = serve([first, second], [second, None])
     assert [m["type"] for m in out] == ["game"] * 3 + ["match_done", "game", "game", "match_done"]

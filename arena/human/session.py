@@ -60,7 +60,7 @@ def human_match(entries: list[BotEntry], **fields: object) -> MatchSpec:
 
     Its list of games stays empty: the games are played by :func:`play_games`, which seats the person too.
     """
-    return MatchSpec.model_validate({"match_id": uuid.uuid4().hex[:12], "bots": entries, "games": [], **fields})
+    return MatchSpec.from_json({"match_id": uuid.uuid4().hex[:12], "bots": entries, "games": [], **fields})
 
 
 def play_games(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from tabulate import tabulate
 
@@ -25,7 +25,7 @@ def build_match(
     seed: int,
     time: str,
     max_decision: float,
-    policy: str,
+    policy: Literal["forfeit", "substitute"],
     max_strikes: int,
     log_dir: str,
     max_hands: int = 1000,

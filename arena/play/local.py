@@ -11,7 +11,8 @@ import orjson
 from arena.engine.game import Game
 from arena.engine.options import make_rules
 from arena.engine.record import GameRecord
-from arena.play.protocol import ActionReply, MessageError, parse_bot_message, to_engine_action
+from arena.play.incoming import MessageError
+from arena.play.protocol import ActionReply, parse_bot_message, to_engine_action
 from arena.play.runner import Answer, Message, Violation, play
 
 Handler = Callable[[Message], Message | None]

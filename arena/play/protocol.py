@@ -1,8 +1,10 @@
 """The wire protocol's messages as pydantic models: one discriminated union per direction, and the JSON Schema.
 
 Messages are single-frame UTF-8 JSON objects with a ``type``. Outgoing messages are built as plain dicts by the
-referee (the hot path) and are checked against these models by the tests; incoming messages are never trusted: they
-are size-capped and validated here before anything else reads them.
+referee (the hot path) and are checked against these models by the tests; incoming messages are never trusted: these
+models define what a bot may send. The referee reads the plain forms of a valid hello or reply by hand
+(arena.play.incoming, checked to agree with the models on any frame) and gives every other frame to
+``parse_bot_message``, which says what is wrong with it.
 """
 
 from __future__ import annotations
@@ -11,18 +13,15 @@ import json
 import types
 from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from arena import PROTOCOL_VERSION
-from arena.engine.actions import CALL, DEFEND_ALONE, DISCARD, NAME_TRUMP, ORDER_UP, PASS, PLAY, Action, parse_action
+from arena.engine.actions import PASS, PLAY, Action, parse_action
 from arena.engine.cards import Card, Suit
 from arena.engine.hand import Phase, Trick
 from arena.engine.view import SeatView
-from arena.errors import ArenaError
-
-MAX_MESSAGE_BYTES = 64 * 1024
+from arena.play.incoming import MAX_MESSAGE_BYTES, MessageError
 
 CardText = Annotated[str, Field(pattern=r"^([789TJQKA][CDHS]|JK)$", description="rank then suit, or JK")]
 SuitText = Literal["C", "D", "H", "S"]
@@ -438,15 +437,6 @@ REFEREE_MESSAGE: TypeAdapter[Welcome | GameStart | Events | Act | GameEnd | Viol
 )
 
 
-class MessageError(ArenaError):
-    """An incoming message is not acceptable; ``kind`` is the violation it counts as."""
-
-    def __init__(self, kind: Literal["oversized", "malformed", "schema"], detail: str) -> None:
-        super().__init__(detail)
-        self.kind = kind
-        self.detail = detail
-
-
 def parse_bot_message(raw: bytes) -> Hello | ActionReply:
     """Parse one frame from a bot: size-capped, UTF-8 JSON, schema-valid; raise MessageError otherwise."""
     if len(raw) > MAX_MESSAGE_BYTES:
@@ -472,22 +462,6 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         twice = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
         raise MessageError("malformed", f"the key {twice!r} occurs twice in one object")
     return found
-
-
-# Every action's wire form as orjson writes it (and so the SDK): a reply that is byte for byte the canonical reply to
-# the open request is valid by construction, and the referee takes it without running the validator.
-CALLS = tuple(a for pair in CALL for a in pair)
-ALL_ACTIONS: tuple[Action, ...] = (PASS, DEFEND_ALONE, *ORDER_UP, *CALLS, *NAME_TRUMP, *PLAY, *DISCARD)
-_CANONICAL: dict[bytes, Action] = {orjson.dumps(a.to_json()): a for a in ALL_ACTIONS}
-
-
-def canonical_reply(raw: bytes, request_id: int) -> Action | None:
-    """The action of ``raw`` if it is exactly ``{"type":"action","request_id":ID,"action":A}`` as orjson writes it
-    (no spaces, keys in this order) for ``request_id`` and some action; None for anything else, valid or not."""
-    prefix = b'{"type":"action","request_id":%d,"action":' % request_id
-    if raw.startswith(prefix) and raw.endswith(b"}"):
-        return _CANONICAL.get(raw[len(prefix) : -1])
-    return None
 
 
 _TAGS = frozenset({"hello", "action", "pass", "order_up", "call", "discard", "defend_alone", "name_trump", "play"})

@@ -27,15 +27,8 @@ from arena.errors import ArenaError
 from arena.play.botproc import BotCommand, BotProcess
 from arena.play.clock import TimeControl
 from arena.play.cpus import pin_match, unpin, unpin_thread
-from arena.play.matchspec import MatchSpec
-from arena.play.protocol import (
-    ActionReply,
-    Hello,
-    MessageError,
-    canonical_reply,
-    parse_bot_message,
-    to_engine_action,
-)
+from arena.play.incoming import Hello, MessageError, Reply, canonical_reply, read_bot_message
+from arena.play.matchspec import MatchSpec, SpecError
 from arena.play.runner import DETAIL_LIMIT, EXCERPT_LIMIT, Answer, Message, Violation, play
 from arena.play.sandbox import Jail, require_isolation
 from arena.play.transport import Channel, Hub
@@ -184,7 +177,7 @@ class Referee:
         process = self.processes[b]
         assert process is not None
         try:
-            message = parse_bot_message(raw)
+            message = read_bot_message(raw)
         except MessageError as exc:
             return Violation("handshake", f"first message: {exc.detail}", _excerpt(raw))
         if not isinstance(message, Hello):
@@ -237,7 +230,9 @@ class Referee:
         in ``current``, a match about to be played by them): the conditions of ``carry_on`` that do not depend on
         how the bots fare."""
         same = {"match_id", "games"}
-        if spec.model_dump(exclude=same) != self.spec.model_dump(exclude=same):
+        if {k: v for k, v in spec.to_json().items() if k not in same} != {
+            k: v for k, v in self.spec.to_json().items() if k not in same
+        }:
             return False
         dealt = self.dealt | ({game.seed for game in current.games} if current is not None else set())
         return not dealt & {game.seed for game in spec.games}
@@ -379,17 +374,17 @@ class Referee:
         if action is not None:  # the common case, valid by construction: no validator run
             return Answer(action, None, 0.0, _excerpt(raw))
         try:
-            reply = parse_bot_message(raw)
+            reply = read_bot_message(raw)
         except MessageError as exc:
             return Answer(None, Violation(exc.kind, exc.detail, _excerpt(raw)), 0.0)
-        if not isinstance(reply, ActionReply):
+        if not isinstance(reply, Reply):
             return Answer(None, Violation("out_of_turn", "hello again in the middle of a match", _excerpt(raw)), 0.0)
         if reply.request_id in self.expired[endpoint.index]:
             return None  # a late answer to a request that timed out (or a copy of one): ignored
         if reply.request_id != request_id:
             detail = f"answer to request {reply.request_id}, which was never sent"
             return Answer(None, Violation("out_of_turn", detail, _excerpt(raw)), 0.0)
-        return Answer(to_engine_action(reply.action), None, 0.0, _excerpt(raw))
+        return Answer(reply.action, None, 0.0, _excerpt(raw))
 
     def _drain(self, endpoint: Channel) -> None:
         """Read the waiting frames of a bot with no open request: a burst of its own frames is one ``unsolicited``
@@ -447,10 +442,10 @@ class Referee:
     def _stale(self, b: int, raw: bytes) -> bool:
         """Whether a frame is a late answer to a request this bot was sent earlier (not a violation)."""
         try:
-            message = parse_bot_message(raw)
+            message = read_bot_message(raw)
         except MessageError:
             return False
-        return isinstance(message, ActionReply) and message.request_id in self.expired[b]
+        return isinstance(message, Reply) and message.request_id in self.expired[b]
 
     def _drain_others(self, asked: int) -> None:
         """Read what the bots other than ``asked`` have sent (each burst one ``unsolicited`` violation)."""
@@ -673,11 +668,11 @@ def _serving(lines: Iterable[bytes]) -> Iterator[tuple[MatchSpec, MatchSpec | No
         if "spec" in data:
             upcoming = data.get("next")
             yield (
-                MatchSpec.model_validate(data["spec"]),
-                None if upcoming is None else MatchSpec.model_validate(upcoming),
+                MatchSpec.from_json(data["spec"]),
+                None if upcoming is None else MatchSpec.from_json(upcoming),
             )
         else:
-            yield MatchSpec.model_validate(data), None
+            yield MatchSpec.from_json(data), None
 
 
 def main() -> None:
@@ -699,8 +694,12 @@ def main() -> None:
             serve(_serving(sys.stdin.buffer), emit)
         else:
             run_match(
-                MatchSpec.model_validate_json(sys.stdin.buffer.read()), lambda r: emit({"type": "game", "record": r})
+                MatchSpec.from_json(orjson.loads(sys.stdin.buffer.read())),
+                lambda r: emit({"type": "game", "record": r}),
             )
+    except (SpecError, orjson.JSONDecodeError) as exc:
+        sys.stderr.write(f"referee: bad match spec: {exc}\n")
+        sys.exit(2)
     except KeyboardInterrupt as stop:  # a signal closes the match on the way out: every bot process is ended
         sys.stderr.write(f"referee: {stop or 'interrupted'}; the match was closed\n")
         sys.exit(130)

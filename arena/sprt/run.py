@@ -255,7 +255,7 @@ def _play(
                     return
                 spec, keys = item
                 if cores:
-                    spec = spec.model_copy(update={"cpus": [cores[index]]})
+                    spec = spec.replace(cpus=[cores[index]])
                 error = executor.run(spec, _forward(results, spec.match_id, keys))
                 results.put(("match", spec.match_id, error))
 

@@ -6,6 +6,7 @@ Every key carries its description here; ``config_reference`` turns the models in
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import hashlib
 import json
@@ -16,13 +17,22 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, create_model, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    create_model,
+    field_validator,
+    model_validator,
+)
 from pydantic.fields import FieldInfo
 
 from arena.engine.options import OPTION_DEFAULTS, OPTION_NAMES, VARIANTS, RuleOptions, make_rules
 from arena.errors import ArenaError
 from arena.play.clock import TimeControl
-from arena.play.matchspec import Limits
+from arena.play.matchspec import Limits, absolute
 
 
 class ConfigError(ArenaError, ValueError):
@@ -38,6 +48,40 @@ RuleOptionsModel: type[BaseModel] = create_model(
     "RuleOptionsModel", __config__=ConfigDict(frozen=True, extra="forbid", strict=True), **_option_fields()
 )
 """The engine's RuleOptions (a plain dataclass) as a pydantic model: validated and documented like every other key."""
+
+
+class _LimitsChecks(BaseModel):
+    """What the mirror of Limits checks beyond each field's type and bounds."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _given(cls, value: Any) -> Any:
+        return value.to_json() if isinstance(value, Limits) else value
+
+    @field_validator(*Limits.ABSOLUTE, check_fields=False)  # the fields come with the mirror below
+    @classmethod
+    def _absolute(cls, paths: tuple[str, ...]) -> tuple[str, ...]:
+        return absolute(paths)
+
+
+def _limits_fields() -> dict[str, Any]:
+    hints = get_type_hints(Limits)
+    return {f.name: (hints[f.name], Field(default=f.default, **f.metadata)) for f in dataclasses.fields(Limits)}
+
+
+LimitsModel: type[BaseModel] = create_model(
+    "Limits", __base__=_LimitsChecks, __doc__=Limits.__doc__, **_limits_fields()
+)
+"""The match's Limits (a plain dataclass, read by the referee without pydantic) as a pydantic model: the config's
+``[limits]`` table and ``--limit`` flags are validated, explained and documented like every other key. It also takes
+a Limits itself (``TournamentConfig(limits=Limits(...))``)."""
+
+
+def bot_limits(model: BaseModel) -> Limits:
+    """The Limits of a validated ``[limits]`` table."""
+    return Limits.from_json(model.model_dump(mode="json"))
 
 
 class RatingSettings(BaseModel):
@@ -155,7 +199,7 @@ class TournamentConfig(BaseModel):
         default=False, description="Play even where the host cannot keep bots apart (SECURITY.md); not for strangers"
     )
     rating: RatingSettings = Field(default=RatingSettings(), description="How the ranking table is computed")
-    limits: Limits = Field(default=Limits(), description="What each bot process may use (SECURITY.md)")
+    limits: LimitsModel = Field(default=LimitsModel(), description="What each bot process may use (SECURITY.md)")
     executor: ExecutorSettings = Field(
         default=ExecutorSettings(), description="Where the matches run (jobs: on a cluster, its worker threads x 2)"
     )
@@ -191,7 +235,7 @@ class TournamentConfig(BaseModel):
     def fingerprint(self) -> str:
         """A hash of everything that decides which games are played and how (not jobs or rating settings)."""
         # settings added later are left out at their defaults, so that older tournaments keep their fingerprint
-        added = (("limits", Limits()), ("max_hands", 1000), ("format", "round-robin"), ("candidate", None))
+        added = (("limits", LimitsModel()), ("max_hands", 1000), ("format", "round-robin"), ("candidate", None))
         later = {key for key, default in added if getattr(self, key) == default}
         fixed = self.model_dump(exclude={"jobs", "pin", "rating", "trusted_bots", "executor"} | later)
         return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()[:16]
@@ -203,7 +247,7 @@ class TournamentConfig(BaseModel):
 
 TABLES: dict[str, type[BaseModel]] = {  # the config's sub-tables
     "rating": RatingSettings,
-    "limits": Limits,
+    "limits": LimitsModel,
     "executor": ExecutorSettings,
 }
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
 import threading
 import uuid
@@ -160,7 +161,7 @@ class DaskExecutor:
         """The match's task (its key names the run and the match, as the scheduler's logs show it)."""
         return self.client.submit(
             play_match,
-            spec.model_dump_json(),
+            json.dumps(spec.to_json()),
             bots,
             contents,
             run=self.run_id,

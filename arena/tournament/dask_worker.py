@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import json
 import os
 import tempfile
 import threading
@@ -98,7 +99,7 @@ def play_match(
     ``LocalExecutor``, a referee process)."""
     worker = get_worker()
     client: Client = get_client()
-    spec = MatchSpec.model_validate_json(spec_json)
+    spec = MatchSpec.from_json(json.loads(spec_json))
     progress = progress_key(run, spec.match_id)
     start = int(client.get_metadata(progress, 0))  # games an earlier attempt delivered (the queue holds them)
     before = list(range(start))  # the coordinator waits for these too: they are in the queue ahead of ours
@@ -118,11 +119,11 @@ def play_match(
         sender.add(record["game_index"], record)
 
     with tempfile.TemporaryDirectory(prefix="arena-match-", dir=worker.local_directory) as logs:
-        rest = spec.model_copy(update={"games": spec.games[start:], "bots": entries, "log_dir": logs, "cpus": None})
+        rest = spec.replace(games=spec.games[start:], bots=entries, log_dir=logs, cpus=None)
         try:
             with claimed_core(pin) as core, _watch(worker, executor):
                 if core is not None:
-                    rest = rest.model_copy(update={"cpus": [core]})
+                    rest = rest.replace(cpus=[core])
                 error = executor.run(rest, on_game)
         finally:
             close = getattr(executor, "close", None)  # an executor that keeps its referee for a next match ends it

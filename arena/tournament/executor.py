@@ -182,8 +182,8 @@ class _Server:
         """Hand the referee its next match, and the one after it if known (a referee that died meanwhile shows at
         the next read)."""
         line = {
-            "spec": spec.model_dump(mode="json"),
-            "next": None if upcoming is None else upcoming.model_dump(mode="json"),
+            "spec": spec.to_json(),
+            "next": None if upcoming is None else upcoming.to_json(),
         }
         with contextlib.suppress(BrokenPipeError, ValueError):
             self._stdin.write(json.dumps(line).encode() + b"\n")

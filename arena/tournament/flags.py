@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from arena.engine.options import parse_option_value
 from arena.play.matchspec import Limits
-from arena.tournament.config import explain
+from arena.tournament.config import LimitsModel, bot_limits, explain
 
 
 def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -35,12 +35,12 @@ def parse_limits(pairs: tuple[str, ...]) -> Limits:
         key = key.strip()
         if not sep:
             raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--limit")
-        if key not in Limits.model_fields:
-            known = ", ".join(Limits.model_fields)
+        if key not in LimitsModel.model_fields:
+            known = ", ".join(LimitsModel.model_fields)
             raise click.BadParameter(f"no limit {key!r} (known: {known})", param_hint="--limit")
         listed = key in ("readable", "writable")
         fields[key] = [*fields.get(key, []), value] if listed else (None if value.lower() == "none" else value)
     try:
-        return Limits.model_validate(fields)
+        return bot_limits(LimitsModel.model_validate(fields))
     except ValidationError as exc:
-        raise click.BadParameter("; ".join(explain(exc, Limits)), param_hint="--limit") from None
+        raise click.BadParameter("; ".join(explain(exc, LimitsModel)), param_hint="--limit") from None

@@ -148,7 +148,7 @@ def _run(
         hint = getattr(executor, "upcoming", None)  # an executor that can prepare the slot's next match is told it
 
         def placed(spec: MatchSpec) -> MatchSpec:
-            return spec.model_copy(update={"cpus": [cores[place]]}) if cores else spec
+            return spec.replace(cpus=[cores[place]]) if cores else spec
 
         with slot(executor):
             chain = _take(work)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from arena.engine.options import make_rules
 from arena.play.botproc import BotCommand
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
-from arena.tournament.config import TournamentConfig
+from arena.tournament.config import TournamentConfig, bot_limits
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +156,6 @@ def _spec(
         max_strikes=config.max_strikes,
         max_hands=config.max_hands,
         log_dir=log_dir,
-        limits=config.limits,
+        limits=bot_limits(config.limits),
         trusted_bots=config.trusted_bots,
     )
