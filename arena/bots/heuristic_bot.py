@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 from arena.engine.actions import DEFEND_ALONE, PASS, Action, Call, Discard, NameTrump, OrderUp, Play
 from arena.engine.cards import Card, Suit, card_power, effective_suit
-from arena.engine.hand import Phase
+from arena.engine.phases import Phase
 from arena.engine.view import SeatView
 from arena.sdk import Bot, Table, run
 

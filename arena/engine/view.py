@@ -9,12 +9,15 @@ checked equal to ``to_json``).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, NamedTuple, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, TypedDict
 
 from arena.engine.actions import Action, Discard, action_from_json
 from arena.engine.cards import CARD_BY_TEXT, CARD_TEXT, Card, Suit
-from arena.engine.game import Game
-from arena.engine.hand import HandState, Phase, Trick
+from arena.engine.phases import Phase, Trick
+
+if TYPE_CHECKING:  # a bot reads views and never runs a game: it starts without loading the rules engine
+    from arena.engine.game import Game
+    from arena.engine.hand import HandState
 
 SEAT = "seat"
 SeatNumber = Annotated[int, SEAT]

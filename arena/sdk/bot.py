@@ -7,19 +7,21 @@ A bot author subclasses :class:`Bot` and overrides ``act(view, legal)``, or writ
 
 from __future__ import annotations
 
-import hashlib
-import logging
 import random
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from arena.engine.actions import Action, action_from_json, parse_action
-from arena.engine.hand import Phase, Trick
+from arena.engine.phases import Phase, Trick
 from arena.engine.view import SeatView
 from arena.errors import ArenaError, IllegalActionError
+from arena.sdk.logs import logger
 from arena.sdk.table import Table
 
-log = logging.getLogger("arena.sdk")
+try:  # hashlib's own blake2b, without hashlib's loading of OpenSSL (~4 ms at every bot's start) for hashes unused here
+    from _blake2 import blake2b
+except ImportError:  # a Python built without it
+    from hashlib import blake2b
 
 T = TypeVar("T")
 Answer = Action | dict[str, Any]
@@ -35,7 +37,7 @@ def view_seed(view: SeatView | dict[str, Any]) -> int:
     v = view if isinstance(view, SeatView) else parse_view(view)
     head = f"{v.seat}|{v.hand_number}|{v.phase.value}|{len(v.bids)}|{len(v.tricks)}|{v.scores}|".encode()
     cards = bytes(v.hand) + b"|" + bytes(x for seat_card in v.trick for x in seat_card)  # card ids are < 256
-    return int.from_bytes(hashlib.blake2b(head + cards, digest_size=16).digest(), "big")
+    return int.from_bytes(blake2b(head + cards, digest_size=16).digest(), "big")
 
 
 def view_rng(view: SeatView | dict[str, Any]) -> random.Random:
@@ -108,7 +110,7 @@ class Bot:
 
     def on_violation(self, message: dict[str, Any]) -> None:
         """Called with a ``violation`` notice; logs it by default."""
-        log.warning(
+        logger().warning(
             "violation %s: %s (strike %s of %s)",
             *(message.get(k) for k in ("kind", "detail", "strikes", "max_strikes")),
         )
@@ -136,7 +138,7 @@ class Bot:
         elif kind == "match_end":
             self.finished = True
         else:
-            log.warning("ignoring a message of unknown type %r", kind)
+            logger().warning("ignoring a message of unknown type %r", kind)
         return None
 
     def _events(self, events: list[dict[str, Any]]) -> None:
@@ -169,7 +171,9 @@ class Bot:
             if wrong:
                 if table.live and not self._warned:
                     self._warned = True
-                    log.warning("the table disagreed with the referee's view on %s; resynchronised", ", ".join(wrong))
+                    logger().warning(
+                        "the table disagreed with the referee's view on %s; resynchronised", ", ".join(wrong)
+                    )
                 table.sync(view)
         self._view, self._rng = view, None
         answer = self.act(view, legal)
@@ -196,7 +200,7 @@ class Bot:
             text = f"answer {data} {problem}; legal: {[a.to_json() for a in legal]}"
             if self.strict:
                 raise IllegalActionError(text)
-            log.error("%s (sending it anyway)", text)
+            logger().error("%s (sending it anyway)", text)
         return data
 
     def _require_view(self) -> SeatView:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from arena.engine.cards import EFFECTIVE_SUIT, Card, make_deck
-from arena.engine.hand import Phase
+from arena.engine.phases import Phase
 from arena.engine.view import SeatView
 
 

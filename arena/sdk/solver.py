@@ -17,10 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from arena.engine.cards import EFFECTIVE_SUIT, JOKER_ID, TRUMP_POWER, Card
-from arena.engine.hand import HandState
+
+if TYPE_CHECKING:  # a bot searches positions of its own and never runs a hand: it starts without the rules engine
+    from arena.engine.hand import HandState
 
 TRUMP_BASE = 48  # the first index of the trump block
 _BLOCK = (0xFFFF, 0xFFFF << 16, 0xFFFF << 32, 0xFFFF << 48)

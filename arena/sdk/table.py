@@ -21,8 +21,8 @@ from arena.engine.cards import (
     make_deck,
     trick_winner_index,
 )
-from arena.engine.hand import Phase, Trick
 from arena.engine.options import Rules, make_rules
+from arena.engine.phases import Phase, Trick
 from arena.engine.view import SeatView
 
 VIEW_FIELDS = tuple(name for name in SeatView._fields if name not in ("players", "phase", "turn"))
