@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test check lint pytest tournament mutate clean
+.PHONY: test check lint pytest tournament mutate clean bytecode
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,11 @@ $(STAMP): pyproject.toml
 		|| $(BIN)/pip install --quiet -e '.[test,dask]'
 	touch $(STAMP)
 
+# The package compiled ahead: where PYTHONDONTWRITEBYTECODE is set (as on our CI machines) every process would
+# otherwise compile the modules it imports, every time: 55 ms more for each referee, 95 ms for a tournament run.
+bytecode: $(STAMP)
+	@$(BIN)/python -m compileall -q -j 0 arena bots >/dev/null
+
 lint: $(STAMP)
 	$(BIN)/ruff check arena bots tests
 	$(BIN)/ruff format --check arena bots tests
@@ -37,11 +42,11 @@ lint: $(STAMP)
 	$(BIN)/lint-imports --no-cache
 
 # The whole suite, two workers (the machine has 2 cores and the tests mostly wait on processes).
-pytest: $(STAMP)
+pytest: $(STAMP) bytecode
 	$(BIN)/pytest -q -n 2
 
 # The fast part while you work (about a minute): no kills, fuzzing, benchmarks or long matches.
-check: $(STAMP)
+check: $(STAMP) bytecode
 	$(BIN)/ruff check arena bots tests
 	$(BIN)/pytest -q -n 2 -m "not slow"
 
@@ -49,7 +54,7 @@ check: $(STAMP)
 mutate: $(STAMP)
 	$(BIN)/python tools/mutate.py --json mutation.json
 
-tournament: $(STAMP)
+tournament: $(STAMP) bytecode
 	$(BIN)/arena tournament run tournaments/demo.toml
 
 test: lint pytest
