@@ -198,3 +198,29 @@ def test_a_match_prepared_in_advance_but_not_played_next_is_ended(tmp_path: Path
         starts = [e["proc"] for e in told if e["msg"]["type"] == "game_start"]
         assert starts == [procs[0], procs[2]]
         assert sum(e["msg"]["type"] == "match_end" for e in told) == 3  # every process was told the end
+
+
+def test_referees_started_ahead_serve_the_slots_and_the_ones_left_are_ended(tmp_path: Path) -> None:
+    executor = LocalExecutor()
+    executor.warm(2, str(tmp_path / "logs"))
+    ahead = [server.process for server in executor._warm]
+    assert len(ahead) == 2 and all(p.poll() is None for p in ahead)  # running before any match was asked for
+    spec = two_hand(tmp_path, [(30, [0, 1])]).replace(match_id="w0")
+    got: list[int] = []
+
+    def play() -> None:
+        with slot(executor):
+            assert executor.run(spec, lambda r: got.append(r["seed"])) is None
+            assert executor._servers[threading.get_ident()].process is ahead[0]  # the first started, taken
+
+    thread = threading.Thread(target=play)
+    thread.start()
+    thread.join(100)
+    assert got == [30]
+    assert ahead[0].returncode == 0  # released with its slot
+    assert ahead[1].poll() is None and [s.process for s in executor._warm] == [ahead[1]]  # still waiting
+    executor.close()
+    assert ahead[1].wait(10) == 0  # ended cleanly, never used
+    match_log = Path(spec.log_dir) / "w0-referee.log"
+    warm_logs = sorted((tmp_path / "logs").glob("referee-*.log"))
+    assert len(warm_logs) == 2 and os.path.samefile(match_log, warm_logs[0])  # the match's log is its referee's

@@ -241,6 +241,9 @@ def _play(
 ) -> tuple[SprtState, bool]:
     executor = executor or LocalExecutor()
     planned = _planned(run, store.game_keys(), log_dir)
+    warm = getattr(executor, "warm", None)
+    if warm is not None:  # the referees start while the cores are chosen
+        warm(jobs, log_dir)
     handing = threading.Lock()
     stopping = threading.Event()
     results: queue.Queue[tuple[str, Any, Any]] = queue.Queue()

@@ -39,7 +39,8 @@ class Executor(Protocol):
         """Stop every running match at once (games already passed to on_game stay done)."""
 
     # Optional: ``remote = True`` for an executor whose matches run elsewhere (the coordinator then neither checks
-    # the host's isolation nor pins cores), and ``release()``, called by each parallel slot's thread when it is done.
+    # the host's isolation nor pins cores), ``release()``, called by each parallel slot's thread when it is done, and
+    # ``warm(count, log_dir)``, called once the coordinator knows how many slots it runs, before its last preparations.
 
 
 @contextlib.contextmanager
@@ -74,11 +75,13 @@ class LocalExecutor:
 
     A watchdog ends a match that finishes no game for ``stall_timeout`` seconds (default ``stall_limit``): its
     referee and bots are killed, the games it finished are kept, and ``run`` says what happened. ``release`` (by
-    the thread that ran matches) or ``close`` ends the referees cleanly.
+    the thread that ran matches) or ``close`` ends the referees cleanly. ``warm`` starts referees ahead, for the
+    slots about to run: their start (a Python process and its imports) overlaps what the coordinator still does.
     """
 
     def __init__(self, *, stall_timeout: float | None = None) -> None:
         self._servers: dict[int, _Server] = {}  # by thread
+        self._warm: list[_Server] = []  # started ahead, not yet taken by a thread
         self._next: dict[int, MatchSpec | None] = {}  # by thread: the slot's match after the one it runs next
         self._lock = threading.Lock()
         self._cancelled = False
@@ -94,8 +97,9 @@ class LocalExecutor:
                 return "cancelled"
             server = self._servers.get(threading.get_ident())
             if server is None or not server.alive():
-                server = self._servers[threading.get_ident()] = _Server(log)
-            else:  # the same referee: its log under this match's name too
+                server = self._take_warm() or _Server(log)
+                self._servers[threading.get_ident()] = server
+            if server.log != log:  # a referee that served before, or started ahead: its log under this match's name
                 with contextlib.suppress(OSError):
                     os.link(server.log, log)
         limit = self.stall_timeout or stall_limit(spec)
@@ -124,6 +128,24 @@ class LocalExecutor:
             )
         return f"referee exited with code {code} (see {log.name})"
 
+    def warm(self, count: int, log_dir: str) -> None:
+        """Start referees ahead so that ``count`` are waiting (their logs in ``log_dir`` until their first match)."""
+        folder = Path(log_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        with self._lock:
+            while not self._cancelled and len(self._warm) < count:
+                self._warm.append(_Server(folder / f"referee-{stamp}-{os.getpid()}-{len(self._warm)}.log"))
+
+    def _take_warm(self) -> _Server | None:
+        """A referee started ahead and still running (with the lock held), or None."""
+        while self._warm:
+            server = self._warm.pop(0)
+            if server.alive():
+                return server
+            server.end()
+        return None
+
     def upcoming(self, spec: MatchSpec | None) -> None:
         """Say which match the calling thread runs after its next one (None: none known), so that its referee can
         start that match's bots while the next one plays."""
@@ -139,7 +161,8 @@ class LocalExecutor:
     def close(self) -> None:
         """End every referee cleanly."""
         with self._lock:
-            servers, self._servers = list(self._servers.values()), {}
+            servers, self._servers = [*self._servers.values(), *self._warm], {}
+            self._warm = []
         for server in servers:
             server.end()
 
@@ -147,7 +170,7 @@ class LocalExecutor:
         """Kill every running referee (and so, with them, their bots)."""
         with self._lock:
             self._cancelled = True
-            for server in self._servers.values():
+            for server in [*self._servers.values(), *self._warm]:
                 server.kill()
 
     def _forget(self, server: _Server) -> None:

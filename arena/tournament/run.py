@@ -129,19 +129,22 @@ def _run(
     remember_candidate(store, config, commands)
     done = store.game_keys()
     matches = plan_matches(config, commands, done=done, log_dir=log_dir)
+    executor = executor or LocalExecutor()
+    grouped = chains(matches)
+    slots = min(jobs, len(grouped))
+    warm = getattr(executor, "warm", None)
+    if warm is not None and slots:  # the referees start while the stored games are read and cores chosen
+        warm(slots, log_dir)
     progress = Progress(done=len(done), total=total_games(config, list(commands)), started=time.monotonic())
     live = LiveFit()  # the table's fit, so that the live leader is the table's
     for _, key, record in store.records():
         for c in comparisons(record, cluster_of(key)):
             live.record(c)
-    executor = executor or LocalExecutor()
     work: queue.Queue[list[tuple[Any, list[str]]]] = queue.Queue()
-    grouped = chains(matches)
     for chain in grouped:
         work.put(chain)
     results: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
 
-    slots = min(jobs, len(grouped))
     cores = idlest(slots) if config.pin and here else []
 
     def worker(place: int) -> None:
