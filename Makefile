@@ -41,14 +41,16 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 
-# The whole suite, two workers (the machine has 2 cores and the tests mostly wait on processes).
+# The whole suite, two workers (the machine has 2 cores and the tests mostly wait on processes). loadfile runs a
+# module's tests in one worker: a module's fixture (a tournament played, a Dask cluster, a browser) is built once,
+# not once in each worker. (Not loadgroup: xdist 3.8 groups by rewriting item._nodeid, which pytest 9 ignores.)
 pytest: $(STAMP) bytecode
-	$(BIN)/pytest -q -n 2
+	$(BIN)/pytest -q -n 2 --dist loadfile
 
 # The fast part while you work (about a minute): no kills, fuzzing, benchmarks or long matches.
 check: $(STAMP) bytecode
 	$(BIN)/ruff check arena bots tests
-	$(BIN)/pytest -q -n 2 -m "not slow"
+	$(BIN)/pytest -q -n 2 --dist loadfile -m "not slow"
 
 # Mutation testing (docs/mutation.md): about an hour; not part of make test.
 mutate: $(STAMP)

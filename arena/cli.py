@@ -125,16 +125,20 @@ def bench_engine(seconds: float, as_json: bool) -> None:
 @click.option("--seconds", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Ping-pong time.")
 @click.option("--games", type=click.IntRange(min=2), default=20, show_default=True, help="Games of random bots.")
 @click.option("--variant", default="four-hand", show_default=True, help=f"Variant of the match: {VARIANTS_HELP}.")
+@click.option(
+    "--rounds", type=click.IntRange(min=1), default=5, show_default=True, help="Rounds; the ratio is their median."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def bench_protocol(seconds: float, games: int, variant: str, as_json: bool) -> None:
+def bench_protocol(seconds: float, games: int, variant: str, rounds: int, as_json: bool) -> None:
     """Decisions/s through referee and bots, beside raw pyzmq.
 
     Random bots through the referee, beside a raw pyzmq ping-pong of messages of the same sizes; then the same
-    for the stdio transport beside a pipe ping-pong.
+    for the stdio transport beside a pipe ping-pong. Both are measured in interleaved rounds (the games and the
+    ping-pong time shared among them), so that machine noise hits both sides alike.
     """
     from arena.bench.protocol import run
 
-    result = run(seconds, games=games, variant=variant)
+    result = run(seconds, games=games, variant=variant, rounds=rounds)
     if as_json:
         click.echo(json.dumps(result))
         return

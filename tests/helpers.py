@@ -1,5 +1,5 @@
-"""Shared helpers for the tests: deals from text, scripted actions, an independent model of the rules, and a bot's
-decision in a set deal.
+"""Shared helpers for the tests: deals from text, scripted actions, an independent model of the rules, a bot's
+decision in a set deal, and the ``arena`` command run as a process of its own (tournament configs written for it).
 
 The rule model here (effective suit, trick winner, scoring table) is written from the rule book (docs/rules.md) on
 card *text*, on purpose without the engine's tables, so that tests compare the engine with a second reading of the book.
@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import copy
 import random
+import subprocess
+import sys
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from arena.engine.actions import (
@@ -304,6 +307,25 @@ def bot_decision(
     reply = bots[turn].handle(messages.act_request(game, turn, 1, pending[turn], 1000))
     assert reply is not None
     return parse_action(reply["action"])
+
+
+# ---- the arena command, as a user runs it ----
+
+ROOT = Path(__file__).resolve().parent.parent
+ARENA = [sys.executable, "-m", "arena"]
+RAW_RANDOM = ROOT / "tests" / "bots" / "raw_random.py"
+
+
+def run_arena(*args: str | Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """``arena ARGS`` in a process of its own, started in the checkout; its exit code and output (text), unchecked."""
+    command = [*ARENA, *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=timeout, check=False)
+
+
+def write_tournament(path: Path, template: str) -> Path:
+    """A tournament config at ``path`` from ``template``, whose ``{raw}`` stands for tests/bots/raw_random.py."""
+    path.write_text(template.format(raw=RAW_RANDOM))
+    return path
 
 
 def cases(count: int) -> int:

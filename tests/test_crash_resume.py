@@ -12,19 +12,17 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import ARENA, ROOT, run_arena, write_tournament
 
 from arena.tournament.store import Store
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
-ARENA = [sys.executable, "-m", "arena"]
 KILLS = 10
 SEED = 2026
 
@@ -41,10 +39,6 @@ jobs = 2
 [rating]
 bootstrap = 100
 """
-
-
-def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*ARENA, *args], capture_output=True, text=True, cwd=ROOT, timeout=300, check=False)
 
 
 def stored(db: Path) -> dict[str, dict[str, Any]]:
@@ -82,11 +76,10 @@ def processes_with_files_under(folder: Path) -> list[int]:
 
 
 def test_a_tournament_killed_ten_times_at_random_moments_ends_as_an_unbroken_run(tmp_path: Path) -> None:
-    config = tmp_path / "crash.toml"
-    config.write_text(CONFIG.format(raw=ROOT / "tests" / "bots" / "raw_random.py"))
+    config = write_tournament(tmp_path / "crash.toml", CONFIG)
     unbroken = tmp_path / "unbroken.db"
     started = time.monotonic()
-    first = arena("tournament", "run", str(config), "--db", str(unbroken), "--quiet")
+    first = run_arena("tournament", "run", str(config), "--db", str(unbroken), "--quiet")
     assert first.returncode == 0, first.stderr
     span = time.monotonic() - started
     expected = stored(unbroken)
@@ -137,13 +130,13 @@ def test_a_tournament_killed_ten_times_at_random_moments_ends_as_an_unbroken_run
             time.sleep(0.05)  # its referees die with it (and their bots with them)
         assert processes_with_files_under(broken.parent) == []
 
-    resumed = arena("tournament", "run", str(config), "--db", str(broken), "--quiet")
+    resumed = run_arena("tournament", "run", str(config), "--db", str(broken), "--quiet")
     assert resumed.returncode == 0, resumed.stderr
     assert f"{total}/{total} games" in resumed.stdout
     assert stored(broken) == expected
     # the kills fell from start-up to late in the run: before the first game was stored and between games
     assert sum(0 < n < total for n in landed) >= 3 and len(landed) == KILLS, landed
 
-    tables = [arena("ranking", str(config), "--db", str(db), "--format", "json") for db in (unbroken, broken)]
+    tables = [run_arena("ranking", str(config), "--db", str(db), "--format", "json") for db in (unbroken, broken)]
     assert all(t.returncode == 0 for t in tables), [t.stderr for t in tables]
     assert json.loads(tables[0].stdout) == json.loads(tables[1].stdout)

@@ -7,6 +7,9 @@ does killing the coordinator, which resumes as a local run does, and stopping it
 kill their referees). On the workers, bots arrive by content (checked by hash, run with the worker's runtime),
 and matches are pinned to a core and confined as here. Without a cluster: the ``[executor]`` table, the one-line
 errors, and a re-run task that plays only the rest of its match.
+
+One cluster serves the module (a worker to kill joins it for that test alone), and so does one local run of the
+tournament (``make`` runs a module's tests in one xdist worker: ``--dist loadfile``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import ARENA, ROOT, run_arena, write_tournament
 
 from arena.errors import ArenaError
 from arena.tournament.config import TournamentConfig, load_config
@@ -34,9 +38,6 @@ dask = pytest.importorskip("dask")
 from arena.bench.cluster import DaskProcesses  # noqa: E402  (after the skip: these import Dask)
 from arena.tournament.dask_executor import DaskExecutor  # noqa: E402
 from arena.tournament.dask_worker import ShippedBot, install  # noqa: E402
-
-ROOT = Path(__file__).resolve().parent.parent
-ARENA = [sys.executable, "-m", "arena"]
 
 CONFIG = """
 name = "dask-test"
@@ -53,13 +54,7 @@ bootstrap = 100
 
 
 def write_config(folder: Path) -> Path:
-    path = folder / "dask-test.toml"
-    path.write_text(CONFIG.format(raw=ROOT / "tests" / "bots" / "raw_random.py"))
-    return path
-
-
-def arena(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*ARENA, *args], capture_output=True, text=True, cwd=ROOT, timeout=timeout, check=False)
+    return write_tournament(folder / "dask-test.toml", CONFIG)
 
 
 def stored(db: Path) -> dict[str, dict[str, Any]]:
@@ -73,7 +68,7 @@ def stored(db: Path) -> dict[str, dict[str, Any]]:
 
 
 def ranking_json(db: Path) -> Any:
-    done = arena("ranking", "--db", str(db), "--format", "json")
+    done = run_arena("ranking", "--db", str(db), "--format", "json")
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -93,10 +88,16 @@ def config_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def local_run(config_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The tournament played by the local executor: the reference."""
     db = tmp_path_factory.mktemp("local") / "local.db"
-    done = arena("tournament", "run", str(config_path), "--db", str(db), "--quiet", "--jobs", "2")
+    done = run_arena("tournament", "run", str(config_path), "--db", str(db), "--quiet", "--jobs", "2")
     assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
     assert len(stored(db)) == 24
     return db
+
+
+@pytest.fixture(scope="module")
+def local_ranking(local_run: Path) -> Any:
+    """The local run's ranking table (``arena ranking --format json``), read once."""
+    return ranking_json(local_run)
 
 
 @pytest.fixture(scope="module")
@@ -108,20 +109,25 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaskProcesses]
 
 @pytest.mark.slow
 def test_a_cluster_started_with_dask_commands_gives_the_local_table(
-    cluster: DaskProcesses, config_path: Path, local_run: Path, tmp_path: Path
+    cluster: DaskProcesses, config_path: Path, local_run: Path, local_ranking: Any, tmp_path: Path
 ) -> None:
     db = tmp_path / "dask.db"
-    done = arena("tournament", "run", str(config_path), "--db", str(db), "--quiet", "--scheduler", cluster.address)
+    done = run_arena("tournament", "run", str(config_path), "--db", str(db), "--quiet", "--scheduler", cluster.address)
     assert done.returncode == 0, done.stderr
     assert "warning" not in done.stderr, done.stderr
     assert stored(db) == stored(local_run)
-    assert ranking_json(db) == ranking_json(local_run)
+    assert ranking_json(db) == local_ranking
     logs = {p.name for p in (tmp_path / "dask-logs").iterdir()}  # the workers' logs came back beside the results
     assert any(name.endswith("-referee.log") for name in logs) and any("-bot0-" in name for name in logs)
 
 
 @pytest.mark.slow
 def test_a_local_cluster_gives_the_local_table(config_path: Path, local_run: Path, tmp_path: Path) -> None:
+    """The Python API's path: a ``DaskExecutor`` on a ``LocalCluster``'s client, handed to ``run_tournament``.
+
+    The workers are threads of this process (what travels between processes is the other tests' matter: the
+    cluster of ``dask`` commands); each task still plays its match in a referee process, as on any worker.
+    """
     from arena.tournament.run import resolve_entrants, run_tournament
 
     config = load_config(config_path)
@@ -131,10 +137,9 @@ def test_a_local_cluster_gives_the_local_table(config_path: Path, local_run: Pat
         distributed.LocalCluster(
             n_workers=2,
             threads_per_worker=1,
-            host="127.0.0.1",
+            processes=False,  # workers and scheduler talk in-process (inproc://): no port is opened
             dashboard_address=None,
             scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # no dashboard; its health routes on loopback
-            processes=True,
             local_directory=str(tmp_path / "dask"),
         ) as local_cluster,
         distributed.Client(local_cluster) as client,
@@ -170,33 +175,59 @@ def wait_for_games(db: Path, at_least: int, process: subprocess.Popen[bytes]) ->
     raise AssertionError("no games were stored")
 
 
+def join_worker(cluster: DaskProcesses, folder: Path) -> subprocess.Popen[bytes]:
+    """One more worker of one thread for ``cluster``, started as its own were (``dask worker``, on 127.0.0.1, in a
+    session of its own), once the scheduler counts it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    loopback = ["--host", "127.0.0.1", "--no-dashboard", "--dashboard-address", "127.0.0.1:0"]
+    with open(folder / "dask.log", "ab") as log:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "dask", "worker", cluster.address, *loopback, "--nthreads", "1", "--no-nanny",
+             "--local-directory", str(folder)],
+            stdout=log, stderr=log, start_new_session=True, env={**os.environ, "DASK_TEMPORARY_DIRECTORY": str(folder)},
+        )  # fmt: skip
+    try:
+        with distributed.Client(cluster.address, timeout=60, set_as_default=False) as client:
+            client.wait_for_workers(len(cluster.workers) + 1, timeout=60)
+    except BaseException:
+        worker.kill()
+        worker.wait()
+        raise
+    return worker
+
+
 @pytest.mark.slow
 def test_a_worker_killed_mid_run_loses_no_stored_game_and_the_run_completes(
-    config_path: Path, local_run: Path, tmp_path: Path
+    cluster: DaskProcesses, config_path: Path, local_run: Path, local_ranking: Any, tmp_path: Path
 ) -> None:
-    fresh = start_cluster(tmp_path / "cluster")
+    victim = join_worker(cluster, tmp_path / "victim")  # the module's cluster keeps its own two workers
     try:
         db = tmp_path / "kill.db"
-        run = subprocess.Popen(run_command(config_path, db, fresh.address), cwd=ROOT, stderr=subprocess.PIPE)
+        run = subprocess.Popen(run_command(config_path, db, cluster.address), cwd=ROOT, stderr=subprocess.PIPE)
         before = wait_for_games(db, 2, run)
-        victim = fresh.workers[0]
-        os.kill(victim.pid, signal.SIGKILL)  # mid-match: both workers are busy, and 24 games are far from done
+        deadline = time.monotonic() + 60
+        while not referees_under([victim.pid]):  # mid-match: the victim plays one of the six, 24 games are far off
+            assert time.monotonic() < deadline and run.poll() is None, "no match ran on the worker to kill"
+            time.sleep(0.02)
+        os.kill(victim.pid, signal.SIGKILL)
         with Store.open(db, create=False) as store:
             kept = {key: record for _, key, record in store.records()}
         _, err = run.communicate(timeout=240)
         assert victim.wait() == -signal.SIGKILL
         assert run.returncode == 0, err.decode()
         assert "warning" not in err.decode(), err.decode()
-        assert before < 24
+        assert before < 24 and len(kept) < 24
         after = stored(db)
         assert after == stored(local_run)  # every game once (keys are unique), the same games as an unbroken run
         with Store.open(db, create=False) as store:
             assert store.game_count() == 24
             now = {key: record for _, key, record in store.records()}
         assert all(now[key] == record for key, record in kept.items())  # what was stored before the kill stays
-        assert ranking_json(db) == ranking_json(local_run)
+        assert ranking_json(db) == local_ranking
     finally:
-        fresh.stop()
+        if victim.poll() is None:
+            victim.kill()
+        victim.wait()
 
 
 @pytest.mark.slow
@@ -266,7 +297,7 @@ def test_the_dask_executor_without_dask_installed_says_how_to_get_it(tmp_path: P
 def test_an_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
     path = write_config(tmp_path)
     path.write_text(path.read_text() + "\n[executor]\nconnect_timeout = 1.5\n")  # the default waits 10 s
-    done = arena("tournament", "run", str(path), "--scheduler", "tcp://127.0.0.1:9", "--quiet", timeout=60)
+    done = run_arena("tournament", "run", str(path), "--scheduler", "tcp://127.0.0.1:9", "--quiet", timeout=60)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: cannot reach the Dask scheduler at tcp://127.0.0.1:9")
@@ -382,20 +413,21 @@ def test_matches_on_one_machine_never_share_a_core(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_bench_cluster_measures_the_coordinator_locally_and_on_dask_side_by_side() -> None:
+def test_bench_cluster_measures_the_coordinator_locally_and_on_dask_side_by_side(cluster: DaskProcesses) -> None:
     from click.testing import CliRunner
 
     from arena.cli import main
 
     result = CliRunner().invoke(
-        main, ["bench", "cluster", "--bots", "4", "--games", "2", "--rounds", "1", "--threads", "2", "--json"]
-    )
+        main, ["bench", "cluster", "--bots", "4", "--games", "2", "--rounds", "1", "--scheduler", cluster.address,
+               "--json"]
+    )  # fmt: skip
     assert result.exit_code == 0, result.output
     figures = json.loads(result.output)
     assert figures["games"] == 4 * 3 * 2  # 6 pairings, 2 deals, 2 seatings
     assert figures["local_games_per_second"] > 0 and figures["dask_games_per_second"] > 0
     assert figures["ratio"] == pytest.approx(figures["dask_games_per_second"] / figures["local_games_per_second"])
-    assert figures["dask_matches_in_flight"] == 2 * 2 * 2  # two workers of two threads, twice over
+    assert figures["dask_matches_in_flight"] == 2 * 2 * 1  # the module's two workers of one thread, twice over
 
 
 def referees_under(pids: list[int]) -> list[int]:
@@ -442,7 +474,7 @@ def test_a_stdio_node_bot_is_shipped_and_run_with_the_workers_node(cluster: Dask
         f'name = "node"\nvariant = "two-hand"\nentrants = ["random", "stdio:{node_bot}"]\ngames_per_pairing = 1\n'
     )
     db = tmp_path / "node.db"
-    done = arena("tournament", "run", str(path), "--db", str(db), "--quiet", "--scheduler", cluster.address)
+    done = run_arena("tournament", "run", str(path), "--db", str(db), "--quiet", "--scheduler", cluster.address)
     assert done.returncode == 0, done.stderr
     assert "warning" not in done.stderr, done.stderr
     games = stored(db)
@@ -475,7 +507,7 @@ def test_matches_on_workers_are_pinned_and_confined_as_locally(cluster: DaskProc
     firsts = []
     for where, extra in (("local", ["--jobs", "1"]), ("dask", ["--scheduler", cluster.address])):
         db = tmp_path / f"{where}.db"
-        done = arena("tournament", "run", str(config), "--db", str(db), "--quiet", *extra)
+        done = run_arena("tournament", "run", str(config), "--db", str(db), "--quiet", *extra)
         assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
         logs = sorted((tmp_path / f"{where}-logs").glob("*-affinity.log"))
         assert len(logs) == 2  # one match per seating

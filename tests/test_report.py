@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -14,6 +12,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from helpers import run_arena, write_tournament
 
 from arena.bots.heuristic_bot import HeuristicBot
 from arena.bots.random_bot import RandomBot
@@ -82,15 +81,8 @@ jobs = 2
 @pytest.fixture(scope="module")
 def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small real tournament run with `arena tournament run`: its config (the results are beside it)."""
-    config = tmp_path_factory.mktemp("tournament") / "report-test.toml"
-    config.write_text(TOURNAMENT.format(raw=ROOT / "tests" / "bots" / "raw_random.py"))
-    result = subprocess.run(
-        [sys.executable, "-m", "arena", "tournament", "run", str(config), "--quiet"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-    )
+    config = write_tournament(tmp_path_factory.mktemp("tournament") / "report-test.toml", TOURNAMENT)
+    result = run_arena("tournament", "run", config, "--quiet")
     assert result.returncode == 0, result.stderr
     return config
 
@@ -261,6 +253,23 @@ def open_page(driver: Any, path: Path) -> None:
     WebDriverWait(driver, 20).until(lambda d: d.execute_script("return document.body.dataset.ready === '1'"))
 
 
+# Selenium's ``text`` of an element, in a script: its visible text ("" for an element that is not shown). Pages are
+# read in one script where a WebDriver command per element would cost more than what it reads.
+VISIBLE_TEXT = """
+const shown = (e) => (e.checkVisibility({opacityProperty: true, visibilityProperty: true}) ? e.innerText : "");
+"""
+
+CROSSTABLE_CELLS = (
+    VISIBLE_TEXT
+    + """
+return [...document.querySelectorAll("#cross-table td.cell")].map((td) => [
+  td.getAttribute("data-row"), td.getAttribute("data-col"), td.getAttribute("data-score"),
+  td.getAttribute("data-games"), shown(td),
+]);
+"""
+)
+
+
 def console_errors(driver: Any) -> list[dict[str, Any]]:
     return [entry for entry in driver.get_log("browser") if entry["level"] in ("SEVERE", "ERROR")]
 
@@ -284,13 +293,7 @@ def test_index_and_games_pages_in_chromium(
     out = tmp_path / "report"
     built = build_report(path, out)
     records = store_records(db)
-    result = subprocess.run(
-        [sys.executable, "-m", "arena", "ranking", str(path), "--format", "json"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    result = run_arena("ranking", path, "--format", "json", timeout=120)
     assert result.returncode == 0, result.stderr
     expected = json.loads(result.stdout)
     browser.get_log("browser")  # start with an empty console
@@ -311,17 +314,12 @@ def test_index_and_games_pages_in_chromium(
     assert [pytest.approx(b) for b in bars] == [
         [r["elo"] - r["plus_minus"], r["elo"] + r["plus_minus"]] for r in expected
     ]
-    cells = {
-        (td.get_attribute("data-row"), td.get_attribute("data-col")): (
-            float(td.get_attribute("data-score")),
-            int(td.get_attribute("data-games")),
-        )
-        for td in browser.find_elements(By.CSS_SELECTOR, "#cross-table td.cell")
-    }
+    found = browser.execute_script(CROSSTABLE_CELLS)
+    cells = {(row, col): (float(score), int(games)) for row, col, score, games, _ in found}
+    texts = {(row, col): text for row, col, _, _, text in found}
     assert cells == expected_cells(records)
     for (a, b), (score, games) in cells.items():
-        td = browser.find_element(By.CSS_SELECTOR, f'#cross-table td[data-row="{a}"][data-col="{b}"]')
-        assert td.text.splitlines()[0] == f"{100 * score / games:.1f}%"
+        assert texts[a, b].splitlines()[0] == f"{100 * score / games:.1f}%"
     heat = browser.execute_script("return Chart.getChart('cross-chart').data.datasets[0].data.length")
     assert heat == len(cells)
     screenshot(browser, tmp_path / "index.png")
@@ -408,6 +406,19 @@ def frames_of_kind(driver: Any, kind: str) -> list[int]:
     )
 
 
+# What the viewer shows at a step: its frame, the winners of the tricks so far, and the scores (visible text).
+AT_STEP = (
+    VISIBLE_TEXT
+    + """
+return {
+  frame: document.getElementById("viewer").getAttribute("data-frame"),
+  winners: [...document.querySelectorAll("#tricks li")].map((li) => li.getAttribute("data-winner")),
+  scores: [...document.querySelectorAll("#scores td.score")].map(shown),
+};
+"""
+)
+
+
 @pytest.mark.slow
 @needs_chromium
 def test_viewer_replays_every_variant_to_the_recorded_end(browser: Any, all_variants: Path, tmp_path: Path) -> None:
@@ -429,15 +440,14 @@ def test_viewer_replays_every_variant_to_the_recorded_end(browser: Any, all_vari
         for h, end in enumerate(frames_of_kind(browser, "hand-end")):
             body.send_keys(Keys.ARROW_RIGHT * (end - at))
             at = end
-            assert int(browser.find_element(By.ID, "viewer").get_attribute("data-frame")) == end
-            winners = [
-                int(li.get_attribute("data-winner")) for li in browser.find_elements(By.CSS_SELECTOR, "#tricks li")
-            ]
+            step = browser.execute_script(AT_STEP)
+            assert int(step["frame"]) == end
+            winners = [int(winner) for winner in step["winners"]]
             assert winners == [t["winner"] for t in record["hands"][h]["result"]["tricks"]]
-            scores = [int(td.text) for td in browser.find_elements(By.CSS_SELECTOR, "#scores td.score")]
+            scores = [int(score) for score in step["scores"]]
             assert scores == record["hands"][h]["result"]["scores_after"]
         body.send_keys(Keys.END)
-        scores = [int(td.text) for td in browser.find_elements(By.CSS_SELECTOR, "#scores td.score")]
+        scores = [int(score) for score in browser.execute_script(AT_STEP)["scores"]]
         assert scores == record["final_scores"]
         if record.get("rubber"):
             points = [int(td.text) for td in browser.find_elements(By.CSS_SELECTOR, "#scores td.game-points")]
@@ -454,7 +464,9 @@ def test_viewer_replays_every_variant_to_the_recorded_end(browser: Any, all_vari
             body.send_keys(Keys.HOME)
             assert browser.find_elements(By.CSS_SELECTOR, "#table .seat .card[data-card]") == []
             body.send_keys("h")
-            dealt = [c.get_attribute("data-card") for c in browser.find_elements(By.CSS_SELECTOR, "#table .seat .card")]
+            dealt = browser.execute_script(
+                "return [...document.querySelectorAll('#table .seat .card')].map((c) => c.getAttribute('data-card'))"
+            )
             assert sorted(dealt) == sorted(c for hand in record["hands"][0]["deal"]["hands"] for c in hand)
             body.send_keys(Keys.ARROW_RIGHT * 3)
             shot = tmp_path / f"viewer-{n}-{record['variant']}.png"

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from collections import Counter, defaultdict
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import run_arena, write_tournament
 
 from arena.report import history as history_module
 from arena.report import stats as stats_module
@@ -43,15 +42,8 @@ jobs = 2
 @pytest.fixture(scope="module")
 def records(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     """The records of tests/data and of a small tournament played with the referee here."""
-    config = tmp_path_factory.mktemp("stats") / "stats-test.toml"
-    config.write_text(TOURNAMENT.format(raw=ROOT / "tests" / "bots" / "raw_random.py"))
-    result = subprocess.run(
-        [sys.executable, "-m", "arena", "tournament", "run", str(config), "--quiet"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-    )
+    config = write_tournament(tmp_path_factory.mktemp("stats") / "stats-test.toml", TOURNAMENT)
+    result = run_arena("tournament", "run", config, "--quiet")
     assert result.returncode == 0, result.stderr
     with Store.open(config.with_suffix(".db"), create=False) as store:
         played = [record for _, _, record in store.records()]

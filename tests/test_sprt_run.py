@@ -5,23 +5,16 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from helpers import ARENA, ROOT, run_arena
 
 from arena.sprt.run import PairBook, new_points, sprt_pairing
 from arena.sprt.stats import Pentanomial
 from arena.tournament.config import TournamentConfig
 from arena.tournament.store import Store
-
-ROOT = Path(__file__).resolve().parent.parent
-ARENA = [sys.executable, "-m", "arena"]
-
-
-def arena(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*ARENA, *args], capture_output=True, text=True, cwd=ROOT, timeout=timeout, check=False)
 
 
 def stored(db: Path) -> list[tuple[int, str, str]]:
@@ -33,8 +26,8 @@ def stored(db: Path) -> list[tuple[int, str, str]]:
 @pytest.fixture(scope="module")
 def heuristic_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
     db = tmp_path_factory.mktemp("sprt") / "h-vs-r.db"
-    done = arena("sprt", "heuristic", "random", "--variant", "two-hand", "--elo1", "50", "--max-games", "200",
-                 "--seed", "3", "--db", str(db))  # fmt: skip
+    done = run_arena("sprt", "heuristic", "random", "--variant", "two-hand", "--elo1", "50", "--max-games", "200",
+                     "--seed", "3", "--db", str(db))  # fmt: skip
     return db, done
 
 
@@ -54,7 +47,7 @@ def test_heuristic_against_random_accepts_h1_within_a_small_cap(
 
 def test_the_test_is_ranked_like_a_tournament(heuristic_run: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     db, _ = heuristic_run
-    table = arena("ranking", "--db", str(db))
+    table = run_arena("ranking", "--db", str(db))
     assert table.returncode == 0, table.stderr
     lines = table.stdout.splitlines()
     assert lines[2].split()[1] == "heuristic" and lines[3].split()[1] == "random"
@@ -65,19 +58,19 @@ def test_a_decided_test_is_not_played_again_and_its_settings_may_not_change(
 ) -> None:
     db, first = heuristic_run
     before = stored(db)
-    again = arena("sprt", "heuristic", "random", "--variant", "two-hand", "--elo1", "50", "--max-games", "400",
-                  "--seed", "3", "--db", str(db), "--quiet")  # fmt: skip
+    again = run_arena("sprt", "heuristic", "random", "--variant", "two-hand", "--elo1", "50", "--max-games", "400",
+                      "--seed", "3", "--db", str(db), "--quiet")  # fmt: skip
     assert again.returncode == 0, again.stderr
     assert again.stdout.split(" (LLR")[0] == first.stdout.splitlines()[-1].split(" (LLR")[0]
     assert stored(db) == before
-    changed = arena("sprt", "heuristic", "random", "--variant", "two-hand", "--elo1", "40", "--seed", "3",
-                    "--db", str(db))  # fmt: skip
+    changed = run_arena("sprt", "heuristic", "random", "--variant", "two-hand", "--elo1", "40", "--seed", "3",
+                        "--db", str(db))  # fmt: skip
     assert changed.returncode == 2
     assert "holds an SPRT with other settings (elo1 changed)" in changed.stderr
     assert stored(db) == before
     config = db.with_suffix(".toml")
     config.write_text('variant = "two-hand"\nentrants = ["heuristic", "random"]\n')
-    tournament = arena("tournament", "run", str(config), "--db", str(db), "--quiet")
+    tournament = run_arena("tournament", "run", str(config), "--db", str(db), "--quiet")
     assert tournament.returncode == 2
     assert "holds the SPRT test" in tournament.stderr and "resume it with arena sprt" in tournament.stderr
     assert stored(db) == before
@@ -86,8 +79,8 @@ def test_a_decided_test_is_not_played_again_and_its_settings_may_not_change(
 @pytest.mark.slow
 def test_random_against_random_does_not_accept_h1(tmp_path: Path) -> None:
     db = tmp_path / "r-vs-r.db"
-    done = arena("sprt", "random", "random", "--variant", "two-hand", "--elo1", "50", "--max-games", "80",
-                 "--seed", "5", "--db", str(db), "--quiet")  # fmt: skip
+    done = run_arena("sprt", "random", "random", "--variant", "two-hand", "--elo1", "50", "--max-games", "80",
+                     "--seed", "5", "--db", str(db), "--quiet")  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(("H0 accepted: random-new", "inconclusive at the cap")), done.stdout
     players = {tuple(r.players) for r in Store.open(db, create=False).list_games()}
@@ -110,7 +103,8 @@ def wait_for_games(db: Path, count: int, process: subprocess.Popen[str]) -> None
 @pytest.mark.slow
 def test_a_test_resumes_after_ctrl_c_and_after_sigkill_and_stores_no_game_twice(tmp_path: Path) -> None:
     db = tmp_path / "resume.db"
-    args = [*ARENA, "sprt", "heuristic", "random", "--variant", "two-hand", "--elo1", "20", "--max-games", "400",
+    # elo1 50: H1 after some fifty games (at 20, a hundred), far more than the seven or so stored before the kills
+    args = [*ARENA, "sprt", "heuristic", "random", "--variant", "two-hand", "--elo1", "50", "--max-games", "400",
             "--games-per-match", "2", "--jobs", "1", "--seed", "7", "--db", str(db)]  # fmt: skip
     # Ctrl-C (SIGINT) while it plays: the games so far are kept, and it says how to resume
     process = subprocess.Popen(args, cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -143,7 +137,7 @@ def test_a_test_resumes_after_ctrl_c_and_after_sigkill_and_stores_no_game_twice(
 
 
 def test_three_hand_is_refused_with_the_reason(tmp_path: Path) -> None:
-    done = arena("sprt", "heuristic", "random", "--variant", "three-hand", "--db", str(tmp_path / "x.db"))
+    done = run_arena("sprt", "heuristic", "random", "--variant", "three-hand", "--db", str(tmp_path / "x.db"))
     assert done.returncode == 2
     assert "three-hand is not supported" in done.stderr and "pairs" in done.stderr
 
@@ -183,8 +177,8 @@ def test_a_pair_scores_new_points_over_both_games() -> None:
 @pytest.mark.slow
 def test_a_mixed_four_hand_test_partners_new_with_a_copy_of_base(tmp_path: Path) -> None:
     db = tmp_path / "mixed.db"
-    done = arena("sprt", "heuristic", "random", "--variant", "four-hand", "--partnership", "mixed", "--elo1", "100",
-                 "--max-games", "8", "--games-per-match", "4", "--db", str(db), "--quiet")  # fmt: skip
+    done = run_arena("sprt", "heuristic", "random", "--variant", "four-hand", "--partnership", "mixed", "--elo1", "100",
+                     "--max-games", "8", "--games-per-match", "4", "--db", str(db), "--quiet")  # fmt: skip
     assert done.returncode == 0, done.stderr
     games = Store.open(db, create=False).list_games()
     assert len(games) == 8

@@ -6,16 +6,14 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from helpers import ARENA, ROOT, run_arena, write_tournament
 
 from arena.tournament.store import Store
-
-ROOT = Path(__file__).resolve().parent.parent
-ARENA = [sys.executable, "-m", "arena"]
 
 CONFIG = """
 name = "resume-test"
@@ -33,35 +31,55 @@ bootstrap = 200
 
 
 def write_config(tmp_path: Path) -> Path:
-    path = tmp_path / "resume.toml"
-    path.write_text(CONFIG.format(raw=ROOT / "tests" / "bots" / "raw_random.py"))
-    return path
-
-
-def run(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*ARENA, *args], capture_output=True, text=True, cwd=ROOT, timeout=300, **kwargs)  # type: ignore[call-overload, no-any-return]
+    return write_tournament(tmp_path / "resume.toml", CONFIG)
 
 
 def ranking_json(db: Path, config: Path) -> list[dict[str, object]]:
-    result = run(["ranking", str(config), "--db", str(db), "--format", "json"])
+    result = run_arena("ranking", str(config), "--db", str(db), "--format", "json")
     assert result.returncode == 0, result.stderr
     rows: list[dict[str, object]] = json.loads(result.stdout)
     return rows
 
 
+@dataclass(frozen=True)
+class Unbroken:
+    """The unbroken run: its config, results file and output; and a second run of the same config started while it
+    ran (what it said) with the first run's pid."""
+
+    config: Path
+    db: Path
+    result: subprocess.CompletedProcess[str]
+    second: subprocess.CompletedProcess[str]
+    first_pid: int
+
+
 @pytest.fixture(scope="module")
-def unbroken(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
-    """The 36-game tournament played once without a break, shared by the tests that need it: config, db, output."""
+def unbroken(tmp_path_factory: pytest.TempPathFactory) -> Unbroken:
+    """The 36-game tournament played once without a break, shared by the tests that need it.
+
+    Once it holds its lock, the same command is run a second time, once: the test of that refusal needs a running
+    tournament, and this one is (it must end all the same, as the other tests check).
+    """
     tmp = tmp_path_factory.mktemp("unbroken")
     config = write_config(tmp)
     db = tmp / "full.db"
-    return config, db, run(["tournament", "run", str(config), "--db", str(db), "--quiet"])
+    args = ["tournament", "run", str(config), "--db", str(db), "--quiet"]
+    first = subprocess.Popen([*ARENA, *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lock = Path(f"{db}.lock")
+        deadline = time.monotonic() + 60
+        while not (lock.exists() and lock.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        second = run_arena(*args)
+        out, err = first.communicate(timeout=300)
+    finally:
+        first.kill()
+        first.wait()
+    return Unbroken(config, db, subprocess.CompletedProcess(first.args, first.returncode, out, err), second, first.pid)
 
 
-def test_a_tournament_stores_every_game_and_prints_the_table(
-    unbroken: tuple[Path, Path, subprocess.CompletedProcess[str]],
-) -> None:
-    config, db, result = unbroken
+def test_a_tournament_stores_every_game_and_prints_the_table(unbroken: Unbroken) -> None:
+    config, db, result = unbroken.config, unbroken.db, unbroken.result
     assert result.returncode == 0, result.stderr
     assert "36/36 games" in result.stdout
     assert "heuristic" in result.stdout and "Elo" in result.stdout
@@ -69,15 +87,15 @@ def test_a_tournament_stores_every_game_and_prints_the_table(
         assert store.game_count() == 36
         keys = store.game_keys()
     assert len(keys) == 36
-    again = run(["tournament", "run", str(config), "--db", str(db), "--quiet"])
+    again = run_arena("tournament", "run", str(config), "--db", str(db), "--quiet")
     assert again.returncode == 0 and "(0 played now)" in again.stdout
 
 
 @pytest.mark.slow
 def test_resume_after_sigkill_loses_no_game_plays_none_twice_and_gives_the_same_table(
-    tmp_path: Path, unbroken: tuple[Path, Path, subprocess.CompletedProcess[str]]
+    tmp_path: Path, unbroken: Unbroken
 ) -> None:
-    _, unbroken_db, played = unbroken
+    unbroken_db, played = unbroken.db, unbroken.result
     assert played.returncode == 0
     config = write_config(tmp_path)
 
@@ -104,7 +122,7 @@ def test_resume_after_sigkill_loses_no_game_plays_none_twice_and_gives_the_same_
         kept = store.game_count()
     assert 8 <= kept < 36
 
-    resumed = run(["tournament", "run", str(config), "--db", str(broken_db), "--quiet"])
+    resumed = run_arena("tournament", "run", str(config), "--db", str(broken_db), "--quiet")
     assert resumed.returncode == 0, resumed.stderr
     assert f"({36 - kept} played now)" in resumed.stdout
     with Store.open(broken_db, create=False) as store:
@@ -138,33 +156,17 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
     with Store.open(db, create=False) as store:
         kept = store.game_count()
     assert 4 <= kept < 36
-    resumed = run(["tournament", "run", str(config), "--db", str(db), "--quiet"])
+    resumed = run_arena("tournament", "run", str(config), "--db", str(db), "--quiet")
     assert resumed.returncode == 0, resumed.stderr
     assert "36/36 games" in resumed.stdout
 
 
 @pytest.mark.slow
-def test_a_second_run_of_a_running_tournament_says_so_in_one_line_and_the_first_goes_on(tmp_path: Path) -> None:
-    config = write_config(tmp_path)
-    db = tmp_path / "busy.db"
-    first = subprocess.Popen(
-        [*ARENA, "tournament", "run", str(config), "--db", str(db), "--quiet"],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        lock = Path(f"{db}.lock")
-        deadline = time.monotonic() + 60
-        while not (lock.exists() and lock.read_text().strip()) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        second = run(["tournament", "run", str(config), "--db", str(db), "--quiet"])
-        assert second.returncode == 2
-        errors = [line for line in second.stderr.splitlines() if line.startswith("Error: ")]
-        assert len(errors) == 1 and f"already running (process {first.pid})" in errors[0], second.stderr
-        assert first.wait(timeout=200) == 0
-    finally:
-        first.kill()
-        first.wait()
-    with Store.open(db, create=False) as store:
+def test_a_second_run_of_a_running_tournament_says_so_in_one_line_and_the_first_goes_on(unbroken: Unbroken) -> None:
+    second = unbroken.second  # run while the unbroken run held its lock
+    assert second.returncode == 2
+    errors = [line for line in second.stderr.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 1 and f"already running (process {unbroken.first_pid})" in errors[0], second.stderr
+    assert unbroken.result.returncode == 0, unbroken.result.stderr
+    with Store.open(unbroken.db, create=False) as store:
         assert store.game_count() == 36  # the first run finished undisturbed

@@ -124,19 +124,21 @@ def _tilt(phat: list[float], u: list[float]) -> list[float]:
     """The distribution ``phat_i / (1 + x u_i)`` whose ``u`` has mean 0: the root ``x`` of the secular equation.
 
     ``f(x) = sum_i phat_i u_i / (1 + x u_i)`` falls from +inf to -inf between the poles ``-1 / max u`` and
-    ``-1 / min u``; a safeguarded Newton iteration finds its one root there.
+    ``-1 / min u``; a safeguarded Newton iteration finds its one root there. (The inner loop of every LLR: the
+    products ``phat_i u_i`` and ``phat_i u_i^2`` are taken once, not at every Newton step.)
     """
     high, low = max(u), min(u)
     if high <= 0.0 or low >= 0.0:  # no distribution on these points has the wanted mean: the nearest is a point mass
         raise SprtError("the constraint lies outside the outcomes' range")
     left, right = -1.0 / high, -1.0 / low
+    terms = [(v, p * v, p * v * v) for p, v in zip(phat, u, strict=True)]
     x = 0.0
     for _ in range(200):
         f = fp = 0.0
-        for p, v in zip(phat, u, strict=True):
+        for v, pv, pvv in terms:
             d = 1.0 + x * v
-            f += p * v / d
-            fp -= p * v * v / (d * d)
+            f += pv / d
+            fp -= pvv / (d * d)
         if f > 0.0:
             left = x
         else:
@@ -160,7 +162,8 @@ def mle_with_t(phat: list[float], t: float, reference: float = 0.5) -> list[floa
 
     The fixed point of ``p = tilt(phat, u(p))``, started from the uniform distribution (whose spread keeps the first
     ``u`` of both signs even when ``phat`` is nearly a point mass), each step damped (70 % of the way to the next
-    iterate: the plain iteration can oscillate; damped, it converges within some fifty steps).
+    iterate: the plain iteration can oscillate; damped, it converges within some fifty steps). At ``t = 0`` ``u`` does
+    not depend on ``p``: the first tilt is the fixed point, returned at once.
     """
     pdf = [1.0 / len(SCORES)] * len(SCORES)
     for _ in range(300):
@@ -170,6 +173,8 @@ def mle_with_t(phat: list[float], t: float, reference: float = 0.5) -> list[floa
         if max(u) <= 0.0 or min(u) >= 0.0:
             raise SprtError(f"no distribution of pair outcomes has the t-value {t:g}")
         nxt = _tilt(phat, u)
+        if t == 0.0:  # H0 of most tests: every further step would give this same tilt
+            return nxt
         change = max(abs(p - q) for p, q in zip(pdf, nxt, strict=True))
         if change < 1e-12:
             return nxt
