@@ -11,10 +11,31 @@ tests scale their own case counts with the profile (``helpers.cases``).
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 
+import pytest
+import zmq
 from hypothesis import settings
 
 settings.register_profile("default", max_examples=100)
 settings.register_profile("quick", max_examples=20)
 settings.register_profile("thorough", max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture
+def router() -> Iterator[tuple[str, zmq.Socket[bytes]]]:
+    """A ROUTER bound to an ipc endpoint in a fresh short temporary directory: the referee's side, for a bot run
+    alone (tests of the SDK and of a bot's start)."""
+    folder = tempfile.mkdtemp(prefix="arena-bot-")
+    endpoint = f"ipc://{folder}/bot.sock"
+    context = zmq.Context()
+    socket = context.socket(zmq.ROUTER)
+    socket.setsockopt(zmq.LINGER, 0)
+    socket.bind(endpoint)
+    yield endpoint, socket
+    socket.close()
+    context.term()
+    shutil.rmtree(folder, ignore_errors=True)

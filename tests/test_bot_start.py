@@ -12,11 +12,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,21 +50,6 @@ HEAVY = (
     # blake2b for the views' seeds comes from _blake2, without hashlib's loading of OpenSSL
     *(("hashlib",) if importlib.util.find_spec("_blake2") else ()),
 )
-
-
-@pytest.fixture
-def router() -> Iterator[tuple[str, zmq.Socket[bytes]]]:
-    """A ROUTER bound to an ipc endpoint in a fresh short temporary directory."""
-    folder = tempfile.mkdtemp(prefix="arena-start-")
-    endpoint = f"ipc://{folder}/bot.sock"
-    context = zmq.Context()
-    socket = context.socket(zmq.ROUTER)
-    socket.setsockopt(zmq.LINGER, 0)
-    socket.bind(endpoint)
-    yield endpoint, socket
-    socket.close()
-    context.term()
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def receive(socket: zmq.Socket[bytes]) -> tuple[bytes, dict[str, Any]]:

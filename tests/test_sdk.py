@@ -5,12 +5,10 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -420,21 +418,6 @@ def test_bot_subclass_must_override_act() -> None:
 
 
 # ---- run(): a real socket ----
-
-
-@pytest.fixture
-def router() -> Iterator[tuple[str, zmq.Socket[bytes]]]:
-    """A ROUTER bound to an ipc endpoint in a fresh short temporary directory."""
-    folder = tempfile.mkdtemp(prefix="arena-sdk-")
-    endpoint = f"ipc://{folder}/bot.sock"
-    context = zmq.Context()
-    socket = context.socket(zmq.ROUTER)
-    socket.setsockopt(zmq.LINGER, 0)
-    socket.bind(endpoint)
-    yield endpoint, socket
-    socket.close()
-    context.term()
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def receive(socket: zmq.Socket[bytes], timeout_ms: int = 10_000) -> tuple[bytes, dict[str, Any]]:
