@@ -8,12 +8,15 @@ card *text*, on purpose without the engine's tables, so that tests compare the e
 from __future__ import annotations
 
 import copy
+import json
 import random
 import subprocess
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
+
+import zmq
 
 from arena.engine.actions import (
     DEFEND_ALONE,
@@ -333,3 +336,15 @@ def cases(count: int) -> int:
     from hypothesis import settings
 
     return max(1, count * settings.default.max_examples // 100)
+
+
+def receive(socket: zmq.Socket[bytes], timeout_ms: int = 10_000) -> tuple[bytes, dict[str, Any]]:
+    """One message from a ROUTER (the ``router`` fixture's): the peer's identity and the parsed JSON object."""
+    assert socket.poll(timeout_ms), "no message from the bot"
+    identity, frame = socket.recv_multipart()
+    return identity, json.loads(frame)
+
+
+def send(socket: zmq.Socket[bytes], identity: bytes, message: dict[str, Any]) -> None:
+    """One JSON message to a peer of a ROUTER."""
+    socket.send_multipart([identity, json.dumps(message).encode()])

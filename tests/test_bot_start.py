@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import zmq
+from helpers import receive, send
 
 from arena.engine.actions import parse_action
 from arena.engine.game import Game
@@ -52,18 +53,6 @@ HEAVY = (
 )
 
 
-def receive(socket: zmq.Socket[bytes]) -> tuple[bytes, dict[str, Any]]:
-    """One message from a ROUTER: the peer's identity and the parsed JSON object."""
-    assert socket.poll(30_000), "no message from the bot"
-    identity, frame = socket.recv_multipart()
-    return identity, json.loads(frame)
-
-
-def send(socket: zmq.Socket[bytes], identity: bytes, message: dict[str, Any]) -> None:
-    """One JSON message to a peer."""
-    socket.send_multipart([identity, json.dumps(message).encode()])
-
-
 def converse(
     router: tuple[str, zmq.Socket[bytes]], argv: list[str], *, notices: tuple[dict[str, Any], ...] = ()
 ) -> tuple[dict[str, Any], str]:
@@ -73,12 +62,12 @@ def converse(
     env = {**os.environ, "ARENA_ENDPOINT": endpoint, "ARENA_TOKEN": "t"}
     process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        identity, hello = receive(socket)
+        identity, hello = receive(socket, 30_000)
         assert hello["type"] == "hello"
         game, told = first_decision(hello["name"])
         for message in told:
             send(socket, identity, message)
-        _, reply = receive(socket)
+        _, reply = receive(socket, 30_000)
         assert reply["request_id"] == 7 and parse_action(reply["action"]) in game.legal_actions()
         for notice in notices:
             send(socket, identity, notice)

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import zmq
+from helpers import receive, send
 
 from arena import PROTOCOL_VERSION
 from arena.engine.actions import PASS, Action, parse_action
@@ -418,18 +419,6 @@ def test_bot_subclass_must_override_act() -> None:
 
 
 # ---- run(): a real socket ----
-
-
-def receive(socket: zmq.Socket[bytes], timeout_ms: int = 10_000) -> tuple[bytes, dict[str, Any]]:
-    """One message from a ROUTER: the peer's identity and the parsed JSON object."""
-    assert socket.poll(timeout_ms), "no message from the bot"
-    identity, frame = socket.recv_multipart()
-    return identity, json.loads(frame)
-
-
-def send(socket: zmq.Socket[bytes], identity: bytes, message: dict[str, Any]) -> None:
-    """One JSON message to a peer."""
-    socket.send_multipart([identity, json.dumps(message).encode()])
 
 
 def test_random_bot_process_plays_over_a_real_socket(router: tuple[str, zmq.Socket[bytes]]) -> None:
