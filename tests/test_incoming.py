@@ -15,8 +15,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.engine.actions import Action
-from arena.play import protocol
-from arena.play.incoming import ALL_ACTIONS, Hello, MessageError, Reply, plain_message, read_bot_message
+from arena.play.incoming import (
+    ALL_ACTIONS,
+    Hello,
+    MessageError,
+    Reply,
+    plain_message,
+    read_bot_message,
+    validated_message,
+)
 from arena.play.lineup import build_match
 
 TEXT = st.one_of(
@@ -118,12 +125,9 @@ def frames(draw: st.DrawFn) -> bytes:
 def validated(raw: bytes) -> Hello | Reply | None:
     """What the validator makes of a frame, in the referee's terms; None where it refuses it."""
     try:
-        message = protocol.parse_bot_message(raw)
+        return validated_message(raw)
     except MessageError:
         return None
-    if isinstance(message, protocol.Hello):
-        return Hello(message.name, message.protocol, message.token, message.version, message.view)
-    return Reply(message.request_id, protocol.to_engine_action(message.action))
 
 
 @given(frames())

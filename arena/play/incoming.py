@@ -138,9 +138,13 @@ def _text(value: Any) -> bool:
 def read_bot_message(raw: bytes) -> Hello | Reply:
     """Read one frame from a bot: its hello or reply, or MessageError with the violation it counts as."""
     plain = plain_message(raw)
-    if plain is not None:
-        return plain
-    from arena.play import protocol  # the validator, loaded by a referee only when a frame is not plain
+    return plain if plain is not None else validated_message(raw)
+
+
+def validated_message(raw: bytes) -> Hello | Reply:
+    """The validator's reading of a frame (any frame, plain or not), or MessageError with the violation it counts
+    as."""
+    from arena.play import protocol  # loaded by a referee only when a frame is not plain
 
     message = protocol.parse_bot_message(raw)
     if isinstance(message, protocol.Hello):

@@ -229,10 +229,7 @@ class Referee:
         """Whether ``spec`` is the same match but for its id and deals, none of them dealt to these processes (nor
         in ``current``, a match about to be played by them): the conditions of ``carry_on`` that do not depend on
         how the bots fare."""
-        same = {"match_id", "games"}
-        if {k: v for k, v in spec.to_json().items() if k not in same} != {
-            k: v for k, v in self.spec.to_json().items() if k not in same
-        }:
+        if spec.replace(match_id="", games=[]) != self.spec.replace(match_id="", games=[]):
             return False
         dealt = self.dealt | ({game.seed for game in current.games} if current is not None else set())
         return not dealt & {game.seed for game in spec.games}
