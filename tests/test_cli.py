@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -338,11 +339,15 @@ def test_a_corrupted_database_is_refused_and_left_untouched(tmp_path: Path) -> N
 
 
 @pytest.mark.slow
-def test_bench_protocol_prints_both_rates_and_their_ratio_as_json() -> None:
+def test_bench_protocol_prints_both_rates_and_their_ratio_as_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # the smallest run that still has a median to take: three rounds of one two-hand game each (two bots a match)
     small = ["--seconds", "0.1", "--games", "3", "--rounds", "3", "--variant", "two-hand"]
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     result = CliRunner().invoke(main, ["bench", "protocol", *small, "--json"])
     assert result.exit_code == 0, result.output
+    assert list(tmp_path.iterdir()) == []  # its sockets' and logs' folders removed (they once piled up in /tmp)
     figures = json.loads(result.output)
     assert figures["variant"] == "two-hand"
     assert figures["arena_decisions_per_second"] > 0 and figures["pyzmq_round_trips_per_second"] > 0

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 import zmq
@@ -32,9 +31,12 @@ while (m := s.recv()) != b"stop":
 
 def ping_pong(request_size: int, reply_size: int, seconds: float) -> float:
     """Round trips per second between this process (ROUTER) and a child process (DEALER) over ipc."""
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as directory:
+        return _ping_pong(f"ipc://{directory}/echo.sock", request_size, reply_size, seconds)
+
+
+def _ping_pong(address: str, request_size: int, reply_size: int, seconds: float) -> float:
     context = zmq.Context()
-    directory = tempfile.mkdtemp(prefix="arena-bench-")
-    address = f"ipc://{directory}/echo.sock"
     socket = context.socket(zmq.ROUTER)
     socket.bind(address)
     child = subprocess.Popen([sys.executable, "-c", _ECHO, address, str(reply_size)])
@@ -56,7 +58,6 @@ def ping_pong(request_size: int, reply_size: int, seconds: float) -> float:
         child.wait(timeout=10)
         socket.close(linger=0)
         context.term()
-        Path(directory, "echo.sock").unlink(missing_ok=True)
 
 
 # The peer of the pipe ping-pong: answers every line with a line of a given size, until told "stop".
