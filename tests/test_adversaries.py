@@ -347,6 +347,7 @@ def test_a_tournament_with_a_flooding_entrant_stores_every_game(tmp_path: Path) 
     assert flooded >= 4
 
 
+@pytest.mark.slow  # waits for the watchdog
 @pytest.mark.timeout(90)
 def test_the_watchdog_ends_a_match_that_stops_making_progress_and_keeps_its_games(tmp_path: Path) -> None:
     from arena.tournament.executor import LocalExecutor

@@ -28,6 +28,7 @@ def play(variant: str, heuristic_seats: set[int], seed: int, options: dict[str, 
     return record
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("variant", "seatings"), [("four-hand", ({0, 2}, {1, 3})), ("two-hand", ({0}, {1}))])
 def test_heuristic_beats_random_in_nine_games_out_of_ten(variant: str, seatings: tuple[set[int], set[int]]) -> None:
     wins = [0, 0]

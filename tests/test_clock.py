@@ -186,6 +186,7 @@ def test_time_left_on_the_wire_follows_the_bank_the_increment_and_the_time_charg
             assert -ROUNDING <= last <= thinking - thought + ROUNDING, (shown, thinking)
 
 
+@pytest.mark.slow  # waits out real allowances
 def test_a_bot_may_spend_the_increments_it_saved(tmp_path: Path) -> None:
     """0.2 s of bank and 0.3 s a decision: after nine quick answers, a decision of 1.6 s is within the allowance."""
     _, (record,) = two_hand(tmp_path, ["--think", "0:10:1.6"], time="0.2+0.3", max_decision=30)
@@ -234,6 +235,7 @@ def test_a_request_that_ends_in_a_violation_is_charged_too(tmp_path: Path) -> No
     assert shown[2] <= shown[1] + 250 - 500 + 1, shown[:3]
 
 
+@pytest.mark.slow  # waits out real allowances
 def test_a_request_that_timed_out_is_charged_the_whole_allowance(tmp_path: Path) -> None:
     """1.5+0.25: the second request allows about 1.75 s; thinking 3 s there times out and empties the bank, so the
     replacement process (substitute policy) is allowed the increment alone."""
@@ -253,6 +255,7 @@ def test_a_request_that_timed_out_is_charged_the_whole_allowance(tmp_path: Path)
     assert third == 250, "the bank the timed-out request spent is gone: the increment alone is left"
 
 
+@pytest.mark.slow  # waits out real allowances
 def test_a_late_answer_to_a_request_that_timed_out_is_ignored(tmp_path: Path) -> None:
     """A bot answers 0.4 s after its 1 s ran out, while the other bot thinks: only the timeout is charged."""
     bots = [

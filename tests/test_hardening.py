@@ -241,7 +241,7 @@ ZOO: list[Any] = [
     pytest.param(["fork-bomb"], Limits(processes=24), {}, None, "fork-bomb", id="fork-bomb"),
     # with a cgroup the kernel kills it at its limit (``memory``); without, its allocations fail (``MemoryError``)
     pytest.param(["hog"], Limits(memory_mb=256, address_space_mb=256), {}, MEMORY_KIND, "hog", id="memory-hog"),
-    pytest.param(["cpu-hog"], Limits(cpu_seconds=1), {}, "crash", None, id="cpu-hog"),
+    pytest.param(["cpu-hog"], Limits(cpu_seconds=1), {}, "crash", None, id="cpu-hog", marks=pytest.mark.slow),
     pytest.param(["late", "--delay", "1.5"], None, {"time": "1+0"}, "timeout", None, id="sleeps-past-its-bank"),
     pytest.param(["wrong-phase"], None, {}, "illegal", None, id="acts-for-another-phase"),
     pytest.param(["escape"], None, {}, None, None, id="escapes-its-session"),
@@ -604,6 +604,7 @@ def _as_nobody(folder: Path, spec: MatchSpec) -> list[dict[str, Any]]:
     not (_open_to_others(Path(__file__).resolve().parent.parent) and _SITE.exists() and _open_to_others(_SITE)),
     reason="the checkout or its site-packages is not readable by an unprivileged user (e.g. under a 0700 folder)",
 )
+@pytest.mark.slow  # fills a disk quota
 @pytest.mark.timeout(120)
 def test_not_root_a_bot_can_take_no_other_seat_nor_fill_the_disk() -> None:
     """The arena as ``nobody`` where user namespaces work: a thief that reads environments, an intruder that

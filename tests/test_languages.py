@@ -97,6 +97,7 @@ def java_jar(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @needs_node
 @needs_java
+@pytest.mark.slow  # make check keeps one Node and Java game: the README test
 @pytest.mark.parametrize(("variant", "options"), VARIANTS)
 @pytest.mark.timeout(180)
 def test_the_node_and_java_examples_play_every_variant_without_a_violation(
@@ -119,6 +120,7 @@ def test_the_node_and_java_examples_play_every_variant_without_a_violation(
 
 @needs_node
 @needs_java
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_the_node_and_java_examples_beat_random(tmp_path: Path, java_jar: dict[str, Path]) -> None:
     """Each against the bundled random bot, on the same twelve two-hand deals from both seats (24 games)."""
@@ -162,6 +164,7 @@ def test_a_java_bot_holding_300_mib_plays_under_the_default_limits(tmp_path: Pat
 @needs_cgroups
 @needs_node
 @needs_java
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_a_bot_past_its_memory_limit_gets_the_memory_violation_and_the_match_goes_on(
     tmp_path: Path, java_jar: dict[str, Path]
@@ -195,7 +198,7 @@ def stdio_bot(name: str, *args: str | Path) -> BotEntry:
     [
         ("junk", "malformed", {}),
         ("long-line", "oversized", {}),
-        ("deaf", "timeout", {"time": "1+0", "max_decision": 1.0}),
+        pytest.param("deaf", "timeout", {"time": "1+0", "max_decision": 1.0}, marks=pytest.mark.slow),  # waits 1 s
     ],
 )
 @pytest.mark.timeout(60)

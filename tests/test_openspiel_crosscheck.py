@@ -225,6 +225,7 @@ def crosscheck_hand(rng: random.Random, label: str, seen: Counter[str]) -> None:
 # ---- the tests ----
 
 
+@pytest.mark.slow
 def test_random_hands_offer_the_same_legal_actions_and_score_the_same_as_openspiel() -> None:
     """Thousands of random hands: same seat to act, same legal actions at every decision, same score."""
     rng = random.Random(SEED)

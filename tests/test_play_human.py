@@ -146,6 +146,7 @@ def check_record(record: dict[str, Any], seat: int, screen: str) -> None:
         assert shown[number] == set(hand["deal"]["hands"][seat]), number
 
 
+@pytest.mark.slow
 @needs_tmux
 def test_a_whole_two_hand_game_played_at_the_terminal_is_the_record(pane: Pane, tmp_path: Path) -> None:
     out = tmp_path / "games.jsonl"

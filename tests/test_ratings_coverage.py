@@ -150,7 +150,10 @@ SCENARIOS = {  # name: team size, games, simulated tournaments
 THIN = (1, 20, 800)  # the issue's case: 20 games of 1-vs-1 among 8 bots, five games each, many perfect records
 
 
-@pytest.mark.parametrize("scenario", list(SCENARIOS))
+QUICK = "1-vs-1, 50 games"  # make check's case; the others are slow
+
+
+@pytest.mark.parametrize("scenario", [pytest.param(s, marks=[] if s == QUICK else pytest.mark.slow) for s in SCENARIOS])
 def test_the_95_percent_interval_covers_the_true_rating_92_to_98_percent_of_the_time(scenario: str) -> None:
     measured = measure(*SCENARIOS[scenario])
     assert measured.intervals >= 2400
@@ -176,6 +179,7 @@ def test_a_los_of_95_percent_is_right_93_to_97_percent_of_the_time() -> None:
     assert 0.70 <= right <= 0.80, (right, pairs)
 
 
+@pytest.mark.slow
 def test_correlated_rotations_of_a_deal_widen_the_interval_and_keep_its_coverage() -> None:
     """Both rotations of a deal go the same way 60 % more often than chance: as a cluster they widen the interval
     enough to keep its coverage; fitted as independent games they would not."""

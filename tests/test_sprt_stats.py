@@ -185,6 +185,7 @@ def error_rates(model: str, trials: int, elo1: float = 60.0) -> tuple[float, flo
 ALPHA, BETA = 0.05, 0.1
 
 
+@pytest.mark.slow  # a simulation of thousands of tests
 def test_simulated_error_rates_are_within_tolerance_of_alpha_and_beta() -> None:
     # elo0 = 0 and elo1 = 60 (a test decided in some forty pairs, so that 600 tests per hypothesis take seconds);
     # the synthetic pairs are drawn at elo0 (every H1 is an error, rate ~ alpha) and at elo1 (every H0 is one, ~ beta).
