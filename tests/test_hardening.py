@@ -457,6 +457,49 @@ def test_a_uid_sweep_kills_every_process_of_the_uid_even_in_other_sessions(tmp_p
         identity.release()
 
 
+@needs_root
+def test_a_uid_given_back_with_processes_left_is_swept_at_its_next_claim(monkeypatch: pytest.MonkeyPatch) -> None:
+    identity = claim_uid()
+    uid = identity.uid
+    left = subprocess.Popen(["sleep", "600"], user=uid, group=uid, extra_groups=[], start_new_session=True)
+    try:
+        identity.release()  # as by a referee that died holding it
+        monkeypatch.setenv("ARENA_UID_RANGE", f"{uid}:1")
+        again = claim_uid()
+        assert again.uid == uid
+        assert left.wait(timeout=5) == -9  # the claim killed what was left under the uid
+        again.release()
+    finally:
+        left.kill()
+        left.wait()
+
+
+@needs_root
+@pytest.mark.skipif(not cgroups.detect().available, reason="no cgroups here: every bot's end sweeps its uid")
+def test_a_bot_whose_cgroup_is_empty_at_its_end_needs_no_uid_sweep(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    sweeps: list[int] = []
+
+    def counted(uid: int) -> None:
+        sweeps.append(uid)
+        sweep_uid(uid)
+
+    monkeypatch.setattr(sandbox, "sweep_uid", counted)
+    for program, swept in (["/bin/true"], 0), (["sleep", "600"], 1):
+        workdir = tmp_path / program[0].replace("/", "")
+        workdir.mkdir()
+        os.chmod(tmp_path, 0o755)
+        jail = Jail(Limits(), workdir=workdir)
+        process = subprocess.Popen(program, preexec_fn=jail.preexec(tuple(program), "stdio"), start_new_session=True)
+        if program == ["/bin/true"]:
+            assert process.wait(timeout=10) == 0  # ended and reaped: its cgroup is empty
+        jail.sweep(process.pid)
+        assert len(sweeps) == swept and process.wait(timeout=5) in (0, -9)
+        assert jail.uid is not None and processes_of(jail.uid) == []  # nothing of it is left either way
+        jail.release()
+
+
 def test_a_jail_frees_its_uid_and_empties_its_workdir(tmp_path: Path) -> None:
     workdir = tmp_path / "w"
     workdir.mkdir()

@@ -531,7 +531,10 @@ class Jail:
     def sweep(self, session: int) -> None:
         """Kill everything the process left: every process of its uid, or (not root) its session and our adoptees."""
         if self.identity is not None:
-            sweep_uid(self.identity.uid)
+            # An empty cgroup: nothing of the uid runs (every process of it since the claim was born in the cgroup,
+            # joining it being the first thing a bot's process does, and none can leave it): no sweep to make.
+            if self.cgroup is None or self.cgroup.pids():
+                sweep_uid(self.identity.uid)
         elif LIBC is not None:
             _kill_adopted(session)
 
