@@ -500,6 +500,23 @@ def test_a_bot_whose_cgroup_is_empty_at_its_end_needs_no_uid_sweep(
         jail.release()
 
 
+def test_the_process_table_tells_running_processes_from_zombies_and_reads_their_uids() -> None:
+    zombie = subprocess.Popen(["true"])
+    while Path(f"/proc/{zombie.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+        time.sleep(0.001)  # exited, not yet reaped
+    sleeper = subprocess.Popen(["sleep", "600"])
+    try:
+        table = {pid: (running, uids) for pid, running, uids in sandbox._processes()}
+        assert table[os.getpid()] == (True, os.getresuid())
+        assert table[sleeper.pid] == (True, os.getresuid())
+        assert table[zombie.pid][0] is False
+        assert zombie.pid not in processes_of(os.getuid()) and sleeper.pid in processes_of(os.getuid())
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+        zombie.wait()
+
+
 def test_a_jail_frees_its_uid_and_empties_its_workdir(tmp_path: Path) -> None:
     workdir = tmp_path / "w"
     workdir.mkdir()

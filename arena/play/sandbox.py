@@ -313,18 +313,32 @@ def _processes() -> Iterator[tuple[int, bool, tuple[int, ...]]]:
     """Every process: its pid, whether it is still running (not a zombie), its real, effective and saved uids.
 
     Read from /proc/PID/status, not from the owner of /proc/PID, which a process can make root's (not dumpable).
+    Its first kilobyte holds both lines (the name before them is at most 64 characters, newlines escaped).
     """
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
             continue
         try:
-            with open(f"/proc/{entry.name}/status", "rb") as f:
-                status = f.read()
+            fd = os.open(f"/proc/{name}/status", os.O_RDONLY | os.O_CLOEXEC)
         except OSError:
             continue
-        fields = dict(line.split(b":", 1) for line in status.splitlines() if b":" in line)
-        state, uids = fields.get(b"State", b"X").split(), fields.get(b"Uid", b"").split()
-        yield int(entry.name), bool(state) and state[0] not in (b"Z", b"X"), tuple(int(u) for u in uids[:3])
+        try:
+            status = b"\n" + os.read(fd, 1024)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+        state, uids = _status_field(status, b"State") or [b"X"], _status_field(status, b"Uid")
+        yield int(name), state[0] not in (b"Z", b"X"), tuple(int(u) for u in uids[:3])
+
+
+def _status_field(status: bytes, key: bytes) -> list[bytes]:
+    """The words of line ``key:`` of a /proc/PID/status text (that starts with a newline); [] without one."""
+    start = status.find(b"\n" + key + b":")
+    if start < 0:
+        return []
+    end = status.find(b"\n", start + 1)
+    return status[start + len(key) + 2 : None if end < 0 else end].split()
 
 
 def _process_uids() -> set[int]:
