@@ -500,6 +500,43 @@ def test_a_bot_whose_cgroup_is_empty_at_its_end_needs_no_uid_sweep(
         jail.release()
 
 
+# Looks for a key in its user keyring, then leaves one there: what a bot would do to pass its cards on.
+KEYRING_BOT = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+add_key, keyctl = {"x86_64": (248, 250), "aarch64": (217, 219)}[os.uname().machine]
+L = ctypes.c_long
+found = libc.syscall(L(keyctl), L(10), L(-4), b"user", b"arena-test-hand", L(0))  # KEYCTL_SEARCH in @u
+added = libc.syscall(L(add_key), b"user", b"arena-test-hand", b"AS KH 9D", ctypes.c_size_t(8), L(-4))
+print("found" if found > 0 else "none", "added" if added > 0 else "refused")
+"""
+
+
+@needs_root
+@pytest.mark.skipif(os.uname().machine not in ("x86_64", "aarch64"), reason="the test bot knows these machines' calls")
+def test_a_key_left_in_a_uids_keyring_is_gone_for_the_next_process_of_the_uid(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    held = claim_uid()
+    held.release()
+    monkeypatch.setenv("ARENA_UID_RANGE", f"{held.uid}:1")  # both processes get this uid
+    os.chmod(tmp_path, 0o755)
+    said = []
+    for run in range(2):
+        workdir = tmp_path / f"w{run}"
+        workdir.mkdir()
+        jail = Jail(Limits(), workdir=workdir)
+        argv = (sys.executable, "-c", KEYRING_BOT)
+        done = subprocess.run(argv, preexec_fn=jail.preexec(argv, "stdio"), capture_output=True, text=True, timeout=30)
+        jail.sweep(0)
+        jail.release()
+        assert done.returncode == 0, done.stderr
+        said.append(done.stdout.split())
+    if said[0][1] == "refused":
+        pytest.skip("this kernel or container gives processes no keyrings")
+    assert said == [["none", "added"], ["none", "added"]]  # the second process did not find the first one's key
+
+
 def test_the_process_table_tells_running_processes_from_zombies_and_reads_their_uids() -> None:
     zombie = subprocess.Popen(["true"])
     while Path(f"/proc/{zombie.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":

@@ -40,6 +40,26 @@ def prctl(option: int, value: int) -> None:
     check(LIBC.prctl(option, ctypes.c_ulong(value), 0, 0, 0), "prctl")
 
 
+# keyctl(2) by its system call number (glibc has no wrapper) on the machines we know; elsewhere no keyring is cleared.
+_KEYCTL = {"x86_64": 250, "aarch64": 219, "i686": 288, "armv7l": 311, "riscv64": 219, "ppc64le": 271}.get(
+    os.uname().machine
+)
+KEYCTL_CLEAR, KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = 7, -4, -5
+
+
+def clear_keyrings() -> None:
+    """In a child that has just taken a bot's uid: empty the uid's user and user-session keyrings.
+
+    Those outlive the uid's processes (the kernel keeps them with the user): without this, a bot could leave there
+    what it knows for a later process that gets the same uid. Failures are ignored: a kernel or container without
+    keyrings has none to clear, and none for the bot to use.
+    """
+    if LIBC is None or _KEYCTL is None:
+        return
+    for keyring in (KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING):
+        LIBC.syscall(ctypes.c_long(_KEYCTL), ctypes.c_long(KEYCTL_CLEAR), ctypes.c_long(keyring))
+
+
 def die_with_parent() -> None:
     """In a child between fork and exec: ask Linux to SIGKILL it when its parent dies (no-op elsewhere)."""
     if LIBC is not None:

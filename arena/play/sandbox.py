@@ -41,6 +41,7 @@ from arena.play.linux import (
     SESSION,
     STATE,
     check,
+    clear_keyrings,
     prctl,
     processes,
 )
@@ -480,6 +481,7 @@ class Jail:
                     os.setgroups([])
                     os.setresgid(uid, uid, uid)
                     os.setresuid(uid, uid, uid)
+                    clear_keyrings()  # what an earlier process of the uid may have left for this one
                 os.chdir(home)
                 if LIBC is not None:
                     prctl(PR_SET_NO_NEW_PRIVS, 1)
