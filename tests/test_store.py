@@ -209,6 +209,24 @@ def test_an_exception_in_the_violations_insert_leaves_nothing(db: Path, monkeypa
         assert store.game_keys() == {"before", "after"}
 
 
+def test_a_write_cut_short_by_a_signal_leaves_the_store_writable(db: Path) -> None:
+    """Ctrl-C twice: the second KeyboardInterrupt may land in a write after its BEGIN and before anything could roll
+    it back. The next write must not fail with "cannot start a transaction within a transaction", and what the
+    cut write had done is not kept."""
+    with Store.open(db) as store:
+        store.add_game("before", "m", tiny(0))
+        conn = store._conn
+        assert conn is not None
+        conn.execute("BEGIN IMMEDIATE")  # where the interrupted write stopped...
+        conn.execute("INSERT INTO meta (key, value) VALUES ('cut', 'short')")  # ...having done this
+        assert store.get_meta("cut") is None  # not seen by a read either
+        store.add_game("after", "m", tiny(1))
+        store.set_meta("stopped", "yes")
+    with Store.open(db) as store:
+        assert store.game_keys() == {"before", "after"}
+        assert store.get_meta("stopped") == "yes" and store.get_meta("cut") is None
+
+
 CRASH = """
 import json, os, sys
 import arena.tournament.store as s

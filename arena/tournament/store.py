@@ -215,6 +215,7 @@ class Store:
         self._conn: sqlite3.Connection | None = connection
         self._timeout = timeout
         self._lock = threading.RLock()
+        self._writing = False  # inside a write's transaction (writes do not nest)
         self._run_lock: int | None = None
 
     @classmethod
@@ -332,6 +333,10 @@ class Store:
         with self._lock, self._errors():
             if self._conn is None:
                 raise StoreError(f"{self.path}: the store is closed")
+            if self._conn.in_transaction and not self._writing:
+                # a write cut short by a signal before it could roll back (Ctrl-C twice): what it did is not kept,
+                # and neither this read nor the next write may see it
+                self._conn.execute("ROLLBACK")
             yield self._conn
 
     @contextmanager
@@ -339,8 +344,9 @@ class Store:
         if self.read_only:
             raise StoreError(f"{self.path}: opened read-only (the file or its folder may not be written); not changed")
         with self._read() as conn:
-            conn.execute("BEGIN IMMEDIATE")
+            self._writing = True  # reads within the write see it
             try:
+                conn.execute("BEGIN IMMEDIATE")
                 yield conn
                 conn.execute("COMMIT")
             except BaseException:
@@ -348,6 +354,8 @@ class Store:
                     with suppress(sqlite3.Error):  # the first error says more
                         conn.execute("ROLLBACK")
                 raise
+            finally:
+                self._writing = False
 
     # ---- tournament metadata ----
 
