@@ -88,3 +88,40 @@ def test_every_frame_is_read_by_a_referee_that_looks_only_where_maybe_waiting_po
             rng.choice(candidates).has_input()
     sender.join()
     assert received == [targets.count(i) for i in range(3)]
+
+
+@pytest.mark.parametrize("wait", [False, True], ids=["receive", "receive_within"])
+def test_a_message_of_several_frames_is_read_whole_and_stands_as_the_multipart_marker(hub: Hub, wait: bool) -> None:
+    """The referee reads a message frame by frame: one of several frames must be read to its end (its traffic
+    counted by its first frame, as the bot's), stand as the marker the referee charges as ``malformed``, and leave
+    the next message intact; a stranger's frames are not the seat's traffic."""
+    endpoint = hub.open()
+    assert isinstance(endpoint, Endpoint)
+    dealer = connect(hub, endpoint)
+    stranger = hub.context.socket(zmq.DEALER)
+    DEALERS[id(hub)].append(stranger)
+    stranger.setsockopt(zmq.LINGER, 0)
+    stranger.connect(endpoint.address)
+    before = endpoint.bytes_in
+    dealer.send_multipart([b"first", b"", b"third"])
+    dealer.send_multipart([b"", b"two"])
+    dealer.send(b"plain")
+
+    def read() -> tuple[bytes, bytes] | None:
+        if wait:
+            return endpoint.receive_within(5.0)
+        deadline = time.monotonic() + 5.0
+        while (frame := endpoint.receive()) is None and time.monotonic() < deadline:
+            time.sleep(0.001)
+        return frame
+
+    assert read() == (endpoint.peer, b"\x00multipart")
+    assert read() == (endpoint.peer, b"\x00multipart")
+    assert read() == (endpoint.peer, b"plain")
+    assert endpoint.bytes_in - before == len(b"first") + len(b"plain")
+    stranger.send(b"not yours")
+    frame = read()
+    assert frame is not None and frame[0] != endpoint.peer and frame[1] == b"not yours"
+    assert endpoint.last_sender == frame[0]
+    assert endpoint.bytes_in - before == len(b"first") + len(b"plain")
+    assert endpoint.receive() is None

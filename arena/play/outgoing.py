@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.engine.actions import Action, Discard
+from arena.engine.actions import Action, Discard, Play
 from arena.engine.cards import CARD_TEXT
 from arena.engine.game import Game
 from arena.engine.hand import HandState
-from arena.engine.view import TrickJSON, seat_view, trick_json
+from arena.engine.view import TrickJSON, action_json, seat_view, trick_json
 
 Message = dict[str, Any]
 
@@ -52,11 +52,25 @@ def action_events(
     game: Game, hand: HandState, hand_number: int, seat: int, action: Action, tricks_before: int
 ) -> list[list[Message]]:
     """Per seat, the events that follow ``seat`` taking ``action`` in ``hand`` (already applied to ``game``)."""
-    n = hand.players
-    per_seat: list[list[Message]] = [[] for _ in range(n)]
+    per_seat: list[list[Message]] = [[] for _ in range(hand.players)]
+    add_action_events(per_seat, game, hand, hand_number, seat, action, tricks_before)
+    return per_seat
+
+
+def add_action_events(
+    pending: list[list[Message]],
+    game: Game,
+    hand: HandState,
+    hand_number: int,
+    seat: int,
+    action: Action,
+    tricks_before: int,
+) -> None:
+    """Append to each seat's list in ``pending`` the events of ``action_events`` (the referee's hot path: no lists
+    made only to be copied)."""
     if isinstance(action, Discard):
-        for s in range(n):
-            per_seat[s].append(
+        for s, events in enumerate(pending):
+            events.append(
                 {
                     "type": "exchange",
                     "seat": seat,
@@ -65,20 +79,19 @@ def action_events(
                 }
             )
     else:
-        event = {"type": "action", "seat": seat, "action": action.to_json()}
-        for s in range(n):
-            per_seat[s].append(event)
+        event = {"type": "action", "seat": seat, "action": action_json(action)}
+        for events in pending:
+            events.append(event)
         if action.type == "name_trump":
-            per_seat[seat].append({"type": "cards", "hand": [str(c) for c in sorted(hand.hands[seat])]})
+            pending[seat].append({"type": "cards", "hand": [str(c) for c in sorted(hand.hands[seat])]})
     if len(hand.tricks) > tricks_before:
         event = {"type": "trick", **trick_json(hand.tricks[-1])}
-        for s in range(n):
-            per_seat[s].append(event)
+        for events in pending:
+            events.append(event)
     if hand.is_over():
         event = hand_end_event(hand, hand_number, game.scores_after[hand_number])
-        for s in range(n):
-            per_seat[s].append(event)
-    return per_seat
+        for events in pending:
+            events.append(event)
 
 
 def hand_end_event(hand: HandState, hand_number: int, scores: tuple[int, ...]) -> Message:
@@ -170,7 +183,10 @@ def act_request(
         "type": "act",
         "request_id": request_id,
         "events": events,
-        "legal": [a.to_json() for a in game.legal_actions()],
+        "legal": [
+            {"type": "play", "card": CARD_TEXT[a.card]} if type(a) is Play else a.to_json()  # action_json(a), inline
+            for a in game.legal_actions()
+        ],
         "time_left_ms": time_left_ms,
     }
     if with_view:

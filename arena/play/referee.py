@@ -343,7 +343,8 @@ class Referee:
 
     def _answered(self, b: int, endpoint: Channel, settled: Answer, elapsed: float) -> Answer:
         """The asked bot's answer, charged ``elapsed``; frames that came with it are read (bounded) as unasked."""
-        self._drain(endpoint)  # more frames after the answer: unsolicited
+        if endpoint.has_input():  # more frames after the answer: unsolicited
+            self._drain(endpoint)
         self._drain_others(b)
         return Answer(settled.action, settled.violation, elapsed, settled.excerpt)
 
@@ -369,7 +370,8 @@ class Referee:
             return None if flood is None else Answer(None, flood, 0.0)
         action = canonical_reply(raw, request_id)
         if action is not None:  # the common case, valid by construction: no validator run
-            return Answer(action, None, 0.0, _excerpt(raw))
+            # and short printable ASCII by construction: its excerpt (_excerpt) is the frame itself
+            return Answer(action, None, 0.0, raw.decode("ascii"))
         try:
             reply = read_bot_message(raw)
         except MessageError as exc:

@@ -54,9 +54,13 @@ class Violation:
         object.__setattr__(self, "excerpt", printable(self.excerpt, EXCERPT_LIMIT))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Answer:
-    """What came back from a decision request: an action or a violation, and the seconds it took."""
+    """What came back from a decision request: an action or a violation, and the seconds it took.
+
+    Not frozen: one is made at every decision, and a frozen dataclass sets each field through ``object.__setattr__``
+    (five times the cost). Nothing keeps an answer past the decision that made it.
+    """
 
     action: Action | None
     violation: Violation | None
@@ -183,8 +187,7 @@ def play(
         assert action is not None
         hand, hand_number, tricks_before = game.hand, len(game.hands), len(game.hand.tricks)
         game.apply(action, seat)
-        for s, events in enumerate(messages.action_events(game, hand, hand_number, seat, action, tricks_before)):
-            pending[s].extend(events)
+        messages.add_action_events(pending, game, hand, hand_number, seat, action, tricks_before)
     record = game_record(game)
     if forfeit is not None and "forfeit" in record:
         record["forfeit"]["kind"], record["forfeit"]["detail"] = forfeit["kind"], forfeit["detail"]
