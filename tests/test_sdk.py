@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -21,12 +22,14 @@ from arena.engine.actions import PASS, Action, parse_action
 from arena.engine.cards import Card, Suit, cards, effective_suit
 from arena.engine.game import Game
 from arena.engine.options import make_rules
+from arena.engine.phases import Phase
 from arena.engine.view import SeatView, seat_view
 from arena.errors import IllegalActionError
 from arena.play import outgoing as messages
 from arena.play.local import play_game
 from arena.play.protocol import ActionReply, Hello, parse_bot_message
 from arena.sdk import Bot, FunctionBot, Table, as_bot, parse_view, run, view_rng, view_seed
+from arena.sdk.table import VIEW_FIELDS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -394,6 +397,60 @@ def test_pick_is_the_views_seed_and_spreads_evenly_over_the_options() -> None:
     assert all(160 < c < 240 for c in counts), counts  # 200 each expected; this band is over 4 sigma wide
 
 
+def test_view_seed_is_the_same_number_it_always_was() -> None:
+    """The random bot's every choice is ``view_seed`` of its view: a changed hash would change every game it plays
+    (and every record of it), so its value over whole games is pinned (three variants, every decision)."""
+    seeds = []
+    for variant in ("four-hand", "three-hand", "british"):
+        game = Game(make_rules(variant, {"going_alone": True} if variant == "four-hand" else None), 11)
+        while not game.is_over():
+            seat = game.current_seat()
+            assert seat is not None
+            seeds.append(view_seed(seat_view(game, seat)))
+            legal = game.legal_actions()
+            game.apply(legal[len(seeds) % len(legal)])
+    assert len(seeds) == 556
+    assert hashlib.sha256(repr(seeds).encode()).hexdigest() == (
+        "74deb2789fe334a0757850a6714499cf1b3c3f870aa3574807a4ebf95686350d"
+    )
+
+
+def test_mismatches_names_each_field_in_which_the_table_differs_from_the_view() -> None:
+    game = Game(make_rules("four-hand"), 4)
+    seat = game.current_seat()
+    assert seat is not None
+    view = seat_view(game, seat)
+    table = Table.from_game_start(messages.game_start(game, 0, seat, TIME))
+    assert "upcard" in table.mismatches(view)  # before its first hand: nothing agrees, nothing breaks
+    table.apply(messages.hand_start_events(game)[seat])
+    assert table.mismatches(view) == []
+    assert table.view(view.phase) == view
+    table.scores = [1, 0, 1, 0]
+    table.hand = table.hand[1:]
+    table.sitting_out = {2}
+    assert table.mismatches(view) == ["hand", "sitting_out", "scores"]
+
+
+def test_an_overridden_on_event_sees_every_event_a_bot_is_told() -> None:
+    class Listening(RandomBot):
+        def __init__(self) -> None:
+            super().__init__()
+            self.heard: list[dict[str, Any]] = []
+
+        def on_event(self, event: dict[str, Any]) -> None:
+            self.heard.append(event)
+
+    told: list[dict[str, Any]] = []
+    bot = Listening()
+
+    def seat0(message: dict[str, Any]) -> dict[str, Any] | None:
+        told.extend(message.get("events", []))
+        return bot.handle(message)
+
+    play_game([seat0, RandomBot().handle, RandomBot().handle, RandomBot().handle], "four-hand", {}, 2, views=False)
+    assert told and bot.heard == told
+
+
 def test_match_end_finishes_and_a_violation_is_logged(caplog: pytest.LogCaptureFixture) -> None:
     bot = HeuristicBot()
     with caplog.at_level(logging.WARNING, logger="arena.sdk"):
@@ -513,6 +570,36 @@ def test_the_view_a_bot_builds_from_its_table_equals_the_referees(variant: str, 
         record = play_game([twin(b) for b in bots], variant, options, seed)
         assert record["violations"] == []
     assert compared > 20
+
+
+@pytest.mark.parametrize(("variant", "options"), CONFIGS)
+def test_the_view_of_a_table_holds_each_of_its_facts_under_the_same_name(variant: str, options: dict[str, Any]) -> None:
+    """``Table.view`` builds the SeatView as a plain tuple, field by field in SeatView's order: every field must
+    hold the table's attribute of that name (as a tuple; the seats sitting out in order)."""
+    bot = RandomBot()
+    checked = 0
+
+    def handler(message: dict[str, Any]) -> dict[str, Any] | None:
+        nonlocal checked
+        reply = bot.handle(message)
+        table = bot.table
+        if message["type"] == "act" and table is not None and table.live:
+            view = table.view(Phase.PLAY)
+            assert (view.players, view.phase, view.turn) == (table.n, Phase.PLAY, table.seat)
+            for name in VIEW_FIELDS:
+                value = getattr(table, name)
+                if name == "sitting_out":
+                    value = tuple(sorted(value))
+                elif isinstance(value, list):
+                    value = tuple(value)
+                assert getattr(view, name) == value, name
+                assert type(getattr(view, name)) is type(value), name
+            checked += 1
+        return reply
+
+    n = make_rules(variant, options).players
+    play_game([handler, *(RandomBot().handle for _ in range(n - 1))], variant, options, 6, views=False)
+    assert checked > 5
 
 
 def test_a_bot_that_wants_no_view_gets_one_at_each_hands_first_request() -> None:

@@ -7,13 +7,14 @@ A bot author subclasses :class:`Bot` and overrides ``act(view, legal)``, or writ
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from arena.engine.actions import Action, action_from_json, parse_action
 from arena.engine.phases import Phase, Trick
-from arena.engine.view import SeatView
+from arena.engine.view import SeatView, action_json
 from arena.errors import ArenaError, IllegalActionError
 from arena.sdk.logs import logger
 from arena.sdk.table import Table
@@ -35,9 +36,13 @@ def view_seed(view: SeatView | dict[str, Any]) -> int:
     seat's cards, how many bids and tricks there have been, the trick so far, and the scores.
     """
     v = view if isinstance(view, SeatView) else parse_view(view)
-    head = f"{v.seat}|{v.hand_number}|{v.phase.value}|{len(v.bids)}|{len(v.tricks)}|{v.scores}|".encode()
-    cards = bytes(v.hand) + b"|" + bytes(x for seat_card in v.trick for x in seat_card)  # card ids are < 256
+    # ``{v.phase}`` is the phase's value (a StrEnum formats as its value) without the enum's slow ``.value``
+    head = f"{v.seat}|{v.hand_number}|{v.phase}|{len(v.bids)}|{len(v.tricks)}|{v.scores}|".encode()
+    cards = bytes(v.hand) + b"|" + bytes(_flat(v.trick))  # card ids are < 256: (seat, card) pairs as bytes
     return int.from_bytes(blake2b(head + cards, digest_size=16).digest(), "big")
+
+
+_flat = itertools.chain.from_iterable
 
 
 def view_rng(view: SeatView | dict[str, Any]) -> random.Random:
@@ -142,11 +147,15 @@ class Bot:
         return None
 
     def _events(self, events: list[dict[str, Any]]) -> None:
-        table, hook = self.table, self.on_event
+        table = self.table
+        hook: Callable[[dict[str, Any]], None] | None = self.on_event
+        if getattr(hook, "__func__", None) is Bot.on_event:
+            hook = None  # not overridden: nothing to call for each event
         for event in events:
             if table is not None:
                 table.apply(event)
-            hook(event)
+            if hook is not None:
+                hook(event)
 
     def _act(self, message: dict[str, Any]) -> dict[str, Any]:
         self._events(message.get("events", []))
@@ -182,7 +191,7 @@ class Bot:
     def _check(self, answer: Answer, legal: tuple[Action, ...]) -> dict[str, Any]:
         for offered in legal:  # one of the very objects offered (the usual case): no comparisons needed
             if offered is answer:
-                return answer.to_json()
+                return action_json(offered)
         if not isinstance(answer, dict) and answer in legal:
             return answer.to_json()
         if isinstance(answer, dict):

@@ -74,13 +74,17 @@ def _zmq_session(player: Bot, hello: dict[str, Any], endpoint: str, idle_timeout
 
 def _loop(socket: Any, player: Bot, idle_timeout: float) -> None:
     import zmq
+    from zmq.backend import Socket as RawSocket
 
+    # The socket's own send and receive, past pyzmq's Python layer (its send looks for routing ids and groups that a
+    # DEALER never uses): about a microsecond less at every message.
+    send, receive = RawSocket.send, RawSocket.recv
     parent = os.getppid()
     last = time.monotonic()
     socket.setsockopt(zmq.RCVTIMEO, POLL_MS)  # a blocking read that gives up now and then: no poll per message
     while not player.finished:
         try:
-            raw = socket.recv()
+            raw = receive(socket)
         except zmq.Again:
             if time.monotonic() - last > idle_timeout:
                 logger().warning("no message from the referee for %.0f s; exiting", idle_timeout)
@@ -100,7 +104,7 @@ def _loop(socket: Any, player: Bot, idle_timeout: float) -> None:
             continue
         reply = player.handle(message)
         if reply is not None:
-            socket.send(_encode(reply))
+            send(socket, orjson.dumps(reply))
 
 
 def _stdio_loop(player: Bot, hello: dict[str, Any]) -> None:

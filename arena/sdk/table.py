@@ -7,13 +7,14 @@ what a player remembers: the cards played, who showed out of which suit, which c
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 from arena.engine.actions import Action, Call, DefendAlone, NameTrump, OrderUp, Play, action_from_json
 from arena.engine.cards import (
     CARD_BY_TEXT,
     EFFECTIVE_SUIT,
+    SUITS,
     Card,
     Suit,
     card_power,
@@ -24,6 +25,8 @@ from arena.engine.cards import (
 from arena.engine.options import Rules, make_rules
 from arena.engine.phases import Phase, Trick
 from arena.engine.view import SeatView
+
+_tuple_new = tuple.__new__  # a NamedTuple made from a tuple of its fields, past its keyword-taking __new__
 
 VIEW_FIELDS = tuple(name for name in SeatView._fields if name not in ("players", "phase", "turn"))
 """The facts of a SeatView that a Table keeps under the same names (``players`` is the names here, not the count;
@@ -93,6 +96,9 @@ class Table:
                     self._play(event["seat"], card)
                 else:
                     self._action(event["seat"], action_from_json(action))
+        elif kind == "trick":  # the next most common: one for every three or four cards
+            if self.live:
+                self._trick(event)
         elif kind == "hand_start":
             self._hand_start(event)
         elif kind == "hand_end":
@@ -105,8 +111,6 @@ class Table:
             self.hand = sorted(Card.parse(c) for c in event["hand"])
         elif kind == "exchange":
             self._exchange(event)
-        elif kind == "trick":
-            self._trick(event)
 
     def _hand_start(self, event: dict[str, Any]) -> None:
         n = self.rules.players
@@ -131,7 +135,7 @@ class Table:
         self.bids.append((seat, action))
         assert self.upcard is not None
         if isinstance(action, OrderUp):
-            self._make(seat, Suit(self.upcard & 3), action.alone)
+            self._make(seat, SUITS[self.upcard & 3], action.alone)
             if self.dealer in self.sitting_out:
                 self.upcard_taken = False
             elif self.dealer == self.seat:
@@ -161,30 +165,58 @@ class Table:
             suits = EFFECTIVE_SUIT[self.trump]
             led = suits[self.trick[0][1]]
             if suits[card] != led:
-                self.voids[seat].add(Suit(led))
+                self.voids[seat].add(SUITS[led])  # the Suit without an enum call
         self.trick.append((seat, card))
         self.played[seat].append(card)
         if seat == self.seat and card in self.hand:
             self.hand.remove(card)
 
     def _trick(self, event: dict[str, Any]) -> None:
-        cards = tuple((c["seat"], CARD_BY_TEXT[c["card"]]) for c in event["cards"])
-        self.tricks.append(Trick(event["leader"], cards, event["winner"]))
-        self.tricks_won[event["winner"]] += 1
+        cards = tuple([(c["seat"], CARD_BY_TEXT[c["card"]]) for c in event["cards"]])
+        winner = event["winner"]
+        self.tricks.append(_tuple_new(Trick, (event["leader"], cards, winner)))  # Trick(leader, cards, winner)
+        self.tricks_won[winner] += 1
         self.trick = []
 
     def view(self, phase: Phase) -> SeatView:
         """This picture as the seat's view, for a request that came without one (the seat is the one to act)."""
         assert self.upcard is not None
-        return SeatView(players=self.n, phase=phase, turn=self.seat, **self._facts())
+        return self._as_view(self.rules.players, phase, self.seat)
 
-    def _facts(self) -> dict[str, Any]:
-        """The VIEW_FIELDS of this picture as a SeatView holds them (tuples, seats sitting out in order)."""
-        facts = {name: getattr(self, name) for name in VIEW_FIELDS}
-        for name in _LISTS:
-            facts[name] = tuple(facts[name])
-        facts["sitting_out"] = tuple(sorted(self.sitting_out))
-        return facts
+    def _as_view(self, players: int, phase: Phase, turn: int | None) -> SeatView:
+        """This picture as a SeatView (tuples, seats sitting out in order) with the request's ``players``, ``phase``
+        and ``turn``.
+
+        Built as the tuple it is, the fields in SeatView's order: a bot that asked for views now and then makes one
+        at every request, and a keyword call through a dict of the fields costs three times as much (tests/test_sdk.py
+        checks every field against the table's attribute of its name). Before the table's first hand its upcard is
+        None, which no view has: only ``mismatches`` asks then.
+        """
+        return _tuple_new(
+            SeatView,
+            (
+                self.seat,
+                players,
+                self.hand_number,
+                self.dealer,
+                phase,
+                turn,
+                tuple(self.hand),
+                self.upcard,
+                self.upcard_taken,
+                self.discarded,
+                tuple(self.bids),
+                self.trump,
+                self.maker,
+                self.alone,
+                self.defender_alone,
+                tuple(sorted(self.sitting_out)),
+                tuple(self.tricks),
+                tuple(self.trick),
+                tuple(self.tricks_won),
+                tuple(self.scores),
+            ),
+        )
 
     def sync(self, view: SeatView) -> None:
         """Take the current hand from the referee's view: after a restart mid-game, or if the table went astray."""
@@ -275,8 +307,7 @@ class Table:
 
     def mismatches(self, view: SeatView) -> list[str]:
         """Fields in which this picture differs from the referee's view (empty when they agree)."""
-        return [name for name, value in self._facts().items() if getattr(view, name) != value]
-
-
-_LISTS = tuple(f.name for f in fields(Table) if f.default_factory is list and f.name in VIEW_FIELDS)
-"""The Table's list fields among VIEW_FIELDS (a SeatView holds them as tuples)."""
+        mine = self._as_view(view.players, view.phase, view.turn)
+        if mine == view:  # the usual answer, in one comparison of two tuples
+            return []
+        return [name for name in VIEW_FIELDS if getattr(view, name) != getattr(mine, name)]
