@@ -66,7 +66,10 @@ mutate: $(STAMP)
 tournament: $(STAMP) bytecode
 	$(BIN)/arena tournament run tournaments/demo.toml
 
-test: lint pytest
+# The linters run beside the suite (mypy takes ~10 s of one core on a fresh clone; the suite rarely keeps both cores
+# busy): 206 s against 211 s, same hour. Their lines and pytest's are printed whole; either failing fails the target.
+test: $(STAMP) bytecode
+	@$(MAKE) --no-print-directory -j 2 --output-sync=line lint pytest
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
