@@ -52,9 +52,9 @@ PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
 pytest: $(STAMP) bytecode
 	$(PYTEST) -q -n 2 --dist loadfile
 
-# The fast part while you work (under a minute): no kills, fuzzing, benchmarks, waits on clocks or long matches, and
-# the property tests with a fifth of their cases (Hypothesis profile "quick"). Four workers: what is left mostly
-# waits on bot processes (62 s against 92 s with two, same hour).
+# The fast part while you work, about a minute (53-57 s here, 72 s when the host is slow): no kills, fuzzing,
+# benchmarks, waits on clocks or long matches, and the property tests with a fifth of their cases (Hypothesis
+# profile "quick"). Four workers: what is left mostly waits on bot processes (62 s against 92 s with two, same hour).
 check: $(STAMP) bytecode
 	$(BIN)/ruff check arena bots tests
 	HYPOTHESIS_PROFILE=quick $(PYTEST) -q -n 4 --dist loadfile -m "not slow"
