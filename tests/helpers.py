@@ -303,8 +303,7 @@ def bot_decision(
         seat_text, _, text = step.partition(" ")
         seat, move, hand, tricks = int(seat_text), action(text), game.hand, len(game.hand.tricks)
         game.apply(move, seat)
-        for s, events in enumerate(messages.action_events(game, hand, 0, seat, move, tricks)):
-            pending[s].extend(events)
+        messages.add_action_events(pending, game, hand, 0, seat, move, tricks)
     turn = game.current_seat()
     assert turn is not None
     reply = bots[turn].handle(messages.act_request(game, turn, 1, pending[turn], 1000))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.engine.actions import Action, Discard, Play
+from arena.engine.actions import Action, Discard
 from arena.engine.cards import CARD_TEXT
 from arena.engine.game import Game
 from arena.engine.hand import HandState
@@ -48,15 +48,6 @@ def hand_start_events(game: Game) -> list[Message]:
     return events
 
 
-def action_events(
-    game: Game, hand: HandState, hand_number: int, seat: int, action: Action, tricks_before: int
-) -> list[list[Message]]:
-    """Per seat, the events that follow ``seat`` taking ``action`` in ``hand`` (already applied to ``game``)."""
-    per_seat: list[list[Message]] = [[] for _ in range(hand.players)]
-    add_action_events(per_seat, game, hand, hand_number, seat, action, tricks_before)
-    return per_seat
-
-
 def add_action_events(
     pending: list[list[Message]],
     game: Game,
@@ -66,8 +57,8 @@ def add_action_events(
     action: Action,
     tricks_before: int,
 ) -> None:
-    """Append to each seat's list in ``pending`` the events of ``action_events`` (the referee's hot path: no lists
-    made only to be copied)."""
+    """Append to each seat's list in ``pending`` the events that follow ``seat`` taking ``action`` in ``hand``
+    (already applied to ``game``): what each seat may learn of it, the trick it ends, the hand it ends."""
     if isinstance(action, Discard):
         for s, events in enumerate(pending):
             events.append(
@@ -183,10 +174,7 @@ def act_request(
         "type": "act",
         "request_id": request_id,
         "events": events,
-        "legal": [
-            {"type": "play", "card": CARD_TEXT[a.card]} if type(a) is Play else a.to_json()  # action_json(a), inline
-            for a in game.legal_actions()
-        ],
+        "legal": [action_json(a) for a in game.legal_actions()],
         "time_left_ms": time_left_ms,
     }
     if with_view:
