@@ -12,7 +12,8 @@ import json
 import random
 import subprocess
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -347,3 +348,23 @@ def receive(socket: zmq.Socket[bytes], timeout_ms: int = 10_000) -> tuple[bytes,
 def send(socket: zmq.Socket[bytes], identity: bytes, message: dict[str, Any]) -> None:
     """One JSON message to a peer of a ROUTER."""
     socket.send_multipart([identity, json.dumps(message).encode()])
+
+
+@contextmanager
+def bot_process(argv: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    """A bot process with its stdout and stderr piped, killed and reaped on the way out if it is still running."""
+    process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
+def exited_cleanly(process: subprocess.Popen[bytes], timeout: float) -> str:
+    """Wait for a bot told ``match_end`` to exit: code 0, nothing on stdout (its logs go to stderr). Its stderr."""
+    out, err = process.communicate(timeout=timeout)
+    assert process.returncode == 0, err.decode()
+    assert out == b""  # logs go to stderr only
+    return err.decode()

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import zmq
-from helpers import receive, send
+from helpers import bot_process, exited_cleanly, receive, send
 
 from arena.engine.actions import parse_action
 from arena.engine.game import Game
@@ -60,8 +60,7 @@ def converse(
     ``match_end``; return its action (checked legal) and its stderr once it has exited cleanly."""
     endpoint, socket = router
     env = {**os.environ, "ARENA_ENDPOINT": endpoint, "ARENA_TOKEN": "t"}
-    process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
+    with bot_process(argv, env) as process:
         identity, hello = receive(socket, 30_000)
         assert hello["type"] == "hello"
         game, told = first_decision(hello["name"])
@@ -72,14 +71,7 @@ def converse(
         for notice in notices:
             send(socket, identity, notice)
         send(socket, identity, {"type": "match_end", "reason": "done"})
-        out, err = process.communicate(timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
-    assert process.returncode == 0, err.decode()
-    assert out == b""  # logs go to stderr only
-    return reply["action"], err.decode()
+        return reply["action"], exited_cleanly(process, 30)
 
 
 def converse_over_stdio(argv: list[str]) -> tuple[dict[str, Any], str]:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import zmq
-from helpers import receive, send
+from helpers import bot_process, exited_cleanly, receive, send
 
 from arena import PROTOCOL_VERSION
 from arena.engine.actions import PASS, Action, parse_action
@@ -481,13 +481,7 @@ def test_bot_subclass_must_override_act() -> None:
 def test_random_bot_process_plays_over_a_real_socket(router: tuple[str, zmq.Socket[bytes]]) -> None:
     endpoint, socket = router
     env = {**os.environ, "ARENA_ENDPOINT": endpoint, "ARENA_TOKEN": "s3cret"}
-    process = subprocess.Popen(
-        [sys.executable, str(ROOT / "arena" / "bots" / "random_bot.py")],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
+    with bot_process([sys.executable, str(ROOT / "arena" / "bots" / "random_bot.py")], env) as process:
         identity, hello = receive(socket)
         parsed = parse_bot_message(json.dumps(hello).encode())
         assert isinstance(parsed, Hello)
@@ -501,13 +495,7 @@ def test_random_bot_process_plays_over_a_real_socket(router: tuple[str, zmq.Sock
         assert isinstance(answer, ActionReply) and answer.request_id == 41
         assert parse_action(reply["action"]) in game.legal_actions()
         send(socket, identity, {"type": "match_end", "reason": "done"})
-        out, err = process.communicate(timeout=10)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
-    assert process.returncode == 0, err.decode()
-    assert out == b""  # logs go to stderr only
+        exited_cleanly(process, 10)
 
 
 def test_run_returns_when_the_referee_falls_silent(router: tuple[str, zmq.Socket[bytes]]) -> None:
