@@ -104,7 +104,7 @@ def _loop(socket: Any, player: Bot, idle_timeout: float) -> None:
             continue
         reply = player.handle(message)
         if reply is not None:
-            send(socket, orjson.dumps(reply))
+            send(socket, _encode(reply))
 
 
 def _stdio_loop(player: Bot, hello: dict[str, Any]) -> None:
@@ -127,5 +127,4 @@ def _stdio_loop(player: Bot, hello: dict[str, Any]) -> None:
             return
 
 
-def _encode(message: dict[str, Any]) -> bytes:
-    return orjson.dumps(message)
+_encode = orjson.dumps  # a message's wire form, on both transports
