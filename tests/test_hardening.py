@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from click.testing import CliRunner
 from sandboxing import open_to_bots, started, still_running
 
 from arena.cli import main
-from arena.play import cgroups, sandbox
+from arena.play import cgroups, forkserver, sandbox
 from arena.play.botproc import BotCommand, BotProcess, BotStartError
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.play.referee import run_match
@@ -124,19 +125,24 @@ def secrets_around(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", params=["forked", "exec"])
 def snooped(
-    tmp_path_factory: pytest.TempPathFactory, secrets_around: dict[str, Path]
-) -> tuple[MatchSpec, list[dict[str, Any]], list[dict[str, Any]]]:
-    """A match of two snooping bots, told where the secrets are; their reports, and the records."""
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, secrets_around: dict[str, Path]
+) -> Iterator[tuple[MatchSpec, list[dict[str, Any]], list[dict[str, Any]]]]:
+    """A match of two snooping bots, told where the secrets are; their reports, and the records. Twice: the bots
+    forked by the fork server (how Python bots start), and started by fork and exec (every other bot)."""
     tmp = tmp_path_factory.mktemp("snoop")
     looks = [a for p in secrets_around.values() for a in ("--look", str(p))]
     looks += ["--look", str(tmp / "logs"), "--look", "/home", "--look", tempfile.gettempdir() + "/pytest-of-root"]
     bots = [hostile("north", "snoop", *looks), hostile("south", "snoop", *looks)]
     spec = match(tmp, bots, [[0, 1]], shared=False)
-    records = run_match(spec)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ARENA_FORK_SERVER", "1" if request.param == "forked" else "0")
+        forked = forkserver.enabled()
+        records = run_match(spec)
     reports = [json.loads(report(spec, b, "snoop")[-1]) for b in range(2)]
-    return spec, records, reports
+    assert all(seen["forked"] == forked for seen in reports)
+    yield spec, records, reports
 
 
 def test_a_snooping_bot_plays_on_and_is_charged_nothing(

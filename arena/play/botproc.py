@@ -10,14 +10,14 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal
 
 from arena.errors import ArenaError
+from arena.play import forkserver
 from arena.play.linux import die_with_parent
-from arena.play.sandbox import Jail, track, transport_environment
+from arena.play.sandbox import Confinement, Jail, track, transport_environment
 
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bots"  # inside the package, so that a wheel carries them
 BUNDLED = ("random", "heuristic", "search")
@@ -110,18 +110,23 @@ class BotProcess:
         argv = _absolute(command.argv)
         stdio = command.transport == "stdio"
         try:
-            env, preexec = self._confinement(argv, endpoint)
-            self.process = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE if stdio else subprocess.STDOUT,
-                env=env,
-                start_new_session=True,
-                close_fds=True,
-                preexec_fn=preexec,
-                bufsize=0,
-            )
+            env, confinement = self._confinement(argv, endpoint)
+            self.process: subprocess.Popen[bytes] | forkserver.ForkedProcess
+            if forkserver.eligible(argv):  # a Python script: forked from a warm interpreter with the SDK imported
+                launch = forkserver.Launch(argv, env, os.getcwd(), confinement)
+                self.process = forkserver.spawn(launch, stdio=stdio)
+            else:
+                self.process = subprocess.Popen(
+                    argv,
+                    stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE if stdio else subprocess.STDOUT,
+                    env=env,
+                    start_new_session=True,
+                    close_fds=True,
+                    preexec_fn=die_with_parent if confinement is None else confinement.apply,
+                    bufsize=0,
+                )
         except (OSError, subprocess.SubprocessError, ArenaError) as exc:
             if jail is not None:
                 jail.release()
@@ -138,10 +143,11 @@ class BotProcess:
         self._log = threading.Thread(target=_copy_capped, args=(output, log_path, log_limit), daemon=True)
         self._log.start()
 
-    def _confinement(self, argv: tuple[str, ...], endpoint: str) -> tuple[dict[str, str], Callable[[], None]]:
-        """The bot's environment and what runs in the child before exec (its jail's, or the bare minimum)."""
+    def _confinement(self, argv: tuple[str, ...], endpoint: str) -> tuple[dict[str, str], Confinement | None]:
+        """The bot's environment and what its process does to itself before it runs the bot (its jail's; None:
+        nothing but dying with its parent)."""
         if self.jail is not None:
-            return self.jail.environment(endpoint, self.token), self.jail.preexec(argv, endpoint)
+            return self.jail.environment(endpoint, self.token), self.jail.confinement(argv, endpoint)
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": os.environ.get("HOME", "/"),
@@ -152,7 +158,7 @@ class BotProcess:
         }
         if "PYTHONPATH" in os.environ:
             env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-        return env, die_with_parent
+        return env, None
 
     @property
     def pid(self) -> int:
@@ -184,8 +190,11 @@ class BotProcess:
 
     def kill(self) -> None:
         """Kill the whole process group and everything else the bot started, reap it, and free its sandbox."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL)
+        # Once it has ended (a fork server's child is reaped at once) its pid may come round to another process:
+        # its jail's sweep finds what it left instead.
+        if self.process.poll() is None or self.jail is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
         if self.jail is not None:
             self.jail.sweep(self.process.pid)
         with contextlib.suppress(subprocess.TimeoutExpired):

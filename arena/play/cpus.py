@@ -95,6 +95,13 @@ def unpin_thread() -> None:
             os.sched_setaffinity(0, _AT_START)
 
 
+def unpin_process(pid: int) -> None:
+    """Let process ``pid`` (started by a pinned thread) run on every core this process was given."""
+    if _AT_START and hasattr(os, "sched_setaffinity"):
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(pid, _AT_START)
+
+
 def unpin(before: set[int] | None) -> None:
     """Give the calling thread back the affinity ``pin_match`` returned."""
     if before is not None:

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 4, 36, 38
 
 
 def _libc() -> Any:
@@ -68,8 +68,10 @@ def die_with_parent() -> None:
 
 # ---- /proc/PID/stat ----
 # Fields after the command's closing parenthesis (the command may hold spaces and parentheses): 0 state, 1 ppid,
-# 2 process group, 3 session, ..., 19 start time in clock ticks since boot.
+# 2 process group, 3 session, ..., 19 start time in clock ticks since boot, ..., 45-48 the bounds of the
+# arguments and of the environment in the process's memory (Linux 3.5).
 STATE, PPID, SESSION, START_TIME = 0, 1, 3, 19
+ARG_START, ARG_END, ENV_START, ENV_END = 45, 46, 47, 48  # where its arguments and environment lie in its memory
 GONE = (b"Z", b"X")  # zombie or dead: not running any more
 
 

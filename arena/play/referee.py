@@ -24,6 +24,7 @@ from arena.engine.game import Game
 from arena.engine.options import make_rules
 from arena.engine.record import GameRecord
 from arena.errors import ArenaError
+from arena.play import forkserver
 from arena.play.botproc import BotCommand, BotProcess
 from arena.play.clock import TimeControl
 from arena.play.cpus import pin_match, unpin, unpin_thread
@@ -683,6 +684,7 @@ def main() -> None:
     import sys
 
     stop_like_ctrl_c()
+    forkserver.warm()  # it imports what Python bots need while this process reads its first spec
 
     def emit(message: dict[str, Any]) -> None:
         sys.stdout.buffer.write(orjson.dumps(message) + b"\n")

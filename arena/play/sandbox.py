@@ -387,6 +387,60 @@ class _Step:
     readonly: bool = True
 
 
+@dataclass(frozen=True, slots=True)
+class Confinement:
+    """What a bot's process does to itself, between fork and exec (or a fork server's fork and the bot's code).
+
+    With a pid namespace the process forks once more: the bot becomes pid 1 of a namespace of its own, and the
+    process stays outside as its monitor (``_monitor``), the process the referee knows. When the bot exits, or the
+    monitor is killed, the kernel kills everything left in the namespace: nothing a bot starts outlives it.
+    """
+
+    joins: tuple[str, ...]  # its cgroup's cgroup.procs files
+    flags: int  # the namespaces to unshare
+    ids: tuple[int, int] | None  # (uid, gid) to map to themselves in a user namespace of its own
+    steps: tuple[_Step, ...]  # its filesystem view, built under ``home`` (empty: the host's)
+    limits: tuple[tuple[int, tuple[int, int]], ...]  # rlimits
+    uid: int | None  # its own uid (and gid), or None to keep the referee's
+    home: str  # its working directory (and the mount point of its view)
+
+    def apply(self) -> None:  # pragma: no cover - runs in the child (tests observe its effects)
+        """Confine the calling process (a fresh child); only system calls, no imports, no locks."""
+        flags, uid, home = self.flags, self.uid, self.home
+        try:
+            cgroups.join(self.joins)  # first: everything it becomes and starts is born in its cgroup
+            if flags:
+                _unshare(flags)
+            if self.ids is not None:
+                _map_ids(*self.ids)
+            if flags & _CLONE_NEWPID:
+                bot = os.fork()
+                if bot != 0:
+                    _monitor(bot)  # never returns
+            if self.steps:
+                _build_view(home, self.steps, uid)
+                os.chdir(home)
+                os.chroot(".")
+            for which, (soft, hard) in self.limits:
+                try:
+                    resource.setrlimit(which, (soft, hard))
+                except (OSError, ValueError):
+                    if LIBC is not None:  # elsewhere: the limits the OS honours
+                        raise
+            if uid is not None:
+                os.setgroups([])
+                os.setresgid(uid, uid, uid)
+                os.setresuid(uid, uid, uid)
+                clear_keyrings()  # what an earlier process of the uid may have left for this one
+            os.chdir(home)
+            if LIBC is not None:
+                prctl(PR_SET_NO_NEW_PRIVS, 1)
+                prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after setresuid, which clears it
+        except BaseException as exc:
+            os.write(2, f"[arena: the sandbox could not be set up: {exc}]\n".encode(errors="replace"))
+            raise
+
+
 class Jail:
     """The confinement of one bot process: its uid, its limits, its filesystem view, its namespaces.
 
@@ -432,12 +486,12 @@ class Jail:
         return env
 
     def preexec(self, argv: tuple[str, ...], endpoint: str) -> Callable[[], None]:
-        """The function to run in the child between fork and exec (everything it needs is computed here).
+        """The function to run in the child between fork and exec (everything it needs is computed here)."""
+        return self.confinement(argv, endpoint).apply
 
-        With a pid namespace the child forks once more: the bot becomes pid 1 of a namespace of its own, and the
-        child stays outside as its monitor (``_monitor``), the process the referee knows. When the bot exits, or
-        the monitor is killed, the kernel kills everything left in the namespace: nothing a bot starts outlives it.
-        """
+    def confinement(self, argv: tuple[str, ...], endpoint: str) -> Confinement:
+        """What the bot's process does to itself before it runs the bot (``Confinement.apply``), all worked out here:
+        the child only makes system calls. Plain data, so that a fork server's child can be handed it."""
         caps = self.caps
         limits = _rlimits(self.limits, caps, self.uid, cgroup=self.cgroup is not None)
         joins = () if self.cgroup is None else self.cgroup.join_paths
@@ -454,43 +508,7 @@ class Jail:
         elif caps.network:
             flags |= _CLONE_NEWUSER | _CLONE_NEWNET | _CLONE_NEWIPC
         ids = (os.geteuid(), os.getegid()) if flags & _CLONE_NEWUSER else None
-        uid, root, home, linux = self.uid, self.workdir, self.workdir, LIBC is not None
-
-        def child() -> None:  # pragma: no cover - runs in the child (tests observe its effects)
-            try:
-                cgroups.join(joins)  # first: everything it becomes and starts is born in its cgroup
-                if flags:
-                    _unshare(flags)
-                if ids is not None:
-                    _map_ids(*ids)
-                if flags & _CLONE_NEWPID:
-                    bot = os.fork()
-                    if bot != 0:
-                        _monitor(bot)  # never returns
-                if steps:
-                    _build_view(root, steps, uid)
-                    os.chdir(root)
-                    os.chroot(".")
-                for which, (soft, hard) in limits:
-                    try:
-                        resource.setrlimit(which, (soft, hard))
-                    except (OSError, ValueError):
-                        if linux:  # elsewhere: the limits the OS honours
-                            raise
-                if uid is not None:
-                    os.setgroups([])
-                    os.setresgid(uid, uid, uid)
-                    os.setresuid(uid, uid, uid)
-                    clear_keyrings()  # what an earlier process of the uid may have left for this one
-                os.chdir(home)
-                if LIBC is not None:
-                    prctl(PR_SET_NO_NEW_PRIVS, 1)
-                    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after setresuid, which clears it
-            except BaseException as exc:
-                os.write(2, f"[arena: the sandbox could not be set up: {exc}]\n".encode(errors="replace"))
-                raise
-
-        return child
+        return Confinement(joins, flags, ids, tuple(steps), tuple(limits), self.uid, self.workdir)
 
     def view(self, argv: tuple[str, ...], endpoint: str) -> list[_Step]:
         """The steps that build the bot's filesystem view under its workdir (run in its mount namespace)."""
@@ -663,7 +681,7 @@ def _open(path: str, bits: int) -> bool:
     return os.stat(path).st_mode & bits == bits
 
 
-def _build_view(root: str, steps: list[_Step], uid: int | None) -> None:  # pragma: no cover - runs in the child
+def _build_view(root: str, steps: tuple[_Step, ...], uid: int | None) -> None:  # pragma: no cover - runs in the child
     """Carry out the view's steps under ``root`` (in a fresh mount namespace, before chroot)."""
     _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
     for step in steps:
@@ -811,11 +829,12 @@ def _empty(folder: Path) -> None:
 
 # ---- not root: the referee adopts orphans and kills them ----
 
-_live: set[int] = set()  # pids of bot processes started (not root) that are still running
+_live: set[int] = set()  # pids of bot processes (and of the fork server) started, not root, still running
 
 
 def track(pid: int, alive: bool) -> None:
-    """Note a bot process started or reaped (only used when not root, to tell bots from adopted orphans)."""
+    """Note a bot process (or the fork server) started or reaped (used when not root, to tell them from adopted
+    orphans)."""
     if alive:
         _live.add(pid)
     else:

@@ -216,6 +216,7 @@ def snoop() -> dict:
     seen: dict = {"uid": os.getuid(), "gid": os.getgid(), "groups": os.getgroups(), "cwd": os.getcwd()}
     seen["env"] = sorted(os.environ)
     seen["fds_at_start"] = FDS_AT_START
+    seen["forked"] = "arena.play.forkserver" in sys.modules  # by the referee's fork server, not exec'd
     seen["limits"] = {
         name: list(resource.getrlimit(getattr(resource, f"RLIMIT_{name}")))
         for name in ("AS", "CPU", "NPROC", "FSIZE", "NOFILE", "CORE")

@@ -1,0 +1,488 @@
+"""A fork server for Python bots: one clean interpreter with the SDK imported, forking each bot's process.
+
+A Python bot spends ~80 ms of processor time before its first move, starting an interpreter and importing the SDK,
+zmq and orjson: in a league of short matches that is most of what the bots cost. Each referee process therefore
+keeps one fork server (``python -m arena.play.forkserver``, started with nothing but a plain environment: it never
+holds a token, an endpoint or anything of the referee's), which imports those modules once and forks a child for
+each Python bot the referee starts. The child confines itself exactly as a bot started by fork and exec does
+(``sandbox.Confinement.apply``: cgroup, namespaces, view, rlimits, uid), then runs the bot's script as
+``python script.py`` would, as ``__main__``, with its own argv, environment and standard streams.
+
+What the child must not inherit, it does not: the server reads only one-byte requests, and each child gets its
+environment, token and standard streams from the referee over a socket pair made for it alone, after the fork (no
+other bot's secret ever passes through the server's memory); the child closes every other descriptor before the
+bot's code runs. The server's ``random`` state is reseeded at each fork (CPython's at-fork hooks), so bots do not
+share it. Bots whose command is anything but ``<this Python> <script>.py [arguments]`` (Node, Java, executables,
+options for the interpreter) start by fork and exec as before. ``ARENA_FORK_SERVER=0`` turns the server off.
+
+Protocol on the server's socket (SOCK_SEQPACKET): the referee sends ``F``; the server forks and answers
+``P <pid>`` with the referee's end of the child's socket pair attached; the referee sends the child its ``Launch``
+(pickled) with its three standard streams attached. The server reaps its children and reports each end as
+``X <pid> <wait status>``. It exits when the referee's end closes (the referee died or let it go): its children
+have a parent-death signal on it, and take their bots with them.
+"""
+
+from __future__ import annotations
+
+import array
+import atexit
+import contextlib
+import ctypes
+import gc
+import io
+import os
+import pickle
+import select
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+
+from arena.errors import ArenaError
+from arena.play.cpus import unpin_process
+from arena.play.linux import (
+    ARG_END,
+    ARG_START,
+    ENV_END,
+    ENV_START,
+    LIBC,
+    PR_SET_DUMPABLE,
+    die_with_parent,
+    prctl,
+    start_ticks,
+    stat_fields,
+)
+from arena.play.sandbox import Confinement, track
+
+# What a Python bot imports before it plays (by name: the SDK is not a dependency of the play layer).
+PRELOAD = (
+    "arena.sdk",
+    "arena.sdk.sampling",
+    "arena.sdk.solver",
+    "arena.engine.scoring",
+    "zmq",
+    "zmq.backend",
+    "orjson",
+    "argparse",
+    "runpy",
+)
+ROOM, ROOM_SIZE = "ARENA_ROOM", 16384
+ARGS, ENVIRONMENT = (ARG_START, ARG_END), (ENV_START, ENV_END)
+SERVER_COMMAND = (sys.executable, "-P", "-c", "from arena.play.forkserver import main; main()")
+START_TIMEOUT = 30.0  # seconds for the server to start and answer a request
+_MAX_SPEC = 1 << 20
+
+
+class ForkServerError(ArenaError):
+    """The fork server could not start a bot's process (it is gone, or did not answer)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """What a child of the fork server needs to become one bot's process (sent to that child alone)."""
+
+    argv: tuple[str, ...]  # (this Python, the script, ...): the script runs as __main__ with argv[1:] as sys.argv
+    env: dict[str, str]  # its whole environment
+    cwd: str  # its working directory before confinement (a jailed bot moves to its home)
+    confinement: Confinement | None  # None: not confined, only its parent-death signal
+
+
+def enabled() -> bool:
+    """Whether Python bots start from a fork server here (Linux, and not turned off by ``ARENA_FORK_SERVER=0``)."""
+    return LIBC is not None and os.environ.get("ARENA_FORK_SERVER", "1") != "0"
+
+
+def eligible(argv: tuple[str, ...]) -> bool:
+    """Whether a bot with this command can start from the fork server: a ``.py`` script run by this Python (with
+    arguments or without; not with options for the interpreter)."""
+    if len(argv) < 2:
+        return False
+    return argv[0] == sys.executable and argv[1].endswith(".py") and not argv[1].startswith("-") and enabled()
+
+
+# ---- the referee's side ----
+
+
+class ForkedProcess:
+    """A bot process forked by the fork server: the part of ``subprocess.Popen`` a ``BotProcess`` uses."""
+
+    def __init__(self, server: ForkServer, pid: int, streams: tuple[io.FileIO | None, ...]) -> None:
+        self.server = server
+        self.pid = pid
+        self.stdin, self.stdout, self.stderr = streams
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        """Its exit code (negative: the signal that killed it), or None while it runs."""
+        if self.returncode is None:
+            status = self.server.status(self.pid)
+            if status is not None:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Wait for it to end; ``subprocess.TimeoutExpired`` after ``timeout`` seconds."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while (code := self.poll()) is None:
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                raise subprocess.TimeoutExpired(f"bot process {self.pid}", timeout or 0.0)
+            self.server.wait(remaining)
+        return code
+
+
+class ForkServer:
+    """The referee's handle on its fork server process (thread-safe: bots start and end in several threads)."""
+
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1"}
+        if "PYTHONPATH" in os.environ:
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+        env[ROOM] = "." * ROOM_SIZE  # room for its children's environments
+        with theirs:
+            self.process = subprocess.Popen(
+                [*SERVER_COMMAND, str(theirs.fileno()), "." * ROOM_SIZE],  # room: see _show_as_execd
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                env=env,
+                cwd="/",
+                start_new_session=True,
+            )
+        unpin_process(self.process.pid)  # its children start up on every core, whatever thread started it
+        track(self.process.pid, alive=True)  # not root: ours, not an escaped bot process to sweep
+        self.socket = ours
+        self.owner = os.getpid()
+        self._statuses: dict[int, int] = {}
+        self._forked: deque[tuple[int, int]] = deque()  # (pid, descriptor of its socket pair's end)
+        self._fork_lock = threading.Lock()
+        self._read_lock = threading.Lock()
+
+    def alive(self) -> bool:
+        """Whether the server runs and belongs to this process (not inherited through a fork of the referee)."""
+        return self.owner == os.getpid() and self.process.poll() is None
+
+    def spawn(self, launch: Launch, streams: tuple[int, int, int]) -> int:
+        """Fork a child, hand it ``launch`` and its standard streams; its pid."""
+        with self._fork_lock:
+            try:
+                self.socket.sendall(b"F")
+                deadline = time.monotonic() + START_TIMEOUT
+                while not self._forked:
+                    if not self.alive() or time.monotonic() > deadline:
+                        raise ForkServerError("the fork server did not answer")
+                    self.wait(0.5)
+                pid, fd = self._forked.popleft()
+            except OSError as exc:
+                raise ForkServerError(f"the fork server is gone ({exc})") from None
+        with socket.socket(fileno=fd) as channel, contextlib.suppress(OSError):
+            # a child that died before reading it is reported by its exit status like any other bot
+            socket.send_fds(channel, [pickle.dumps(launch)], list(streams))
+        return pid
+
+    def status(self, pid: int) -> int | None:
+        """The wait status of a child that has ended (None while it runs), given once (the caller keeps it)."""
+        if pid not in self._statuses:
+            self._pump()
+            if pid not in self._statuses and not self.alive() and start_ticks(pid) is None:
+                self._statuses[pid] = signal.SIGKILL  # it died with the server, which could not tell us
+        return self._statuses.pop(pid, None)
+
+    def wait(self, timeout: float | None) -> None:
+        """Wait up to ``timeout`` seconds for news from the server, and take it in."""
+        with contextlib.suppress(OSError, ValueError):
+            select.select([self.socket], [], [], timeout)
+        self._pump()
+        if not self.alive():  # its children died with it
+            time.sleep(min(timeout or 0.05, 0.05))
+
+    def _pump(self) -> None:
+        with self._read_lock:
+            while True:
+                try:
+                    message, fds = _receive(self.socket, 64, 1, socket.MSG_DONTWAIT)
+                except OSError:  # nothing waiting (BlockingIOError), or the server is gone
+                    return
+                if not message:
+                    return
+                kind, *numbers = message.split()
+                if kind == b"X":
+                    self._statuses[int(numbers[0])] = int(numbers[1])
+                elif kind == b"P" and fds:
+                    self._statuses.pop(int(numbers[0]), None)  # a new child: what ended under its pid was another
+                    self._forked.append((int(numbers[0]), fds[0]))
+
+    def close(self) -> None:
+        """Let the server go (it exits when its socket closes, its children with it), and reap it."""
+        if self.owner != os.getpid():
+            return
+        self.socket.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=5)
+        track(self.process.pid, alive=False)
+
+
+_server: ForkServer | None = None
+_server_lock = threading.Lock()
+
+
+def server() -> ForkServer:
+    """This process's fork server, started at the first call (and again if it has died)."""
+    global _server
+    with _server_lock:
+        if _server is None or not _server.alive():
+            _server = ForkServer()
+            atexit.register(_server.close)  # the referee waits for it: no server outlives its referee
+        return _server
+
+
+def reset() -> float:
+    """End this process's fork server (the next bot starts a fresh one); the processor seconds it and its children
+    used, which no rusage of ours counts (benchmarks)."""
+    global _server
+    with _server_lock:
+        handle, _server = _server, None
+    if handle is None or handle.owner != os.getpid():
+        return 0.0
+    used = _processor_seconds(handle.process.pid)
+    handle.close()
+    return used
+
+
+def _processor_seconds(pid: int) -> float:
+    """User and system time of a process and of its reaped children (/proc/PID/stat fields 14-17)."""
+    fields = stat_fields(pid)
+    if fields is None:
+        return 0.0
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def _discard(handle: ForkServer) -> None:
+    """Stop using a server that failed a request (the next request starts a fresh one)."""
+    global _server
+    with _server_lock:
+        if _server is handle:
+            _server = None
+    with contextlib.suppress(OSError):
+        handle.process.kill()
+    handle.close()
+
+
+def warm() -> None:
+    """Start the fork server now, so that it imports while the referee prepares (no-op where it is off)."""
+    if enabled():
+        server()
+
+
+def spawn(launch: Launch, *, stdio: bool) -> ForkedProcess:
+    """Start a bot's process from the fork server, with pipes like ``BotProcess``'s Popen: stdin from /dev/null and
+    stdout and stderr into one pipe (ZeroMQ bots), or three pipes (stdio bots). Retries once on a fresh server."""
+    for attempt in (1, 2):
+        handle = server()
+        reading, writing = os.pipe2(os.O_CLOEXEC)
+        if stdio:
+            bot_in, feed = os.pipe2(os.O_CLOEXEC)
+            errors, bot_err = os.pipe2(os.O_CLOEXEC)
+            child, ours = (bot_in, writing, bot_err), (feed, reading, errors)
+        else:
+            null = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+            child, ours = (null, writing, writing), (-1, reading, -1)
+        try:
+            pid = handle.spawn(launch, child)
+        except ForkServerError:
+            for fd in {*child, *ours} - {-1}:
+                os.close(fd)
+            _discard(handle)
+            if attempt == 2:
+                raise
+            continue
+        for fd in set(child):
+            os.close(fd)
+        modes = ("wb", "rb", "rb")
+        streams = tuple(None if fd < 0 else io.FileIO(fd, mode) for fd, mode in zip(ours, modes, strict=True))
+        return ForkedProcess(handle, pid, streams)
+    raise AssertionError("unreachable")
+
+
+def _forget() -> None:
+    """In a fork of the referee: the server belongs to the parent (a child starts its own when it needs one)."""
+    global _server
+    _server = None
+
+
+os.register_at_fork(after_in_child=_forget)
+
+
+# ---- the server's side ----
+
+
+def serve(fd: int) -> str:
+    """The server's loop; returns (in a child, confined) the script the child is to run as the bot."""
+    import importlib
+
+    for name in PRELOAD:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    gc.collect()
+    gc.freeze()  # what is imported stays shared with the children (no copy when their collector walks it)
+    requests = socket.socket(fileno=fd)
+    wake_read, wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    watch = select.poll()
+    watch.register(requests, select.POLLIN)
+    watch.register(wake_read, select.POLLIN)
+    while True:
+        with contextlib.suppress(InterruptedError):
+            watch.poll()
+        with contextlib.suppress(BlockingIOError):
+            os.read(wake_read, 512)
+        _reap(requests)
+        try:
+            request = requests.recv(16, socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            continue
+        except OSError:
+            request = b""
+        if not request:  # the referee is gone
+            os._exit(0)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        me = os.getpid()
+        pid = os.fork()
+        if pid == 0:
+            die_with_parent()  # from the start: the server may die before the child has read its launch
+            if os.getppid() != me:
+                os._exit(127)  # it died before the line above
+            requests.close()
+            theirs.close()
+            os.close(wake_read)
+            os.close(wake_write)
+            signal.set_wakeup_fd(-1)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            return _become_bot(ours)
+        ours.close()
+        socket.send_fds(requests, [b"P %d" % pid], [theirs.fileno()])
+        theirs.close()
+
+
+def _receive(sock: socket.socket, size: int, most: int, flags: int = 0) -> tuple[bytes, list[int]]:
+    """A message and the descriptors that came with it (``socket.recv_fds`` of Python 3.11 ignores its flags)."""
+    message, ancillary, _, _ = sock.recvmsg(size, socket.CMSG_LEN(most * 4), flags)
+    fds: list[int] = []
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds += array.array("i", data[: len(data) - len(data) % 4])
+    return message, fds
+
+
+def _reap(requests: socket.socket) -> None:
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        with contextlib.suppress(OSError):
+            requests.sendall(b"X %d %d" % (pid, status))
+
+
+def _become_bot(channel: socket.socket) -> str:  # pragma: no cover - runs in the server's child
+    """In the child: take the launch and standard streams, confine itself, become the bot's process (as
+    ``subprocess.Popen`` would: streams, session, confinement, then every other descriptor closed)."""
+    try:
+        message, fds = _receive(channel, _MAX_SPEC, 3)
+        channel.close()
+        if len(fds) != 3:
+            os._exit(127)  # the referee gave up on this child
+        launch: Launch = pickle.loads(message)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        for fd in set(fds) - {0, 1, 2}:
+            os.close(fd)
+        os.setsid()
+        os.chdir(launch.cwd)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.write(2, f"[arena: the bot's process could not be set up: {exc}]\n".encode(errors="replace"))
+        os._exit(127)
+    try:
+        if launch.confinement is not None:
+            launch.confinement.apply()  # says itself what failed
+            # As an exec would: a process that changed its uid is not dumpable, which hides it (/proc/PID owned by
+            # root, hidepid) from its own uid's processes, even from itself; nothing secret is in its memory.
+            prctl(PR_SET_DUMPABLE, 1)
+        else:
+            die_with_parent()
+        os.closerange(3, 1 << 16)
+    except BaseException:
+        os._exit(127)
+    os.environ.clear()
+    os.environ.update(launch.env)
+    _show_as_execd(launch.argv, launch.env)
+    script = launch.argv[1]
+    sys.argv = list(launch.argv[1:])
+    sys.path.insert(0, os.path.dirname(os.path.realpath(script)))
+    sys.stdin, sys.stdout, sys.stderr = (_stream(fd) for fd in (0, 1, 2))
+    return script
+
+
+def _show_as_execd(argv: tuple[str, ...], env: dict[str, str]) -> None:  # pragma: no cover - in the server's child
+    """Make /proc/self/cmdline and /proc/self/environ show the bot's command and environment, as after an exec
+    (``ps``, tools and tests read them there).
+
+    Those files show the memory where the server's arguments and environment were passed at its start, which nothing
+    uses any more (``os.environ.clear`` took the environment's strings out of the C library's list): they are
+    overwritten in place, NUL-padded. The server's command and environment end in long fillers (``ROOM``) to make
+    room for a bot's.
+    """
+    fields = stat_fields("self")
+    if fields is None or len(fields) <= ENV_END:
+        return
+    for (first, last), strings in ((ARGS, argv), (ENVIRONMENT, [f"{k}={v}" for k, v in env.items()])):
+        start, end = int(fields[first]), int(fields[last])
+        text = b"".join(s.encode(errors="replace") + b"\0" for s in strings)
+        if 0 < start < end and len(text) <= end - start:
+            ctypes.memmove(start, text.ljust(end - start, b"\0"), end - start)
+
+
+def _stream(fd: int) -> io.TextIOWrapper:  # pragma: no cover - runs in the server's child
+    """A standard stream on ``fd`` as CPython makes it for a bot (PYTHONUNBUFFERED, UTF-8, not a terminal)."""
+    writing = fd != 0
+    raw = io.FileIO(fd, "wb" if writing else "rb", closefd=False)
+    binary = raw if writing else io.BufferedReader(raw)
+    errors = "backslashreplace" if fd == 2 else "strict"
+    stream = io.TextIOWrapper(binary, encoding="utf-8", errors=errors, newline="\n", write_through=writing)
+    stream.mode = "w" if writing else "r"  # type: ignore[misc]
+    return stream
+
+
+def main() -> None:
+    """``python -c 'from arena.play.forkserver import main; main()' FD ROOM``: serve on the socket FD; in each child,
+    run the bot's script as ``python script.py`` would (an uncaught exception: its traceback, from the script's
+    frames on, and exit code 1)."""
+    import runpy
+
+    script = serve(int(sys.argv[1]))
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit:
+        raise
+    except BaseException as exc:
+        trace = exc.__traceback__
+        while trace is not None and trace.tb_frame.f_code.co_filename != script:
+            trace = trace.tb_next
+        trace = trace or exc.__traceback__
+        sys.excepthook(type(exc), exc.with_traceback(trace), trace)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

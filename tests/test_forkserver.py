@@ -1,0 +1,220 @@
+"""The fork server for Python bots (arena.play.forkserver): a forked bot is the process an exec'd one would be.
+
+Real processes throughout: the server, its children, their pipes and exit statuses. The sandbox's confinement of
+forked bots is checked by the hardening tests, which run their snooping bots both ways (tests/test_hardening.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.play import forkserver
+from arena.play.botproc import BotCommand, BotProcess
+from arena.play.linux import start_ticks
+
+pytestmark = pytest.mark.skipif(not forkserver.enabled(), reason="no fork server here (not Linux)")
+
+
+@pytest.fixture
+def started(tmp_path: Path) -> Iterator[list[BotProcess]]:
+    """Bot processes a test starts (killed at its end)."""
+    processes: list[BotProcess] = []
+    yield processes
+    for process in processes:
+        process.kill()
+
+
+def start(started: list[BotProcess], folder: Path, name: str, code: str, *args: str, stdio: bool = False) -> BotProcess:
+    """A bot process running ``code`` as its script (unconfined: the server's mechanics, not the sandbox)."""
+    script = folder / f"{name}.py"
+    script.write_text(textwrap.dedent(code))
+    command = BotCommand(name, (sys.executable, str(script), *args), "stdio" if stdio else "zmq")
+    assert forkserver.eligible(command.argv)
+    process = BotProcess(command, "ipc:///nonexistent/endpoint", folder / f"{name}.log")
+    started.append(process)
+    assert isinstance(process.process, forkserver.ForkedProcess)
+    return process
+
+
+def ended(process: BotProcess, folder: Path, name: str) -> str:
+    """Wait for the bot to end; its log."""
+    process.process.wait(timeout=30)
+    process.kill()  # reaps and joins the log's copier
+    return (folder / f"{name}.log").read_text()
+
+
+def test_a_forked_bot_runs_its_script_as_main_with_its_own_argv_environment_and_descriptors(
+    tmp_path: Path, started: list[BotProcess]
+) -> None:
+    bot = start(
+        started,
+        tmp_path,
+        "probe",
+        """
+        import os, sys, json
+        print(json.dumps({
+            "name": __name__, "argv": sys.argv, "path0": sys.path[0], "env": dict(os.environ),
+            "environ": open("/proc/self/environ", "rb").read().rstrip(b"\\0").decode().split("\\0"),
+            "cmdline": open("/proc/self/cmdline", "rb").read().rstrip(b"\\0").decode().split("\\0"),
+            "fds": sorted(int(fd) for fd in os.listdir("/proc/self/fd")), "sid": os.getsid(0) == os.getpid(),
+        }))
+        """,
+        "--level",
+        "3",
+    )
+    seen = json.loads(ended(bot, tmp_path, "probe"))
+    assert seen["name"] == "__main__"
+    assert seen["argv"] == [str(tmp_path / "probe.py"), "--level", "3"]
+    assert seen["path0"] == str(tmp_path.resolve())
+    assert seen["env"]["ARENA_TOKEN"] == bot.token and seen["env"]["ARENA_ENDPOINT"] == "ipc:///nonexistent/endpoint"
+    assert forkserver.ROOM not in seen["env"]
+    # what the kernel shows of it is its own environment too (tools and other processes read it there)
+    assert sorted(seen["environ"]) == sorted(f"{k}={v}" for k, v in seen["env"].items())
+    assert seen["cmdline"] == [sys.executable, str(tmp_path / "probe.py"), "--level", "3"]
+    assert seen["fds"] == [0, 1, 2, 3]  # 3: the listing's own
+    assert seen["sid"]  # a session of its own, as start_new_session gives
+
+
+def test_exit_codes_signals_and_tracebacks_reach_the_referee(tmp_path: Path, started: list[BotProcess]) -> None:
+    three = start(started, tmp_path, "three", "import sys; sys.exit(3)")
+    raises = start(started, tmp_path, "raises", "raise RuntimeError('boom')")
+    killed = start(started, tmp_path, "killed", "import os, signal; os.kill(os.getpid(), signal.SIGTERM)")
+    sleeper = start(started, tmp_path, "sleeper", "import time; time.sleep(600)")
+    assert ended(three, tmp_path, "three") == ""
+    assert three.exit_description() == "exited with code 3"
+    trace = ended(raises, tmp_path, "raises")
+    assert trace.startswith("Traceback") and trace.rstrip().endswith("RuntimeError: boom")
+    assert str(tmp_path / "raises.py") in trace and "runpy" not in trace and "forkserver" not in trace
+    assert raises.exit_description() == "exited with code 1"
+    ended(killed, tmp_path, "killed")
+    assert killed.exit_description() == "killed by signal SIGTERM"
+    assert sleeper.alive() and sleeper.process.poll() is None
+    with pytest.raises(subprocess.TimeoutExpired):
+        sleeper.process.wait(timeout=0.1)
+    sleeper.kill()
+    assert not sleeper.alive() and sleeper.exit_description() == "killed by signal SIGKILL"
+
+
+def test_a_stdio_bot_talks_over_its_own_pipes(tmp_path: Path, started: list[BotProcess]) -> None:
+    bot = start(
+        started,
+        tmp_path,
+        "echo",
+        """
+        import sys
+        line = sys.stdin.readline()
+        sys.stdout.write(line.upper())
+        sys.stdout.flush()
+        print("to the log", file=sys.stderr)
+        """,
+        stdio=True,
+    )
+    assert bot.pipes is not None
+    to_bot, from_bot = bot.pipes
+    os.write(to_bot, b"hello\n")
+    deadline, got = time.monotonic() + 30, b""
+    while not got.endswith(b"\n") and time.monotonic() < deadline:
+        got += os.read(from_bot, 100)
+    assert got == b"HELLO\n"
+    assert "to the log" in ended(bot, tmp_path, "echo")
+
+
+def test_bots_forked_from_one_server_do_not_share_their_random_state(tmp_path: Path, started: list[BotProcess]) -> None:
+    code = "import random; print(random.getrandbits(64))"
+    first, second = (start(started, tmp_path, f"r{k}", code) for k in range(2))
+    assert ended(first, tmp_path, "r0") != ended(second, tmp_path, "r1")
+
+
+def test_no_other_bots_token_is_in_a_forked_bots_memory(tmp_path: Path, started: list[BotProcess]) -> None:
+    """The server never holds a launch (each child reads its own): a later bot cannot dig an earlier one's token out
+    of the memory it was forked with."""
+    scan = """
+    import re
+    found = set()
+    with open("/proc/self/maps") as maps, open("/proc/self/mem", "rb", buffering=0) as mem:
+        for line in maps:
+            span, perms = line.split()[:2]
+            if "r" not in perms or line.rstrip().endswith(("[vvar]", "[vsyscall]")):
+                continue
+            start, end = (int(x, 16) for x in span.split("-"))
+            try:
+                mem.seek(start)
+                found.update(re.findall(rb"[0-9a-f]{32}", mem.read(end - start)))
+            except (OSError, ValueError, OverflowError):
+                pass
+    print(len(found))
+    print(b" ".join(sorted(found)).decode())
+    """
+    earlier = [start(started, tmp_path, f"early{k}", "import time; time.sleep(600)") for k in range(3)]
+    scanner = start(started, tmp_path, "scanner", scan)
+    log = ended(scanner, tmp_path, "scanner")
+    count, tokens = log.splitlines()[:2]
+    assert int(count) > 0 and scanner.token in tokens.split()  # the scan sees its own token: it can find one
+    assert not any(bot.token in log for bot in earlier)
+
+
+def test_a_bot_dies_with_its_server_and_the_next_bot_gets_a_new_server(
+    tmp_path: Path, started: list[BotProcess]
+) -> None:
+    sleeper = start(started, tmp_path, "sleeper", "import time; time.sleep(600)")
+    server = forkserver.server()
+    server.process.kill()
+    server.process.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while sleeper.alive() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not sleeper.alive() and start_ticks(sleeper.pid) is None
+    after = start(started, tmp_path, "after", "print('fresh')")
+    assert forkserver.server() is not server
+    assert ended(after, tmp_path, "after") == "fresh\n"
+
+
+def test_the_server_ends_with_its_referee_and_takes_its_bots_along(tmp_path: Path) -> None:
+    """A referee killed outright: its server sees its socket close and exits; the bots die with the server."""
+    script = tmp_path / "sleeper.py"
+    script.write_text("import time; time.sleep(600)")
+    referee = textwrap.dedent(
+        f"""
+        import sys, time
+        from pathlib import Path
+        from arena.play import forkserver
+        from arena.play.botproc import BotCommand, BotProcess
+        command = BotCommand("s", (sys.executable, {str(script)!r}))
+        bot = BotProcess(command, "ipc:///x", Path({str(tmp_path)!r}) / "s.log")
+        print(forkserver.server().process.pid, bot.pid, flush=True)
+        time.sleep(600)
+        """
+    )
+    process = subprocess.Popen([sys.executable, "-c", referee], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        server, bot = map(int, process.stdout.readline().split())
+        assert start_ticks(server) is not None and start_ticks(bot) is not None
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    deadline = time.monotonic() + 10
+    while (start_ticks(server) or start_ticks(bot)) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert start_ticks(server) is None and start_ticks(bot) is None
+
+
+def test_only_python_scripts_run_by_this_python_are_forked(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert forkserver.eligible((sys.executable, "/bots/mine.py"))
+    assert not forkserver.eligible(("/usr/bin/python3.9", "/bots/mine.py"))
+    assert forkserver.eligible((sys.executable, "/bots/mine.py", "--level", "3"))
+    assert not forkserver.eligible((sys.executable, "-m", "mine"))
+    assert not forkserver.eligible((sys.executable, "-X", "dev", "/bots/mine.py"))
+    assert not forkserver.eligible(("/usr/bin/node", "/bots/mine.js"))
+    monkeypatch.setenv("ARENA_FORK_SERVER", "0")
+    assert not forkserver.eligible((sys.executable, "/bots/mine.py"))
