@@ -172,7 +172,8 @@ def bench_tournament(games: int, as_json: bool) -> None:
     """A small tournament with jobs 1 and 2: games/s, share of play.
 
     The same tournament twice in one run, one match at a time and then two in parallel, and the ratio; and the
-    one-job rate against the rate of its games' play alone (starting referees and bots is the difference).
+    one-job rate against the rate of its games' play alone (starting referees and bots is the difference); and
+    the processor time of a short match with Python bots forked from the fork server against started by exec.
     """
     from arena.bench.tournament import run
 
@@ -186,6 +187,12 @@ def bench_tournament(games: int, as_json: bool) -> None:
     click.echo(f"play    {result['play_only_games_per_second']:8.2f} games/s (the same games' own play time, jobs 1)")
     click.echo(f"efficiency {result['efficiency']:.2f}  (jobs 1 against play alone; goal 0.70)")
     click.echo(f"host    {result['host_scaling']:.2f}  (two CPU-bound processes against one in this run: the ceiling)")
+    forked, execd = result["match_cpu_ms_forked"], result["match_cpu_ms_exec"]
+    click.echo(
+        f"match   {forked:6.1f} ms processor time with bots forked, {execd:6.1f} ms exec'd: {forked / execd:.2f}"
+        f"  (a one-game match of two Python bots, set-up included; wall {result['match_wall_ms_forked']:.0f}"
+        f" against {result['match_wall_ms_exec']:.0f} ms)"
+    )
     load = result["load_average"]
     if load > 0.5:
         click.echo(f"warning: load average {load:.2f} at the end; the ratios are only meaningful on a quiet machine")

@@ -1,17 +1,26 @@
 """The same small tournament with jobs 1 and jobs 2, side by side in one run: games per second and the ratio; and
 how much of a one-job run is play (its games' own play time against its wall time: the rest is starting and ending
 referees and bots); and, as a yardstick, how two CPU-bound processes scale on this host in the same run (on a
-shared virtual machine that swings between 1.3 and 2.4 from one minute to the next)."""
+shared virtual machine that swings between 1.3 and 2.4 from one minute to the next).
+
+Also what a short match costs, set-up included, with Python bots forked from the fork server and started by exec
+(``match_cost``): processor time of the referee and of everything it started, per one-game match of two random
+bots, the two ways interleaved."""
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import resource
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from arena.play import forkserver
+from arena.play.botproc import resolve_bot
+from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.referee import run_match
 from arena.tournament.config import TournamentConfig
 from arena.tournament.run import resolve_entrants, run_tournament
 from arena.tournament.store import Store
@@ -44,6 +53,39 @@ def games_per_second(config: TournamentConfig, jobs: int) -> tuple[float, float]
     return report.played / elapsed, report.played / play
 
 
+def match_cost(forked: bool, matches: int) -> tuple[float, float]:
+    """Processor and wall seconds per one-game two-hand match of two bundled random bots, run by a referee in this
+    process: its own processor time and its children's (the bots, or the fork server's children and the server's
+    own start-up, counted from a fresh server)."""
+    os.environ["ARENA_FORK_SERVER"] = "1" if forked else "0"
+    forkserver.reset()
+    argv = list(resolve_bot("random").argv)
+    bots = [BotEntry(name=f"r{k}", argv=argv) for k in range(2)]
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as logs:
+        specs = [
+            MatchSpec(
+                match_id=f"cost{i}",
+                variant="two-hand",
+                bots=bots,
+                games=[GameSpec(seed=i, seating=[0, 1])],
+                time="60+1",
+                log_dir=logs,
+            )
+            for i in range(matches)
+        ]
+        before, start = _processor_time(), time.perf_counter()
+        for spec in specs:
+            run_match(spec)
+        wall = time.perf_counter() - start
+        used = _processor_time() - before + forkserver.reset()
+    return used / matches, wall / matches
+
+
+def _processor_time() -> float:
+    mine, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
+
+
 def _spin(count: int) -> float:
     """Seconds of a pure Python loop of ``count`` steps (CPU-bound, no memory to speak of)."""
     start, total = time.perf_counter(), 0
@@ -64,7 +106,8 @@ def host_scaling(count: int = 3_000_000) -> float:
 
 
 def run(games: int = 48, rounds: int = 2) -> dict[str, Any]:
-    """Alternate jobs=1 and jobs=2 runs (so machine noise hits both) and report the mean rates and their ratio."""
+    """Alternate jobs=1 and jobs=2 runs (so machine noise hits both) and report the mean rates and their ratio; then
+    the cost of a short match, forked and exec'd bots alternately."""
     config = bench_config(games)
     one, two, play_only, host = [], [], [], []
     for _ in range(rounds):
@@ -74,6 +117,19 @@ def run(games: int = 48, rounds: int = 2) -> dict[str, Any]:
         play_only.append(play)
         two.append(games_per_second(config, 2)[0])
     serial, parallel, playing = sum(one) / rounds, sum(two) / rounds, sum(play_only) / rounds
+    saved = os.environ.get("ARENA_FORK_SERVER")
+    costs: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
+    try:
+        for _ in range(rounds):
+            for forked in (True, False):
+                costs[forked].append(match_cost(forked, max(4, games // 4)))
+    finally:
+        os.environ.pop("ARENA_FORK_SERVER", None)
+        if saved is not None:
+            os.environ["ARENA_FORK_SERVER"] = saved
+        forkserver.reset()
+    cpu = {forked: sum(c for c, _ in costs[forked]) / rounds for forked in costs}
+    wall = {forked: sum(w for _, w in costs[forked]) / rounds for forked in costs}
     return {
         "games": config.games_per_pairing * 2,
         "jobs1_games_per_second": serial,
@@ -82,5 +138,9 @@ def run(games: int = 48, rounds: int = 2) -> dict[str, Any]:
         "play_only_games_per_second": playing,
         "efficiency": serial / playing,
         "host_scaling": sum(host) / rounds,
+        "match_cpu_ms_forked": cpu[True] * 1000,
+        "match_cpu_ms_exec": cpu[False] * 1000,
+        "match_wall_ms_forked": wall[True] * 1000,
+        "match_wall_ms_exec": wall[False] * 1000,
         "load_average": os.getloadavg()[0],
     }
