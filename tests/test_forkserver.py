@@ -85,6 +85,26 @@ def test_a_forked_bot_runs_its_script_as_main_with_its_own_argv_environment_and_
     assert seen["sid"]  # a session of its own, as start_new_session gives
 
 
+def test_a_bots_own_copy_of_a_module_the_server_imported_is_the_one_it_gets(
+    tmp_path: Path, started: list[BotProcess]
+) -> None:
+    """As with ``python script.py``, the script's folder comes first: its ``orjson.py`` and its ``arena`` package
+    shadow the server's (an author who vendors the SDK gets the copy they vendored)."""
+    (tmp_path / "orjson.py").write_text("MINE = 'orjson of the bot'\n")
+    (tmp_path / "arena").mkdir()
+    (tmp_path / "arena" / "__init__.py").write_text("MINE = 'arena of the bot'\n")
+    bot = start(
+        started,
+        tmp_path,
+        "vendored",
+        """
+        import orjson, arena, zmq
+        print(orjson.MINE, arena.MINE, hasattr(zmq, "Context"), sep=", ")
+        """,
+    )
+    assert ended(bot, tmp_path, "vendored") == "orjson of the bot, arena of the bot, True\n"
+
+
 def test_exit_codes_signals_and_tracebacks_reach_the_referee(tmp_path: Path, started: list[BotProcess]) -> None:
     three = start(started, tmp_path, "three", "import sys; sys.exit(3)")
     raises = start(started, tmp_path, "raises", "raise RuntimeError('boom')")

@@ -72,7 +72,13 @@ PRELOAD = (
 )
 ROOM, ROOM_SIZE = "ARENA_ROOM", 16384
 ARGS, ENVIRONMENT = (ARG_START, ARG_END), (ENV_START, ENV_END)
-SERVER_COMMAND = (sys.executable, "-P", "-c", "from arena.play.forkserver import main; main()")
+# The modules a plain interpreter holds at start are noted first: a bot's folder may shadow any other (_unshadow).
+SERVER_COMMAND = (
+    sys.executable,
+    "-P",
+    "-c",
+    "import sys; started = set(sys.modules); from arena.play.forkserver import main; main(started)",
+)
 START_TIMEOUT = 30.0  # seconds for the server to start and answer a request
 _MAX_SPEC = 1 << 20
 
@@ -321,7 +327,7 @@ os.register_at_fork(after_in_child=_forget)
 # ---- the server's side ----
 
 
-def serve(fd: int) -> str:
+def serve(fd: int, started: set[str]) -> str:
     """The server's loop; returns (in a child, confined) the script the child is to run as the bot."""
     import importlib
 
@@ -366,7 +372,7 @@ def serve(fd: int) -> str:
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             signal.signal(signal.SIGINT, signal.default_int_handler)
-            return _become_bot(ours)
+            return _become_bot(ours, started)
         ours.close()
         socket.send_fds(requests, [b"P %d" % pid], [theirs.fileno()])
         theirs.close()
@@ -394,7 +400,7 @@ def _reap(requests: socket.socket) -> None:
             requests.sendall(b"X %d %d" % (pid, status))
 
 
-def _become_bot(channel: socket.socket) -> str:  # pragma: no cover - runs in the server's child
+def _become_bot(channel: socket.socket, started: set[str]) -> str:  # pragma: no cover - runs in the server's child
     """In the child: take the launch and standard streams, confine itself, become the bot's process (as
     ``subprocess.Popen`` would: streams, session, confinement, then every other descriptor closed)."""
     try:
@@ -429,9 +435,22 @@ def _become_bot(channel: socket.socket) -> str:  # pragma: no cover - runs in th
     _show_as_execd(launch.argv, launch.env)
     script = launch.argv[1]
     sys.argv = list(launch.argv[1:])
-    sys.path.insert(0, os.path.dirname(os.path.realpath(script)))
+    folder = os.path.dirname(os.path.realpath(script))
+    sys.path.insert(0, folder)
+    _unshadow(folder, started)
     sys.stdin, sys.stdout, sys.stderr = (_stream(fd) for fd in (0, 1, 2))
     return script
+
+
+def _unshadow(folder: str, started: set[str]) -> None:  # pragma: no cover - runs in the server's child
+    """Forget the server's imports that the bot's folder shadows (its own ``zmq.py``, a copy of ``arena``): the bot
+    imports its own, as ``python script.py`` would (the script's folder comes first on ``sys.path``)."""
+    import importlib.machinery
+
+    tops = {name.partition(".")[0] for name in sys.modules if name not in started}
+    shadowed = {top for top in tops if importlib.machinery.PathFinder.find_spec(top, [folder]) is not None}
+    for name in [n for n in sys.modules if n.partition(".")[0] in shadowed]:
+        del sys.modules[name]
 
 
 def _show_as_execd(argv: tuple[str, ...], env: dict[str, str]) -> None:  # pragma: no cover - in the server's child
@@ -464,13 +483,13 @@ def _stream(fd: int) -> io.TextIOWrapper:  # pragma: no cover - runs in the serv
     return stream
 
 
-def main() -> None:
-    """``python -c 'from arena.play.forkserver import main; main()' FD ROOM``: serve on the socket FD; in each child,
-    run the bot's script as ``python script.py`` would (an uncaught exception: its traceback, from the script's
-    frames on, and exit code 1)."""
+def main(started: set[str]) -> None:
+    """``SERVER_COMMAND FD ROOM``: serve on the socket FD; in each child, run the bot's script as ``python script.py``
+    would (an uncaught exception: its traceback, from the script's frames on, and exit code 1). ``started``: the
+    modules the interpreter held before it imported this one."""
     import runpy
 
-    script = serve(int(sys.argv[1]))
+    script = serve(int(sys.argv[1]), started)
     try:
         runpy.run_path(script, run_name="__main__")
     except SystemExit:
@@ -482,7 +501,3 @@ def main() -> None:
         trace = trace or exc.__traceback__
         sys.excepthook(type(exc), exc.with_traceback(trace), trace)
         sys.exit(1)
-
-
-if __name__ == "__main__":
-    main()
