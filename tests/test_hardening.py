@@ -543,6 +543,53 @@ def test_a_key_left_in_a_uids_keyring_is_gone_for_the_next_process_of_the_uid(
     assert said == [["none", "added"], ["none", "added"]]  # the second process did not find the first one's key
 
 
+SESSION_BOT = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+keyctl = {"x86_64": 250, "aarch64": 219}[os.uname().machine]
+size = libc.syscall(ctypes.c_long(keyctl), ctypes.c_long(11), ctypes.c_long(-3), None, ctypes.c_long(0))  # READ @s
+print("session keys:", max(size, 0) // 4)
+"""
+
+REFEREE_IN_A_SESSION = """
+import ctypes, os, sys, time
+from pathlib import Path
+from arena.play.botproc import BotCommand, BotProcess
+from arena.play.matchspec import Limits
+from arena.play.sandbox import Jail
+libc = ctypes.CDLL(None, use_errno=True)
+add_key, keyctl = {"x86_64": (248, 250), "aarch64": (217, 219)}[os.uname().machine]
+L = ctypes.c_long
+assert libc.syscall(L(keyctl), L(1), None) > 0  # a session keyring of its own (an ssh login, a service, a container)
+assert libc.syscall(L(add_key), b"user", b"referee-key", b"secret", ctypes.c_size_t(6), L(-3)) > 0
+folder = Path(sys.argv[1])
+(folder / "home").mkdir()
+bot = BotProcess(BotCommand("s", (sys.executable, sys.argv[2])), "stdio", folder / "bot.log",
+                 jail=Jail(Limits(), workdir=folder / "home"))
+bot.process.wait(timeout=30)
+bot.kill()
+print((folder / "bot.log").read_text().splitlines()[-1])
+"""
+
+
+@needs_root
+@pytest.mark.skipif(os.uname().machine not in ("x86_64", "aarch64"), reason="the test bot knows these machines' calls")
+@pytest.mark.parametrize("forked", ["1", "0"])
+def test_a_bot_does_not_share_the_session_keyring_of_its_referee(tmp_path: Path, forked: str) -> None:
+    os.chmod(tmp_path, 0o755)
+    script = tmp_path / "session_bot.py"
+    script.write_text(SESSION_BOT)
+    done = subprocess.run(
+        [sys.executable, "-c", REFEREE_IN_A_SESSION, tmp_path, script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "ARENA_FORK_SERVER": forked},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["session", "keys:", "0"]  # not the referee's key (1 before the fix)
+
+
 def test_the_process_table_tells_running_processes_from_zombies_and_reads_their_uids() -> None:
     zombie = subprocess.Popen(["true"])
     while Path(f"/proc/{zombie.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":

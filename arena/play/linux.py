@@ -44,20 +44,26 @@ def prctl(option: int, value: int) -> None:
 _KEYCTL = {"x86_64": 250, "aarch64": 219, "i686": 288, "armv7l": 311, "riscv64": 219, "ppc64le": 271}.get(
     os.uname().machine
 )
-KEYCTL_CLEAR, KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = 7, -4, -5
+KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR = 1, 7
+KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -4, -5
 
 
 def clear_keyrings() -> None:
-    """In a child that has just taken a bot's uid: empty the uid's user and user-session keyrings.
+    """In a child that has just taken a bot's uid: a session keyring of its own, and the uid's user and
+    user-session keyrings emptied.
 
-    Those outlive the uid's processes (the kernel keeps them with the user): without this, a bot could leave there
-    what it knows for a later process that gets the same uid. Failures are ignored: a kernel or container without
-    keyrings has none to clear, and none for the bot to use.
+    A process inherits its parent's session keyring: a referee started from an ssh login, a systemd service or a
+    container has one, and every bot would share it, to read the referee's keys and to pass notes to the others
+    (a new anonymous one, joined here, holds nothing). The user keyrings outlive the uid's processes (the kernel keeps
+    them with the user): emptied, a bot cannot leave there what it knows for a later process of the same uid.
+    Failures are ignored: a kernel or container without keyrings has none to share.
     """
     if LIBC is None or _KEYCTL is None:
         return
+    call, word = LIBC.syscall, ctypes.c_long
+    call(word(_KEYCTL), word(KEYCTL_JOIN_SESSION_KEYRING), None)
     for keyring in (KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING):
-        LIBC.syscall(ctypes.c_long(_KEYCTL), ctypes.c_long(KEYCTL_CLEAR), ctypes.c_long(keyring))
+        call(word(_KEYCTL), word(KEYCTL_CLEAR), word(keyring))
 
 
 def die_with_parent() -> None:
