@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.play import forkserver
-from arena.play.botproc import BotCommand, BotProcess
-from arena.play.linux import start_ticks
+from arena.play import cgroups, forkserver
+from arena.play.botproc import BotCommand, BotProcess, BotStartError
+from arena.play.linux import STATE, start_ticks, stat_fields
 
 pytestmark = pytest.mark.skipif(not forkserver.enabled(), reason="no fork server here (not Linux)")
 
@@ -109,6 +109,7 @@ def test_exit_codes_signals_and_tracebacks_reach_the_referee(tmp_path: Path, sta
     three = start(started, tmp_path, "three", "import sys; sys.exit(3)")
     raises = start(started, tmp_path, "raises", "raise RuntimeError('boom')")
     killed = start(started, tmp_path, "killed", "import os, signal; os.kill(os.getpid(), signal.SIGTERM)")
+    interrupted = start(started, tmp_path, "interrupted", "raise KeyboardInterrupt")
     sleeper = start(started, tmp_path, "sleeper", "import time; time.sleep(600)")
     assert ended(three, tmp_path, "three") == ""
     assert three.exit_description() == "exited with code 3"
@@ -118,6 +119,8 @@ def test_exit_codes_signals_and_tracebacks_reach_the_referee(tmp_path: Path, sta
     assert raises.exit_description() == "exited with code 1"
     ended(killed, tmp_path, "killed")
     assert killed.exit_description() == "killed by signal SIGTERM"
+    assert "KeyboardInterrupt" in ended(interrupted, tmp_path, "interrupted")
+    assert interrupted.exit_description() == "killed by signal SIGINT"  # as CPython ends on one
     assert sleeper.alive() and sleeper.process.poll() is None
     with pytest.raises(subprocess.TimeoutExpired):
         sleeper.process.wait(timeout=0.1)
@@ -183,6 +186,38 @@ def test_no_other_bots_token_is_in_a_forked_bots_memory(tmp_path: Path, started:
     assert not any(bot.token in log for bot in earlier)
 
 
+def test_an_ended_bots_pid_stays_its_own_until_the_referee_is_done_with_it(
+    tmp_path: Path, started: list[BotProcess]
+) -> None:
+    """The server reports a child's end but reaps it only when told: until then no other process can take its pid
+    (nor its process group or session), which the referee signals and sweeps by, as with a child of its own."""
+    bot = start(started, tmp_path, "brief", "pass")
+    bot.process.wait(timeout=30)
+    fields = stat_fields(bot.pid)
+    assert fields is not None and fields[STATE] == b"Z"  # ended, reported, held
+    bot.kill()  # kills and sweeps by its pid, then releases it
+    deadline = time.monotonic() + 10
+    while stat_fields(bot.pid) is not None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert stat_fields(bot.pid) is None
+
+
+@pytest.mark.skipif(not cgroups.detect().available, reason="no cgroups here to starve the server of tasks")
+def test_a_fork_the_server_cannot_make_fails_that_bot_alone(tmp_path: Path, started: list[BotProcess]) -> None:
+    sleeper = start(started, tmp_path, "sleeper", "import time; time.sleep(600)")
+    server = forkserver.server()
+    full = cgroups.BotCgroup.create(f"forkserver-full-{os.getpid()}", tasks=1)  # the server alone: no fork
+    try:
+        for path in full.join_paths:
+            Path(path).write_text(str(server.process.pid))
+        with pytest.raises(BotStartError, match="could not fork"):
+            start(started, tmp_path, "unlucky", "pass")
+        assert sleeper.alive() and server.alive() and forkserver.server() is server  # nothing else was lost
+    finally:
+        forkserver.reset()  # a server in that cgroup is no use to later tests
+        full.remove()
+
+
 def test_a_bot_dies_with_its_server_and_the_next_bot_gets_a_new_server(
     tmp_path: Path, started: list[BotProcess]
 ) -> None:
@@ -194,39 +229,49 @@ def test_a_bot_dies_with_its_server_and_the_next_bot_gets_a_new_server(
     while sleeper.alive() and time.monotonic() < deadline:
         time.sleep(0.01)
     assert not sleeper.alive() and start_ticks(sleeper.pid) is None
+    assert sleeper.exit_description() == "killed with the referee's fork server, which died"
     after = start(started, tmp_path, "after", "print('fresh')")
     assert forkserver.server() is not server
     assert ended(after, tmp_path, "after") == "fresh\n"
 
 
 def test_the_server_ends_with_its_referee_and_takes_its_bots_along(tmp_path: Path) -> None:
-    """A referee killed outright: its server sees its socket close and exits; the bots die with the server."""
+    """A referee killed outright: its server sees its socket close and exits; the bots die with the server. Even
+    when the referee had forked a process that lives on (its copy of the socket is closed in the fork)."""
     script = tmp_path / "sleeper.py"
     script.write_text("import time; time.sleep(600)")
     referee = textwrap.dedent(
         f"""
-        import sys, time
+        import os, sys, time
         from pathlib import Path
         from arena.play import forkserver
         from arena.play.botproc import BotCommand, BotProcess
         command = BotCommand("s", (sys.executable, {str(script)!r}))
         bot = BotProcess(command, "ipc:///x", Path({str(tmp_path)!r}) / "s.log")
-        print(forkserver.server().process.pid, bot.pid, flush=True)
+        helper = os.fork()
+        if helper == 0:
+            time.sleep(60)
+            os._exit(0)
+        print(forkserver.server().process.pid, bot.pid, helper, flush=True)
         time.sleep(600)
         """
     )
     process = subprocess.Popen([sys.executable, "-c", referee], stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
-        server, bot = map(int, process.stdout.readline().split())
+        server, bot, helper = map(int, process.stdout.readline().split())
         assert start_ticks(server) is not None and start_ticks(bot) is not None
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()
-    deadline = time.monotonic() + 10
-    while (start_ticks(server) or start_ticks(bot)) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert start_ticks(server) is None and start_ticks(bot) is None
+    try:
+        deadline = time.monotonic() + 10
+        while (start_ticks(server) or start_ticks(bot)) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert start_ticks(helper) is not None  # still there, and holding no end of the server's socket
+        assert start_ticks(server) is None and start_ticks(bot) is None
+    finally:
+        os.kill(helper, signal.SIGKILL)
 
 
 def test_only_python_scripts_run_by_this_python_are_forked(monkeypatch: pytest.MonkeyPatch) -> None:

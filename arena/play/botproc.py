@@ -176,6 +176,8 @@ class BotProcess:
             return "still running"
         if self.memory_killed():
             return f"killed by the kernel at its memory limit ({self.jail.limits.memory_mb} MiB)"  # type: ignore[union-attr]
+        if isinstance(self.process, forkserver.ForkedProcess) and self.process.lost:
+            return "killed with the referee's fork server, which died"
         if code < 0:
             return f"killed by signal {signal.Signals(-code).name}"
         return f"exited with code {code}"
@@ -199,6 +201,8 @@ class BotProcess:
             self.jail.sweep(self.process.pid)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=5)
+        if isinstance(self.process, forkserver.ForkedProcess):
+            self.process.release()  # its pid was its own up to here
         track(self.process.pid, alive=False)
         if self.pipes is not None:
             for stream in (self.process.stdin, self.process.stdout):

@@ -28,6 +28,7 @@ import array
 import atexit
 import contextlib
 import ctypes
+import errno
 import gc
 import io
 import os
@@ -79,6 +80,7 @@ SERVER_COMMAND = (
     "-c",
     "import sys; started = set(sys.modules); from arena.play.forkserver import main; main(started)",
 )
+LOST = -1  # in place of a wait status: the child died with its server (SIGKILL), which could not report it
 START_TIMEOUT = 30.0  # seconds for the server to start and answer a request
 _MAX_SPEC = 1 << 20
 
@@ -119,15 +121,19 @@ class ForkedProcess:
     def __init__(self, server: ForkServer, pid: int, streams: tuple[io.FileIO | None, ...]) -> None:
         self.server = server
         self.pid = pid
+        self.started = start_ticks(pid)  # with the pid, names this process (None: it has already ended)
+        self.lost = False  # it died with its server, which could not report how
+        self._released = False
         self.stdin, self.stdout, self.stderr = streams
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
         """Its exit code (negative: the signal that killed it), or None while it runs."""
         if self.returncode is None:
-            status = self.server.status(self.pid)
+            status = self.server.status(self.pid, self.started)
             if status is not None:
-                self.returncode = os.waitstatus_to_exitcode(status)
+                self.lost = status == LOST
+                self.returncode = -signal.SIGKILL if self.lost else os.waitstatus_to_exitcode(status)
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
@@ -139,6 +145,13 @@ class ForkedProcess:
                 raise subprocess.TimeoutExpired(f"bot process {self.pid}", timeout or 0.0)
             self.server.wait(remaining)
         return code
+
+    def release(self) -> None:
+        """Let the server reap it (call once it is killed and what it left is swept: until then its pid, process
+        group and session stay its own, as a child's do until its parent waits for it)."""
+        if not self._released:
+            self._released = True
+            self.server.release(self.pid)
 
 
 class ForkServer:
@@ -186,23 +199,32 @@ class ForkServer:
                 pid, fd = self._forked.popleft()
             except OSError as exc:
                 raise ForkServerError(f"the fork server is gone ({exc})") from None
+        if pid < 0:  # the server could not fork this one: like a failed fork of our own
+            raise OSError(-pid, f"the fork server could not fork: {os.strerror(-pid)}")
         with socket.socket(fileno=fd) as channel, contextlib.suppress(OSError):
             # a child that died before reading it is reported by its exit status like any other bot
             socket.send_fds(channel, [pickle.dumps(launch)], list(streams))
         return pid
 
-    def status(self, pid: int) -> int | None:
-        """The wait status of a child that has ended (None while it runs), given once (the caller keeps it)."""
+    def status(self, pid: int, started: int | None) -> int | None:
+        """The wait status of a child that has ended (None while it runs), given once (the caller keeps it).
+        ``started``: when it started (``start_ticks``), to know it from a later process of the same pid."""
         if pid not in self._statuses:
             self._pump()
-            if pid not in self._statuses and not self.alive() and start_ticks(pid) is None:
-                self._statuses[pid] = signal.SIGKILL  # it died with the server, which could not tell us
+            if pid not in self._statuses and not self.alive() and (started is None or start_ticks(pid) != started):
+                self._statuses[pid] = LOST  # it died with the server, which could not tell us
         return self._statuses.pop(pid, None)
+
+    def release(self, pid: int) -> None:
+        """Tell the server to reap a child we are done with."""
+        with contextlib.suppress(OSError):
+            self.socket.send(b"R %d" % pid)
 
     def wait(self, timeout: float | None) -> None:
         """Wait up to ``timeout`` seconds for news from the server, and take it in."""
+        # at most 50 ms: another thread may take in (and store) the news this one waits for
         with contextlib.suppress(OSError, ValueError):
-            select.select([self.socket], [], [], timeout)
+            select.select([self.socket], [], [], 0.05 if timeout is None else min(timeout, 0.05))
         self._pump()
         if not self.alive():  # its children died with it
             time.sleep(min(timeout or 0.05, 0.05))
@@ -219,6 +241,8 @@ class ForkServer:
                 kind, *numbers = message.split()
                 if kind == b"X":
                     self._statuses[int(numbers[0])] = int(numbers[1])
+                elif kind == b"E":
+                    self._forked.append((-int(numbers[0]), -1))
                 elif kind == b"P" and fds:
                     self._statuses.pop(int(numbers[0]), None)  # a new child: what ended under its pid was another
                     self._forked.append((int(numbers[0]), fds[0]))
@@ -269,14 +293,12 @@ def _processor_seconds(pid: int) -> float:
 
 
 def _discard(handle: ForkServer) -> None:
-    """Stop using a server that failed a request (the next request starts a fresh one)."""
+    """Stop using a server that failed a request: the next request starts a fresh one. It is not killed: the bots
+    it forked run on (it ends with this process, or when it dies)."""
     global _server
     with _server_lock:
         if _server is handle:
             _server = None
-    with contextlib.suppress(OSError):
-        handle.process.kill()
-    handle.close()
 
 
 def warm() -> None:
@@ -300,9 +322,11 @@ def spawn(launch: Launch, *, stdio: bool) -> ForkedProcess:
             child, ours = (null, writing, writing), (-1, reading, -1)
         try:
             pid = handle.spawn(launch, child)
-        except ForkServerError:
+        except (ForkServerError, OSError) as exc:
             for fd in {*child, *ours} - {-1}:
                 os.close(fd)
+            if not isinstance(exc, ForkServerError):
+                raise
             _discard(handle)
             if attempt == 2:
                 raise
@@ -316,8 +340,12 @@ def spawn(launch: Launch, *, stdio: bool) -> ForkedProcess:
 
 
 def _forget() -> None:
-    """In a fork of the referee: the server belongs to the parent (a child starts its own when it needs one)."""
+    """In a fork of the referee: the server belongs to the parent (a child starts its own when it needs one); the
+    child's copy of its socket is closed, so that the server still ends when the referee does."""
     global _server
+    if _server is not None:
+        with contextlib.suppress(OSError):
+            _server.socket.close()
     _server = None
 
 
@@ -344,23 +372,37 @@ def serve(fd: int, started: set[str]) -> str:
     watch = select.poll()
     watch.register(requests, select.POLLIN)
     watch.register(wake_read, select.POLLIN)
+    children: dict[int, str] = {}  # pid: "running", "ended" (reported, not reaped) or "released" (reap at its end)
     while True:
         with contextlib.suppress(InterruptedError):
             watch.poll()
         with contextlib.suppress(BlockingIOError):
             os.read(wake_read, 512)
-        _reap(requests)
+        _report_ends(requests, children)
         try:
-            request = requests.recv(16, socket.MSG_DONTWAIT)
+            request = requests.recv(32, socket.MSG_DONTWAIT)
         except BlockingIOError:
             continue
         except OSError:
             request = b""
         if not request:  # the referee is gone
             os._exit(0)
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        if request.startswith(b"R "):
+            _release(int(request[2:]), children)
+            continue
+        try:
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        except OSError as exc:
+            requests.sendall(b"E %d" % (exc.errno or errno.EAGAIN))
+            continue
         me = os.getpid()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError as exc:  # this one bot cannot start (its referee's tasks or memory are used up)
+            ours.close()
+            theirs.close()
+            requests.sendall(b"E %d" % (exc.errno or errno.EAGAIN))
+            continue
         if pid == 0:
             die_with_parent()  # from the start: the server may die before the child has read its launch
             if os.getppid() != me:
@@ -373,9 +415,48 @@ def serve(fd: int, started: set[str]) -> str:
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             signal.signal(signal.SIGINT, signal.default_int_handler)
             return _become_bot(ours, started)
+        children[pid] = "running"
         ours.close()
         socket.send_fds(requests, [b"P %d" % pid], [theirs.fileno()])
         theirs.close()
+
+
+def _report_ends(requests: socket.socket, children: dict[int, str]) -> None:
+    """Tell the referee of each child that has ended, leaving it a zombie: its pid (and process group and session)
+    cannot be another process's until the referee, done killing and sweeping what it left, releases it (``R``), as
+    with a child of its own."""
+    for pid, state in list(children.items()):
+        if state == "ended":
+            continue
+        try:
+            info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            del children[pid]
+            continue
+        if info is None:
+            continue
+        if state == "released":
+            _release(pid, children)
+            continue
+        code = info.si_status
+        status = (
+            (code & 0xFF) << 8
+            if info.si_code == os.CLD_EXITED
+            else code | (0x80 if info.si_code == os.CLD_DUMPED else 0)
+        )
+        children[pid] = "ended"
+        with contextlib.suppress(OSError):
+            requests.sendall(b"X %d %d" % (pid, status))
+
+
+def _release(pid: int, children: dict[int, str]) -> None:
+    """Reap a child the referee is done with (or, still running, reap it when it ends)."""
+    if children.get(pid) == "running":
+        children[pid] = "released"
+        return
+    children.pop(pid, None)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
 
 
 def _receive(sock: socket.socket, size: int, most: int, flags: int = 0) -> tuple[bytes, list[int]]:
@@ -386,18 +467,6 @@ def _receive(sock: socket.socket, size: int, most: int, flags: int = 0) -> tuple
         if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
             fds += array.array("i", data[: len(data) - len(data) % 4])
     return message, fds
-
-
-def _reap(requests: socket.socket) -> None:
-    while True:
-        try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-        with contextlib.suppress(OSError):
-            requests.sendall(b"X %d %d" % (pid, status))
 
 
 def _become_bot(channel: socket.socket, started: set[str]) -> str:  # pragma: no cover - runs in the server's child
@@ -443,14 +512,16 @@ def _become_bot(channel: socket.socket, started: set[str]) -> str:  # pragma: no
 
 
 def _unshadow(folder: str, started: set[str]) -> None:  # pragma: no cover - runs in the server's child
-    """Forget the server's imports that the bot's folder shadows (its own ``zmq.py``, a copy of ``arena``): the bot
-    imports its own, as ``python script.py`` would (the script's folder comes first on ``sys.path``)."""
+    """Where the bot's folder shadows a module the server imported (its own ``zmq.py``, a copy of ``arena``), forget
+    every module the server imported: the bot imports them afresh, its own first, as ``python script.py`` would (the
+    script's folder comes first on ``sys.path``). Such a bot starts as slowly as by exec."""
     import importlib.machinery
 
-    tops = {name.partition(".")[0] for name in sys.modules if name not in started}
-    shadowed = {top for top in tops if importlib.machinery.PathFinder.find_spec(top, [folder]) is not None}
-    for name in [n for n in sys.modules if n.partition(".")[0] in shadowed]:
-        del sys.modules[name]
+    imported = [name for name in sys.modules if name not in started]
+    tops = {name.partition(".")[0] for name in imported}
+    if any(importlib.machinery.PathFinder.find_spec(top, [folder]) is not None for top in tops):
+        for name in imported:  # all of them: a module the bot imports must see its copy, as its other imports do
+            del sys.modules[name]
 
 
 def _show_as_execd(argv: tuple[str, ...], env: dict[str, str]) -> None:  # pragma: no cover - in the server's child
@@ -500,4 +571,7 @@ def main(started: set[str]) -> None:
             trace = trace.tb_next
         trace = trace or exc.__traceback__
         sys.excepthook(type(exc), exc.with_traceback(trace), trace)
+        if isinstance(exc, KeyboardInterrupt):  # as CPython ends: by the signal itself
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGINT)
         sys.exit(1)
