@@ -122,7 +122,7 @@ def run(games: int = 48, rounds: int = 2) -> dict[str, Any]:
     try:
         for _ in range(rounds):
             for forked in (True, False):
-                costs[forked].append(match_cost(forked, max(4, games // 4)))
+                costs[forked].append(match_cost(forked, max(2, games // 8)))
     finally:
         os.environ.pop("ARENA_FORK_SERVER", None)
         if saved is not None:
