@@ -418,6 +418,8 @@ def test_any_frame_a_bot_sends_when_asked_is_played_or_charged_to_it(
         return [parts]
 
     referee.bots.answer_next(1, script)
+    # each case is a bot's first misstep since a valid answer (a burst of unasked frames runs up to the next one)
+    referee.endpoints[1].burst = 0
     assert referee.begin_game([0, 1], relaunch=False) == []
     game = Game(referee.rules, seed, ["steady", "fuzzed"])
     outcome = play(

@@ -418,6 +418,21 @@ def test_a_second_process_cannot_speak_for_another_bots_seat(tmp_path: Path) -> 
     assert unaffected == [{k: v for k, v in comparable(r).items() if k != "bots"} for r in baseline]
 
 
+def test_frames_sent_hard_on_the_heels_of_an_answer_are_one_strike_wherever_the_reads_fall(tmp_path: Path) -> None:
+    """``chatter`` sends three frames right after its answer, once. They may be read with the answer, while the other
+    bot plays, or while it is asked again, in this game or the next: that is timing, not what it did, so it is one
+    strike every time (before: 2-3 strikes in 13 of 30 matches, when the frames reached the next game's request)."""
+    for run in range(6):
+        spec = match(
+            tmp_path / f"run{run}", [hostile("innocent", "polite"), hostile("chatter", "chatter")], [[0, 1], [1, 0]]
+        )
+        records = run_match(spec)
+        check_records(records, spec)
+        charged = [v for r in records for v in r["violations"]]
+        assert len(charged) == 1 and charged[0]["kind"] in ("unsolicited", "out_of_turn"), charged
+        assert strikes(records[-1], "chatter") == 1 and strikes(records[-1], "innocent") == 0
+
+
 @pytest.mark.skipif(not capabilities().isolated, reason="this host cannot keep bots apart (SECURITY.md)")
 def test_a_process_that_reads_a_bots_environment_cannot_take_its_seat(tmp_path: Path) -> None:
     spoken = tmp_path / "spoken"

@@ -70,6 +70,7 @@ class Referee:
         self.struck_out = [False] * len(spec.bots)  # out of strikes: forfeits the rest of the match
         self.needs_restart = [False] * len(spec.bots)
         self.expired: list[set[int]] = [set() for _ in spec.bots]  # requests that timed out, per bot
+        self.answered: list[set[int]] = [set() for _ in spec.bots]  # requests answered validly, per bot
         self.viewed = [-1] * len(spec.bots)  # hand of the last request that carried the view, per bot
         self.request_ids = itertools.count(1)  # unique across the match, so a late answer is never mistaken
         self.seating: list[int] = []
@@ -260,6 +261,7 @@ class Referee:
         self.spec = spec
         self.strikes = [0] * len(spec.bots)
         self.expired = [set() for _ in spec.bots]
+        self.answered = [set() for _ in spec.bots]
         return True
 
     # ---- the runner's Seats interface ----
@@ -308,7 +310,6 @@ class Referee:
                 return Answer(None, Violation("crash", "bot has no accepted connection"), 0.0)
             return Answer(None, Violation(process.death_kind(), f"bot {process.exit_description()}"), 0.0)
         request_id = message["request_id"]
-        endpoint.burst = 0
         self._send(b, message)
         start = time.perf_counter()
         deadline = start + allowed
@@ -318,7 +319,7 @@ class Referee:
                 # What already waits arrived in time (the referee may have been busy): one last bounded look.
                 settled = self._answer(endpoint, request_id, None)
                 if settled is not None and settled.violation is None:
-                    return self._answered(b, endpoint, settled, allowed)
+                    return self._answered(b, endpoint, request_id, settled, allowed)
                 self.expired[b].add(request_id)  # whatever comes for it later is late, not out of turn
                 if settled is not None:  # a flood, or a broken frame: that is what it did
                     return Answer(None, settled.violation, allowed, settled.excerpt)
@@ -334,7 +335,7 @@ class Referee:
                         self.needs_restart[b] = True
                         late = Violation("timeout", f"answered after {elapsed:.3f} s, allowed {allowed:.3f} s")
                         return Answer(None, late, elapsed, settled.excerpt)
-                    return self._answered(b, endpoint, settled, elapsed)
+                    return self._answered(b, endpoint, request_id, settled, elapsed)
                 continue  # frames that did not count (or the look's budget ran out): check the clock, look again
             self._drain_others(b)
             if not process.alive():
@@ -342,8 +343,13 @@ class Referee:
                 died = Violation(process.death_kind(), f"bot {process.exit_description()}")
                 return Answer(None, died, time.perf_counter() - start)  # charged until it was found dead
 
-    def _answered(self, b: int, endpoint: Channel, settled: Answer, elapsed: float) -> Answer:
-        """The asked bot's answer, charged ``elapsed``; frames that came with it are read (bounded) as unasked."""
+    def _answered(self, b: int, endpoint: Channel, request_id: int, settled: Answer, elapsed: float) -> Answer:
+        """The asked bot's answer, charged ``elapsed``; frames that came with it are read (bounded) as unasked.
+
+        A valid answer ends the bot's burst of unasked frames: those that come after it are a new one."""
+        if settled.violation is None:
+            endpoint.burst = 0
+            self.answered[b].add(request_id)
         if endpoint.has_input():  # more frames after the answer: unsolicited
             self._drain(endpoint)
         self._drain_others(b)
@@ -377,14 +383,29 @@ class Referee:
             reply = read_bot_message(raw)
         except MessageError as exc:
             return Answer(None, Violation(exc.kind, exc.detail, _excerpt(raw)), 0.0)
+        if isinstance(reply, Reply) and reply.request_id in self.expired[endpoint.index]:
+            return None  # a late answer to a request that timed out (or a copy of one): ignored
+        if isinstance(reply, Reply) and reply.request_id == request_id:
+            return Answer(reply.action, None, 0.0, _excerpt(raw))
+        # Not the answer. A copy of an earlier answer, or any frame of a burst of unasked frames (they run from the
+        # first to the bot's next valid answer, across requests and games), is part of that burst, wherever the reads
+        # fall: no second strike, and the request stays open.
+        if endpoint.burst or (isinstance(reply, Reply) and reply.request_id in self.answered[endpoint.index]):
+            return self._unasked(endpoint, raw)
+        endpoint.burst = 1  # what follows it, up to a valid answer, is the same misstep
         if not isinstance(reply, Reply):
             return Answer(None, Violation("out_of_turn", "hello again in the middle of a match", _excerpt(raw)), 0.0)
-        if reply.request_id in self.expired[endpoint.index]:
-            return None  # a late answer to a request that timed out (or a copy of one): ignored
-        if reply.request_id != request_id:
-            detail = f"answer to request {reply.request_id}, which was never sent"
-            return Answer(None, Violation("out_of_turn", detail, _excerpt(raw)), 0.0)
-        return Answer(reply.action, None, 0.0, _excerpt(raw))
+        detail = f"answer to request {reply.request_id}, which was never sent"
+        return Answer(None, Violation("out_of_turn", detail, _excerpt(raw)), 0.0)
+
+    def _unasked(self, endpoint: Channel, raw: bytes) -> Answer | None:
+        """A frame of the asked bot that is part of a burst of unasked ones: the burst's first is its one
+        ``unsolicited`` strike; None (the request stays open), or the ``flood`` that ends it."""
+        endpoint.burst += 1
+        if endpoint.burst == 1:
+            self.report(endpoint.index, Violation("unsolicited", "message while not asked to act", _excerpt(raw)))
+        flood = self._flooded(endpoint)
+        return None if flood is None else Answer(None, flood, 0.0)
 
     def _drain(self, endpoint: Channel) -> None:
         """Read the waiting frames of a bot with no open request: a burst of its own frames is one ``unsolicited``
