@@ -921,7 +921,7 @@ def doctor_command() -> None:
 
     Which confinement of SECURITY.md this host gives a bot (users, namespaces, cgroups), one line each.
     """
-    from arena.play import cgroups
+    from arena.play import cgroups, forkserver
     from arena.play.matchspec import Limits
     from arena.play.sandbox import capabilities
 
@@ -929,6 +929,7 @@ def doctor_command() -> None:
     for line in capabilities().describe():
         click.echo(line)
     click.echo(cgroups.describe(limits.memory_mb * 1024 * 1024, limits.processes, limits.cpu_cores))
+    click.echo(forkserver.describe())
 
 
 @main.command("bots")

@@ -362,14 +362,18 @@ def test_bench_protocol_prints_both_rates_and_their_ratio_as_json(
     assert stdio["request_bytes"] > stdio["reply_bytes"] > 0
 
 
-def test_doctor_says_what_confinement_this_host_gives_a_bot_one_line_each() -> None:
-    from arena.play import cgroups
+def test_doctor_says_what_confinement_this_host_gives_a_bot_one_line_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.play import cgroups, forkserver
     from arena.play.sandbox import capabilities
 
     result = CliRunner().invoke(main, ["doctor"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[: len(capabilities().describe())] == capabilities().describe()
-    assert lines[-1].startswith("memory and tasks: ")
+    assert lines[-2].startswith("memory and tasks: ")
     kind = cgroups.detect().kind
-    assert (f"cgroup {kind}" in lines[-1]) if kind != "none" else ("RLIMIT_AS" in lines[-1])
+    assert (f"cgroup {kind}" in lines[-2]) if kind != "none" else ("RLIMIT_AS" in lines[-2])
+    assert lines[-1].startswith("python bots: forked" if forkserver.enabled() else "python bots: started by exec")
+    monkeypatch.setenv("ARENA_FORK_SERVER", "0")
+    off = CliRunner().invoke(main, ["doctor"]).output.splitlines()[-1]
+    assert off.startswith("python bots: started by exec")

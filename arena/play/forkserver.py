@@ -104,6 +104,14 @@ def enabled() -> bool:
     return LIBC is not None and os.environ.get("ARENA_FORK_SERVER", "1") != "0"
 
 
+def describe() -> str:
+    """How Python bots start here, in one line (``arena doctor``)."""
+    if enabled():
+        return "python bots: forked from a fork server with the SDK imported (ARENA_FORK_SERVER=0: by exec)"
+    why = "not Linux" if LIBC is None else "ARENA_FORK_SERVER=0"
+    return f"python bots: started by exec ({why})"
+
+
 def eligible(argv: tuple[str, ...]) -> bool:
     """Whether a bot with this command can start from the fork server: a ``.py`` script run by this Python (with
     arguments or without; not with options for the interpreter)."""
