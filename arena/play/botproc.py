@@ -170,14 +170,15 @@ class BotProcess:
         return self.process.poll() is None
 
     def exit_description(self) -> str:
-        """How the process ended, for a violation record."""
+        """How the process ended, for a violation record. Raises ``ForkServerLost`` for a bot that died with its
+        fork server: not its doing, and no violation to record."""
         code = self.process.poll()
         if code is None:
             return "still running"
+        if isinstance(self.process, forkserver.ForkedProcess) and self.process.lost:
+            raise forkserver.ForkServerLost(f"bot {self.command.name!r} died with the referee's fork server")
         if self.memory_killed():
             return f"killed by the kernel at its memory limit ({self.jail.limits.memory_mb} MiB)"  # type: ignore[union-attr]
-        if isinstance(self.process, forkserver.ForkedProcess) and self.process.lost:
-            return "killed with the referee's fork server, which died"
         if code < 0:
             return f"killed by signal {signal.Signals(-code).name}"
         return f"exited with code {code}"
@@ -187,7 +188,9 @@ class BotProcess:
         return self.jail is not None and self.jail.memory_killed()
 
     def death_kind(self) -> Literal["memory", "crash"]:
-        """The violation a dead bot is charged with: ``memory`` past its memory limit, else ``crash``."""
+        """The violation a dead bot is charged with: ``memory`` past its memory limit, else ``crash`` (raises
+        ``ForkServerLost`` as ``exit_description`` does)."""
+        self.exit_description()
         return "memory" if self.memory_killed() else "crash"
 
     def kill(self) -> None:

@@ -89,6 +89,11 @@ class ForkServerError(ArenaError):
     """The fork server could not start a bot's process (it is gone, or did not answer)."""
 
 
+class ForkServerLost(ArenaError):
+    """A bot died with its fork server (killed from outside): nothing the bot did, so no violation can be charged;
+    the match stops (a tournament records the failure, keeps the finished games, and plays the rest again)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Launch:
     """What a child of the fork server needs to become one bot's process (sent to that child alone)."""
