@@ -315,9 +315,11 @@ def _discard(handle: ForkServer) -> None:
 
 
 def warm() -> None:
-    """Start the fork server now, so that it imports while the referee prepares (no-op where it is off)."""
+    """Start the fork server now, so that it imports while the referee prepares (no-op where it is off). A server
+    that cannot start now is tried again at the first bot, which then fails with the reason."""
     if enabled():
-        server()
+        with contextlib.suppress(OSError):
+            server()
 
 
 def spawn(launch: Launch, *, stdio: bool) -> ForkedProcess:
