@@ -42,9 +42,9 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from arena.errors import ArenaError
-from arena.play.cpus import unpin_process
 from arena.play.linux import (
     ARG_END,
     ARG_START,
@@ -57,10 +57,14 @@ from arena.play.linux import (
     start_ticks,
     stat_fields,
 )
-from arena.play.sandbox import Confinement, track
 
-# What a Python bot imports before it plays (by name: the SDK is not a dependency of the play layer).
+if TYPE_CHECKING:
+    from arena.play.sandbox import Confinement
+
+# What a child needs to confine itself, and what a Python bot imports before it plays (by name: the SDK is not a
+# dependency of the play layer).
 PRELOAD = (
+    "arena.play.sandbox",  # the children's own confinement (Launch.confinement)
     "arena.sdk",
     "arena.sdk.sampling",
     "arena.sdk.solver",
@@ -186,6 +190,10 @@ class ForkServer:
                 cwd="/",
                 start_new_session=True,
             )
+        # Imported here, not at the top: a referee process starts its server before it imports the rest of itself.
+        from arena.play.cpus import unpin_process
+        from arena.play.sandbox import track
+
         unpin_process(self.process.pid)  # its children start up on every core, whatever thread started it
         track(self.process.pid, alive=True)  # not root: ours, not an escaped bot process to sweep
         self.socket = ours
@@ -267,6 +275,8 @@ class ForkServer:
         self.socket.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=5)
+        from arena.play.sandbox import track
+
         track(self.process.pid, alive=False)
 
 

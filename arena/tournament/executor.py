@@ -180,6 +180,15 @@ class LocalExecutor:
                     del self._servers[key]
 
 
+# The referee process starts its fork server first, so that the server imports what Python bots need while the
+# referee imports the rest of itself (``python -m arena.play.referee`` does the same, later).
+REFEREE_COMMAND = (
+    sys.executable,
+    "-c",
+    "from arena.play import forkserver; forkserver.warm(); from arena.play.referee import main; main()",
+)
+
+
 class _Server:
     """One referee process serving matches in turn: specs in as JSON lines, games and ``match_done`` out."""
 
@@ -187,7 +196,7 @@ class _Server:
         self.log = log
         with open(log, "ab") as stderr:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "arena.play.referee", "--serve"],
+                [*REFEREE_COMMAND, "--serve"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=stderr,
