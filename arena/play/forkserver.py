@@ -2,8 +2,8 @@
 
 A Python bot spends ~80 ms of processor time before its first move, starting an interpreter and importing the SDK,
 zmq and orjson: in a league of short matches that is most of what the bots cost. Each referee process therefore
-keeps one fork server (``python -m arena.play.forkserver``, started with nothing but a plain environment: it never
-holds a token, an endpoint or anything of the referee's), which imports those modules once and forks a child for
+keeps one fork server (``SERVER_COMMAND``, started with nothing but a plain environment: it never holds a token,
+an endpoint or anything of the referee's), which imports those modules once and forks a child for
 each Python bot the referee starts. The child confines itself exactly as a bot started by fork and exec does
 (``sandbox.Confinement.apply``: cgroup, namespaces, view, rlimits, uid), then runs the bot's script as
 ``python script.py`` would, as ``__main__``, with its own argv, environment and standard streams.
@@ -16,10 +16,12 @@ share it. Bots whose command is anything but ``<this Python> <script>.py [argume
 options for the interpreter) start by fork and exec as before. ``ARENA_FORK_SERVER=0`` turns the server off.
 
 Protocol on the server's socket (SOCK_SEQPACKET): the referee sends ``F``; the server forks and answers
-``P <pid>`` with the referee's end of the child's socket pair attached; the referee sends the child its ``Launch``
-(pickled) with its three standard streams attached. The server reaps its children and reports each end as
-``X <pid> <wait status>``. It exits when the referee's end closes (the referee died or let it go): its children
-have a parent-death signal on it, and take their bots with them.
+``P <pid>`` with the referee's end of the child's socket pair attached (or ``E <errno>`` when it cannot fork: that
+bot alone fails to start); the referee sends the child its ``Launch`` (pickled) with its three standard streams
+attached. The server reports each child's end as ``X <pid> <wait status>`` but reaps it only at ``R <pid>``, once
+the referee has killed and swept what the bot left by its pid, process group and session (which no other process
+can take meanwhile). It exits when the referee's end closes (the referee died or let it go): its children have a
+parent-death signal on it, and take their bots with them.
 """
 
 from __future__ import annotations
