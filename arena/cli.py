@@ -167,8 +167,11 @@ def bench_protocol(seconds: float, games: int, variant: str, rounds: int, as_jso
 
 @bench.command("tournament")
 @click.option("--games", type=click.IntRange(min=8), default=48, show_default=True, help="Games per run.")
+@click.option(
+    "--rounds", type=click.IntRange(min=1), default=2, show_default=True, help="Runs of each kind, alternated."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def bench_tournament(games: int, as_json: bool) -> None:
+def bench_tournament(games: int, rounds: int, as_json: bool) -> None:
     """A small tournament with jobs 1 and 2: games/s, share of play.
 
     The same tournament twice in one run, one match at a time and then two in parallel, and the ratio; and the
@@ -177,7 +180,7 @@ def bench_tournament(games: int, as_json: bool) -> None:
     """
     from arena.bench.tournament import run
 
-    result = run(games)
+    result = run(games, rounds)
     if as_json:
         click.echo(json.dumps(result))
         return

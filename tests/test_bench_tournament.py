@@ -12,7 +12,7 @@ from arena.cli import main
 
 @pytest.mark.slow
 def test_bench_tournament_prints_rates_their_ratio_the_share_of_play_the_hosts_ceiling_and_a_matchs_cost() -> None:
-    result = CliRunner().invoke(main, ["bench", "tournament", "--games", "8", "--json"])
+    result = CliRunner().invoke(main, ["bench", "tournament", "--games", "8", "--rounds", "1", "--json"])
     assert result.exit_code == 0, result.output
     figures = json.loads(result.output)
     assert figures["games"] == 8
