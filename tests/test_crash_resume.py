@@ -107,10 +107,12 @@ def test_a_tournament_killed_ten_times_at_random_moments_ends_as_an_unbroken_run
     broken = tmp_path / "broken" / "broken.db"
     broken.parent.mkdir()
     rng = random.Random(SEED)
-    kills, attempts, counts, landed = 0, 0, [0], []
-    while kills < KILLS:
+    attempts, counts, landed = 0, [0], []
+    # until ten kills have landed, three or more of them between games (the moments are random, the run's pace is
+    # the machine's: start-up and the end take a larger share of a run on some days than on others)
+    while len(landed) < KILLS or sum(0 < n < total for n in landed) < 3:
         attempts += 1
-        assert attempts < 4 * KILLS, "the runs keep finishing before they can be killed"
+        assert attempts < 6 * KILLS, f"the runs keep finishing before they can be killed: {landed}"
         process = subprocess.Popen(
             [*ARENA, "tournament", "run", str(config), "--db", str(broken), "--quiet"],
             cwd=ROOT,
@@ -124,7 +126,6 @@ def test_a_tournament_killed_ten_times_at_random_moments_ends_as_an_unbroken_run
             process.wait(timeout=moment)
         except subprocess.TimeoutExpired:
             os.kill(process.pid, signal.SIGKILL)
-            kills += 1
         killed = process.wait() == -signal.SIGKILL
         assert process.stderr is not None
         assert b"Traceback" not in process.stderr.read()
@@ -153,7 +154,7 @@ def test_a_tournament_killed_ten_times_at_random_moments_ends_as_an_unbroken_run
     assert f"{total}/{total} games" in resumed.stdout
     assert stored(broken) == expected
     # the kills fell from start-up to late in the run: before the first game was stored and between games
-    assert sum(0 < n < total for n in landed) >= 3 and len(landed) == KILLS, landed
+    assert sum(0 < n < total for n in landed) >= 3 and len(landed) >= KILLS, landed
 
     tables = [run_arena("ranking", str(config), "--db", str(db), "--format", "json") for db in (unbroken, broken)]
     assert all(t.returncode == 0 for t in tables), [t.stderr for t in tables]
