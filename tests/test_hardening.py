@@ -497,7 +497,9 @@ def test_a_bot_whose_cgroup_is_empty_at_its_end_needs_no_uid_sweep(
         workdir.mkdir()
         os.chmod(tmp_path, 0o755)
         jail = Jail(Limits(), workdir=workdir)
-        process = subprocess.Popen(program, preexec_fn=jail.preexec(tuple(program), "stdio"), start_new_session=True)
+        process = subprocess.Popen(
+            program, preexec_fn=jail.confinement(tuple(program), "stdio").apply, start_new_session=True
+        )
         if program == ["/bin/true"]:
             assert process.wait(timeout=10) == 0  # ended and reaped: its cgroup is empty
         jail.sweep(process.pid)
@@ -533,7 +535,9 @@ def test_a_key_left_in_a_uids_keyring_is_gone_for_the_next_process_of_the_uid(
         workdir.mkdir()
         jail = Jail(Limits(), workdir=workdir)
         argv = (sys.executable, "-c", KEYRING_BOT)
-        done = subprocess.run(argv, preexec_fn=jail.preexec(argv, "stdio"), capture_output=True, text=True, timeout=30)
+        done = subprocess.run(
+            argv, preexec_fn=jail.confinement(argv, "stdio").apply, capture_output=True, text=True, timeout=30
+        )
         jail.sweep(0)
         jail.release()
         assert done.returncode == 0, done.stderr

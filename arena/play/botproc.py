@@ -17,7 +17,7 @@ from typing import IO, Literal
 from arena.errors import ArenaError
 from arena.play import forkserver
 from arena.play.linux import die_with_parent
-from arena.play.sandbox import Confinement, Jail, track, transport_environment
+from arena.play.sandbox import Confinement, Jail, plain_environment, track, transport_environment
 
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bots"  # inside the package, so that a wheel carries them
 BUNDLED = ("random", "heuristic", "search")
@@ -149,15 +149,11 @@ class BotProcess:
         if self.jail is not None:
             return self.jail.environment(endpoint, self.token), self.jail.confinement(argv, endpoint)
         env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            **plain_environment(),
             "HOME": os.environ.get("HOME", "/"),
-            "LANG": "C.UTF-8",
-            "PYTHONUNBUFFERED": "1",
             **transport_environment(endpoint),
             "ARENA_TOKEN": self.token,
         }
-        if "PYTHONPATH" in os.environ:
-            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
         return env, None
 
     @property
@@ -175,8 +171,7 @@ class BotProcess:
         code = self.process.poll()
         if code is None:
             return "still running"
-        if isinstance(self.process, forkserver.ForkedProcess) and self.process.lost:
-            raise forkserver.ForkServerLost(f"bot {self.command.name!r} died with the referee's fork server")
+        self._not_lost()
         if self.memory_killed():
             return f"killed by the kernel at its memory limit ({self.jail.limits.memory_mb} MiB)"  # type: ignore[union-attr]
         if code < 0:
@@ -190,13 +185,18 @@ class BotProcess:
     def death_kind(self) -> Literal["memory", "crash"]:
         """The violation a dead bot is charged with: ``memory`` past its memory limit, else ``crash`` (raises
         ``ForkServerLost`` as ``exit_description`` does)."""
-        self.exit_description()
+        self._not_lost()
         return "memory" if self.memory_killed() else "crash"
+
+    def _not_lost(self) -> None:
+        """Raise ``ForkServerLost`` if the process died with its fork server (not its doing)."""
+        if isinstance(self.process, forkserver.ForkedProcess) and self.process.lost:  # known once poll() saw its end
+            raise forkserver.ForkServerLost(f"bot {self.command.name!r} died with the referee's fork server")
 
     def kill(self) -> None:
         """Kill the whole process group and everything else the bot started, reap it, and free its sandbox."""
-        # Once it has ended (a fork server's child is reaped at once) its pid may come round to another process:
-        # its jail's sweep finds what it left instead.
+        # Once a child of ours has ended, poll() has reaped it and its pid may come round to another process: its
+        # jail's sweep finds what it left instead. (A fork server's child stays unreaped until release() below.)
         if self.process.poll() is None or self.jail is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.process.pid, signal.SIGKILL)

@@ -50,10 +50,12 @@ from arena.errors import ArenaError
 from arena.play.linux import (
     ARG_END,
     ARG_START,
+    CSTIME,
     ENV_END,
     ENV_START,
     LIBC,
     PR_SET_DUMPABLE,
+    UTIME,
     die_with_parent,
     prctl,
     start_ticks,
@@ -178,10 +180,9 @@ class ForkServer:
 
     def __init__(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1"}
-        if "PYTHONPATH" in os.environ:
-            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-        env[ROOM] = "." * ROOM_SIZE  # room for its children's environments
+        from arena.play.sandbox import plain_environment  # here: see the imports below
+
+        env = {**plain_environment(), ROOM: "." * ROOM_SIZE}  # ROOM: room for its children's environments
         with theirs:
             self.process = subprocess.Popen(
                 [*SERVER_COMMAND, str(theirs.fileno()), "." * ROOM_SIZE],  # room: see _show_as_execd
@@ -314,7 +315,7 @@ def _processor_seconds(pid: int) -> float:
     fields = stat_fields(pid)
     if fields is None:
         return 0.0
-    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    return sum(int(f) for f in fields[UTIME : CSTIME + 1]) / os.sysconf("SC_CLK_TCK")
 
 
 def _discard(handle: ForkServer) -> None:

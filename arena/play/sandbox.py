@@ -24,7 +24,7 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -472,22 +472,13 @@ class Jail:
 
     def environment(self, endpoint: str, token: str) -> dict[str, str]:
         """The whole environment of the bot: the endpoint and token, and what programs need to run."""
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        return {
+            **plain_environment(),
             "HOME": self.workdir,
             "TMPDIR": "/tmp",
-            "LANG": "C.UTF-8",
-            "PYTHONUNBUFFERED": "1",
             **transport_environment(endpoint),
             "ARENA_TOKEN": token,
         }
-        if "PYTHONPATH" in os.environ:
-            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-        return env
-
-    def preexec(self, argv: tuple[str, ...], endpoint: str) -> Callable[[], None]:
-        """The function to run in the child between fork and exec (everything it needs is computed here)."""
-        return self.confinement(argv, endpoint).apply
 
     def confinement(self, argv: tuple[str, ...], endpoint: str) -> Confinement:
         """What the bot's process does to itself before it runs the bot (``Confinement.apply``), all worked out here:
@@ -596,6 +587,15 @@ class Jail:
             self.identity.release()
         _empty(Path(self.workdir))
         _empty(Path(f"{self.workdir}.files"))
+
+
+def plain_environment() -> dict[str, str]:
+    """What every process the referee starts for bots keeps of its environment (bots, the fork server): the search
+    path, a UTF-8 locale, unbuffered Python, and the referee's PYTHONPATH if it has one; nothing else."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1"}
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return env
 
 
 def transport_environment(endpoint: str) -> dict[str, str]:
