@@ -251,7 +251,7 @@ def test_any_answer_in_a_game_is_played_or_recorded_as_the_offenders_violation(
     if not sent:
         return  # the game ended before the fuzzed decision
     answer, request = sent[0]
-    if expected_kind([orjson.dumps(answer)], request) is None:
+    if expected_kind([orjson.dumps(answer)], request, set()) is None:
         return  # a legal answer: played like any other
     assert record["violations"], answer
     first = record["violations"][0]
@@ -276,6 +276,7 @@ class ScriptedBots(threading.Thread):
         self.context = zmq.Context()
         self.commands: queue.Queue[tuple[int, str, list[list[bytes]]]] = queue.Queue()
         self.scripts: dict[int, queue.Queue[Script]] = {}
+        self.asked: dict[int, set[int]] = {}  # the ids of the requests each bot got, whatever its socket
         self.stop = threading.Event()
 
     def connect(self, b: int, address: str, frames: list[list[bytes]]) -> None:
@@ -307,6 +308,7 @@ class ScriptedBots(threading.Thread):
                 message = orjson.loads(socket.recv())
                 if message["type"] != "act":
                     continue
+                self.asked.setdefault(b, set()).add(message["request_id"])
                 try:
                     script = self.scripts[b].get_nowait()
                 except queue.Empty:
@@ -405,7 +407,7 @@ def test_any_frame_a_bot_sends_when_asked_is_played_or_charged_to_it(
     referee: ScriptedReferee, fuzz: tuple[str, Any], seed: int
 ) -> None:
     how, payload = fuzz
-    sent: list[tuple[list[bytes], Message]] = []
+    sent: list[tuple[list[bytes], Message, str | None]] = []  # what it sent, when asked what, to cost what
 
     def script(request: Message) -> list[list[bytes]]:
         if how == "raw":
@@ -414,7 +416,12 @@ def test_any_frame_a_bot_sends_when_asked_is_played_or_charged_to_it(
             parts = [encode({"type": "action", "request_id": request["request_id"], "action": payload})]
         else:
             parts = [encode({"type": "action", "request_id": request["request_id"] + payload[0], "action": payload[1]})]
-        sent.append((parts, request))
+        earlier = referee.bots.asked[1] - {request["request_id"]}
+        expected = expected_kind(parts, request, earlier)
+        sent.append((parts, request, expected))
+        if expected == "unsolicited":  # the request stays open: answer it, as a bot that erred once would
+            answer = {"type": "action", "request_id": request["request_id"], "action": request["legal"][0]}
+            return [parts, [encode(answer)]]
         return [parts]
 
     referee.bots.answer_next(1, script)
@@ -426,8 +433,7 @@ def test_any_frame_a_bot_sends_when_asked_is_played_or_charged_to_it(
         game, referee, game_index=0, time_control=referee.time_control, request_ids=referee.request_ids, max_hands=1
     )
     record = outcome.record
-    [(parts, request)] = sent
-    expected = expected_kind(parts, request)
+    [(parts, _, expected)] = sent
     if expected is None:
         assert all(v["seat"] != 1 for v in record["violations"])
         assert "forfeit" not in record
@@ -438,14 +444,54 @@ def test_any_frame_a_bot_sends_when_asked_is_played_or_charged_to_it(
     replay(record)
 
 
-def expected_kind(parts: list[bytes], request: Message) -> str | None:
-    """The violation one frame (of these parts) sent as the answer to ``request`` must cost, per protocol.md."""
+def test_a_reply_to_an_earlier_request_answered_badly_is_unsolicited_and_the_request_stays_open(
+    referee: ScriptedReferee,
+) -> None:
+    """protocol.md §9: ``out_of_turn`` is for ids never sent to the bot; a reply to one of its earlier requests (here
+    one it answered with a broken action) is ``unsolicited``, and the request it is asked stays open (not a timeout).
+    """
+    wrong = {"type": "play", "card": "10C"}  # not a card: a schema violation
+    first: list[int] = []
+
+    def broken(request: Message) -> list[list[bytes]]:
+        first.append(request["request_id"])
+        return [[encode({"type": "action", "request_id": request["request_id"], "action": wrong})]]
+
+    def again(request: Message) -> list[list[bytes]]:
+        first.append(request["request_id"])
+        legal = request["legal"][0]
+        stale = encode({"type": "action", "request_id": first[0], "action": legal})
+        return [[stale], [encode({"type": "action", "request_id": request["request_id"], "action": legal})]]
+
+    records = []
+    for script in (broken, again):
+        referee.bots.answer_next(1, script)
+        referee.endpoints[1].burst = 0
+        assert referee.begin_game([0, 1], relaunch=False) == []
+        game = Game(referee.rules, 7, ["steady", "fuzzed"])
+        outcome = play(
+            game, referee, game_index=0, time_control=referee.time_control, request_ids=referee.request_ids, max_hands=1
+        )
+        records.append(outcome.record)
+    assert len(first) == 2 and first[0] < first[1]
+    assert [v["kind"] for v in records[0]["violations"] if v["seat"] == 1] == ["schema"]
+    assert [v["kind"] for v in records[1]["violations"] if v["seat"] == 1] == ["unsolicited"], records[1]["violations"]
+    assert records[1]["forfeit"]["kind"] == "unsolicited"  # the default policy: any violation forfeits the game
+    assert records[1]["timing"]["decisions"][1] == 1  # one request, answered in the end: no timeout
+    replay(records[1])
+
+
+def expected_kind(parts: list[bytes], request: Message, earlier: set[int]) -> str | None:
+    """The violation one frame (of these parts) sent as the answer to ``request`` must cost, per protocol.md §9 and
+    §11, given the ids of the ``earlier`` requests to the same bot (none of them timed out)."""
     if len(parts) > 1:
         return "malformed"
     try:
         message = parse_bot_message(parts[0])
     except MessageError as exc:
         return exc.kind
+    if isinstance(message, ActionReply) and message.request_id in earlier:
+        return "unsolicited"  # a reply to an earlier request: one strike, and this one stays open
     if not isinstance(message, ActionReply) or message.request_id != request["request_id"]:
         return "out_of_turn"
     legal = {parse_action(action) for action in request["legal"]}

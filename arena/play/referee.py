@@ -70,7 +70,7 @@ class Referee:
         self.struck_out = [False] * len(spec.bots)  # out of strikes: forfeits the rest of the match
         self.needs_restart = [False] * len(spec.bots)
         self.expired: list[set[int]] = [set() for _ in spec.bots]  # requests that timed out, per bot
-        self.answered: list[set[int]] = [set() for _ in spec.bots]  # requests answered validly, per bot
+        self.asked: list[set[int]] = [set() for _ in spec.bots]  # ids of the requests sent to each bot
         self.viewed = [-1] * len(spec.bots)  # hand of the last request that carried the view, per bot
         self.request_ids = itertools.count(1)  # unique across the match, so a late answer is never mistaken
         self.seating: list[int] = []
@@ -261,7 +261,7 @@ class Referee:
         self.spec = spec
         self.strikes = [0] * len(spec.bots)
         self.expired = [set() for _ in spec.bots]
-        self.answered = [set() for _ in spec.bots]
+        self.asked = [set() for _ in spec.bots]
         return True
 
     # ---- the runner's Seats interface ----
@@ -310,6 +310,7 @@ class Referee:
                 return Answer(None, Violation("crash", "bot has no accepted connection"), 0.0)
             return Answer(None, Violation(process.death_kind(), f"bot {process.exit_description()}"), 0.0)
         request_id = message["request_id"]
+        self.asked[b].add(request_id)
         self._send(b, message)
         start = time.perf_counter()
         deadline = start + allowed
@@ -349,7 +350,6 @@ class Referee:
         A valid answer ends the bot's burst of unasked frames: those that come after it are a new one."""
         if settled.violation is None:
             endpoint.burst = 0
-            self.answered[b].add(request_id)
         if endpoint.has_input():  # more frames after the answer: unsolicited
             self._drain(endpoint)
         self._drain_others(b)
@@ -387,10 +387,10 @@ class Referee:
             return None  # a late answer to a request that timed out (or a copy of one): ignored
         if isinstance(reply, Reply) and reply.request_id == request_id:
             return Answer(reply.action, None, 0.0, _excerpt(raw))
-        # Not the answer. A copy of an earlier answer, or any frame of a burst of unasked frames (they run from the
-        # first to the bot's next valid answer, across requests and games), is part of that burst, wherever the reads
-        # fall: no second strike, and the request stays open.
-        if endpoint.burst or (isinstance(reply, Reply) and reply.request_id in self.answered[endpoint.index]):
+        # Not the answer. A reply to an earlier request (a copy of an accepted answer, say), or any frame of a burst
+        # of unasked frames (they run from the first to the bot's next valid answer, across requests and games), is
+        # part of that burst, wherever the reads fall: no second strike, and the request stays open.
+        if endpoint.burst or (isinstance(reply, Reply) and reply.request_id in self.asked[endpoint.index]):
             return self._unasked(endpoint, raw)
         endpoint.burst = 1  # what follows it, up to a valid answer, is the same misstep
         if not isinstance(reply, Reply):
