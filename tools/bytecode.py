@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Compile ahead what the arena's processes import: the package, the bundled bots, and every installed file of the
+distributions the arena needs at run time (its dependencies and those of its ``dask`` extra, and theirs).
+
+Where PYTHONDONTWRITEBYTECODE is set (as on our CI machines) a process compiles every module it imports that has no
+bytecode yet, each time it starts; a bot, which runs under a uid of its own, could not write it anyway. The tools
+that only the tests and linters use (SciPy, NumPy, OpenSpiel, mypy, pip: more than half of the environment's files)
+are left to the test run, which writes the bytecode of what it imports (``make pytest``).
+
+    python tools/bytecode.py     # from the checkout, with the environment's python
+"""
+
+from __future__ import annotations
+
+import compileall
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
+from importlib import metadata
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+ROOT = Path(__file__).resolve().parent.parent
+EXTRAS = {"", "dask"}
+
+
+def runtime_folders(project: str = "euchre-arena") -> set[Path]:
+    """The top-level folders and modules of every distribution ``project`` needs at run time (with ``EXTRAS``)."""
+    todo = [(Requirement(r), EXTRAS) for r in metadata.requires(project) or []]
+    done: set[str] = set()
+    found: set[Path] = set()
+    while todo:
+        requirement, extras = todo.pop()
+        marker = requirement.marker
+        if marker is not None and not any(marker.evaluate({"extra": extra}) for extra in extras):
+            continue
+        name = canonicalize_name(requirement.name)
+        if name in done:
+            continue
+        done.add(name)
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue  # an optional dependency not installed here
+        wanted = set(requirement.extras) | {""}
+        todo.extend((Requirement(r), wanted) for r in dist.requires or [])
+        for file in dist.files or []:
+            if file.suffix == ".py" and not str(file).startswith(".."):
+                top = Path(str(dist.locate_file(file.parts[0])))
+                found.add(top)
+    return found
+
+
+def main() -> int:
+    """Compile the arena, its bots and its run-time dependencies in one pool of every core; 0 when all compiled."""
+    files: list[Path] = []
+    for target in [ROOT / "arena", ROOT / "bots", *sorted(runtime_folders())]:
+        files.extend(target.rglob("*.py") if target.is_dir() else [target])
+    with ProcessPoolExecutor() as pool:
+        compiled = list(pool.map(partial(compileall.compile_file, quiet=2), files, chunksize=64))
+    return 0 if all(compiled) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
