@@ -455,7 +455,11 @@ def test_a_run_stopped_like_ctrl_c_stops_its_matches_on_the_workers_and_resumes(
     run = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE)
     wait_for_games(db, 2, run)
     workers = [worker.pid for worker in cluster.workers]
-    assert referees_under(workers)  # matches are being played on the workers
+    deadline = time.monotonic() + 60
+    while not referees_under(workers):  # stop it while matches are being played on the workers (not between two)
+        assert run.poll() is None, f"the run ended (code {run.returncode}) before the stop"
+        assert time.monotonic() < deadline, "no referee on the workers"
+        time.sleep(0.005)
     run.send_signal(signal.SIGTERM)  # as Ctrl-C
     _, err = run.communicate(timeout=60)
     assert run.returncode == 130 and "Interrupted:" in err.decode(), err.decode()
