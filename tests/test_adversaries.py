@@ -224,7 +224,9 @@ def test_duplicate_keys_in_an_answer_are_malformed_not_the_last_one_wins(tmp_pat
 def test_a_second_hello_straight_after_the_first_is_a_strike(tmp_path: Path) -> None:
     bots = [BotEntry(name="raw", argv=RAW), adversary("twice", "double-hello")]
     (record,) = run_match(spec_of(tmp_path, bots, [[0, 1]]))
-    assert violations_of(record, 1) == ["unsolicited"] and record["forfeit"]["seat"] == 1
+    # unsolicited when it came before the bot's first request (test_fuzz pins that down); out_of_turn in the rare
+    # case that the bot was held between its two sends until it was asked (protocol.md §9): a strike either way
+    assert violations_of(record, 1) in (["unsolicited"], ["out_of_turn"]) and record["forfeit"]["seat"] == 1
     assert record["bots"][1]["strikes"] == 1
 
 

@@ -13,6 +13,7 @@ import json
 import queue
 import secrets
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -288,12 +289,20 @@ class ScriptedBots(threading.Thread):
         """Answer bot ``b``'s next request with the frames ``script(request)`` returns."""
         self.scripts[b].put(script)
 
+    def say(self, b: int, frames: list[list[bytes]]) -> None:
+        """Send ``frames`` (each a list of parts) on bot ``b``'s socket now, unasked."""
+        self.commands.put((b, "", frames))
+
     def run(self) -> None:
         sockets: dict[int, zmq.Socket[bytes]] = {}
         poller = zmq.Poller()
         while not self.stop.is_set():
             while not self.commands.empty():
                 b, address, greeting = self.commands.get()
+                if not address:  # say: frames on the socket it has
+                    for parts in greeting:
+                        sockets[b].send_multipart(parts)
+                    continue
                 if b in sockets:
                     poller.unregister(sockets[b])
                     sockets[b].close(linger=0)
@@ -479,6 +488,32 @@ def test_a_reply_to_an_earlier_request_answered_badly_is_unsolicited_and_the_req
     assert records[1]["forfeit"]["kind"] == "unsolicited"  # the default policy: any violation forfeits the game
     assert records[1]["timing"]["decisions"][1] == 1  # one request, answered in the end: no timeout
     replay(records[1])
+
+
+def test_a_frame_that_came_before_the_request_is_unsolicited_however_late_the_referee_reads_it(
+    referee: ScriptedReferee,
+) -> None:
+    """protocol.md §9: a second hello that was waiting when the bot was asked was not sent while it was asked: it is
+    ``unsolicited``, not the ``out_of_turn`` of a hello read in answer to the request (a race seen under load)."""
+    seed = next(s for s in range(100) if Game(referee.rules, s, ["steady", "fuzzed"]).current_seat() == 1)
+    process = referee.processes[1]
+    assert process is not None
+    hello = {"type": "hello", "name": "scripted1", "protocol": 1, "token": process.token}  # type: ignore[attr-defined]
+    referee.endpoints[1].burst = 0
+    referee.bots.say(1, [[orjson.dumps(hello)]])
+    deadline = time.monotonic() + 10
+    while not referee.endpoints[1].has_input():  # it waits on the endpoint, unread, as the bot is asked
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert referee.begin_game([0, 1], relaunch=False) == []
+    game = Game(referee.rules, seed, ["steady", "fuzzed"])
+    outcome = play(
+        game, referee, game_index=0, time_control=referee.time_control, request_ids=referee.request_ids, max_hands=1
+    )
+    record = outcome.record
+    assert [v["kind"] for v in record["violations"] if v["seat"] == 1] == ["unsolicited"], record["violations"]
+    assert record["forfeit"]["seat"] == 1
+    assert record["timing"]["decisions"][1] == 1  # asked, and answered: the hello did not settle the request
 
 
 def expected_kind(parts: list[bytes], request: Message, earlier: set[int]) -> str | None:

@@ -6,6 +6,7 @@ Real referees, real bot processes (tests/bots/hostile.py), no mocks. What a bot 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -247,7 +248,16 @@ ZOO: list[Any] = [
     pytest.param(["fork-bomb"], Limits(processes=24), {}, None, "fork-bomb", id="fork-bomb"),
     # with a cgroup the kernel kills it at its limit (``memory``); without, its allocations fail (``MemoryError``)
     pytest.param(["hog"], Limits(memory_mb=256, address_space_mb=256), {}, MEMORY_KIND, "hog", id="memory-hog"),
-    pytest.param(["cpu-hog"], Limits(cpu_seconds=1), {}, "crash", None, id="cpu-hog", marks=pytest.mark.slow),
+    # a clock far longer than its CPU second: on a loaded machine the hog may get a fifth of a core (5 s: a timeout)
+    pytest.param(
+        ["cpu-hog"],
+        Limits(cpu_seconds=1),
+        {"time": "60+1", "max_decision": 60.0},
+        "crash",
+        None,
+        id="cpu-hog",
+        marks=pytest.mark.slow,
+    ),
     pytest.param(["late", "--delay", "1.5"], None, {"time": "1+0"}, "timeout", None, id="sleeps-past-its-bank"),
     pytest.param(["wrong-phase"], None, {}, "illegal", None, id="acts-for-another-phase"),
     pytest.param(["escape"], None, {}, None, None, id="escapes-its-session"),
@@ -683,6 +693,15 @@ def _open_to_others(path: Path) -> bool:
 _SITE = next((Path(p) for p in sys.path if p.endswith("site-packages")), Path("/nonexistent"))
 
 
+def described(pid: int) -> str:
+    """A process as ps would show it: pid, state, parent, session, command line (for a failure's message)."""
+    with contextlib.suppress(OSError):
+        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        return f"{pid} {stat[0]} ppid {stat[1]} sid {stat[3]} {command[:200]}"
+    return f"{pid} gone"
+
+
 @pytest.mark.skipif(
     not (CAPS.root and SETPRIV and os.path.exists(SYSTEM_PYTHON) and sys.version_info[:2] == (3, 11)),
     reason="needs root, setpriv and a system Python 3.11 that an unprivileged user can run",
@@ -725,7 +744,7 @@ def test_not_root_bots_share_the_referees_uid_but_their_forks_are_bounded_and_ki
         deadline = time.monotonic() + 5
         while processes_of(NOBODY) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert processes_of(NOBODY) == []
+        assert processes_of(NOBODY) == [], [described(pid) for pid in processes_of(NOBODY)]
         if _userns_works():
             assert denied(seen["network"]) and denied(seen["parent"]["environ"])
     finally:

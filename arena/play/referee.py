@@ -310,6 +310,12 @@ class Referee:
                 return Answer(None, Violation("crash", "bot has no accepted connection"), 0.0)
             return Answer(None, Violation(process.death_kind(), f"bot {process.exit_description()}"), 0.0)
         request_id = message["request_id"]
+        if endpoint.has_input():  # what came before the request was not asked for: read it as such (§9), not as
+            self._drain(endpoint)  # a first frame read while asked, however late the referee got round to it
+            flood = next((v for c, v in self._reports if c == b and v.kind == "flood"), None)
+            if flood is not None:  # the drain stopped the bot: that is its answer (charged once, not as a crash)
+                self._reports.remove((b, flood))
+                return Answer(None, flood, 0.0)
         self.asked[b].add(request_id)
         self._send(b, message)
         start = time.perf_counter()
