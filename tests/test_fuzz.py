@@ -27,12 +27,12 @@ from hypothesis import strategies as st
 from arena.engine.actions import Action, parse_action
 from arena.engine.game import Game
 from arena.engine.options import make_rules
-from arena.engine.record import replay
+from arena.engine.record import GameRecord, replay
 from arena.play.incoming import ALL_ACTIONS, MAX_MESSAGE_BYTES, MessageError, canonical_reply
 from arena.play.local import LocalSeats
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.play.protocol import ActionReply, Hello, parse_bot_message, to_engine_action
-from arena.play.referee import Referee
+from arena.play.referee import BURST_FRAMES, Referee
 from arena.play.runner import Message, Violation, play
 
 KINDS = {"malformed", "schema", "oversized"}
@@ -277,7 +277,6 @@ class ScriptedBots(threading.Thread):
         self.context = zmq.Context()
         self.commands: queue.Queue[tuple[int, str, list[list[bytes]]]] = queue.Queue()
         self.scripts: dict[int, queue.Queue[Script]] = {}
-        self.asked: dict[int, set[int]] = {}  # the ids of the requests each bot got, whatever its socket
         self.stop = threading.Event()
 
     def connect(self, b: int, address: str, frames: list[list[bytes]]) -> None:
@@ -317,7 +316,6 @@ class ScriptedBots(threading.Thread):
                 message = orjson.loads(socket.recv())
                 if message["type"] != "act":
                     continue
-                self.asked.setdefault(b, set()).add(message["request_id"])
                 try:
                     script = self.scripts[b].get_nowait()
                 except queue.Empty:
@@ -425,8 +423,8 @@ def test_any_frame_a_bot_sends_when_asked_is_played_or_charged_to_it(
             parts = [encode({"type": "action", "request_id": request["request_id"], "action": payload})]
         else:
             parts = [encode({"type": "action", "request_id": request["request_id"] + payload[0], "action": payload[1]})]
-        earlier = referee.bots.asked[1] - {request["request_id"]}
-        expected = expected_kind(parts, request, earlier)
+        accepted = set(referee.answered[1])  # read while the referee waits for this answer
+        expected = expected_kind(parts, request, accepted)
         sent.append((parts, request, expected))
         if expected == "unsolicited":  # the request stays open: answer it, as a bot that erred once would
             answer = {"type": "action", "request_id": request["request_id"], "action": request["legal"][0]}
@@ -453,27 +451,10 @@ def test_any_frame_a_bot_sends_when_asked_is_played_or_charged_to_it(
     replay(record)
 
 
-def test_a_reply_to_an_earlier_request_answered_badly_is_unsolicited_and_the_request_stays_open(
-    referee: ScriptedReferee,
-) -> None:
-    """protocol.md §9: ``out_of_turn`` is for ids never sent to the bot; a reply to one of its earlier requests (here
-    one it answered with a broken action) is ``unsolicited``, and the request it is asked stays open (not a timeout).
-    """
-    wrong = {"type": "play", "card": "10C"}  # not a card: a schema violation
-    first: list[int] = []
-
-    def broken(request: Message) -> list[list[bytes]]:
-        first.append(request["request_id"])
-        return [[encode({"type": "action", "request_id": request["request_id"], "action": wrong})]]
-
-    def again(request: Message) -> list[list[bytes]]:
-        first.append(request["request_id"])
-        legal = request["legal"][0]
-        stale = encode({"type": "action", "request_id": first[0], "action": legal})
-        return [[stale], [encode({"type": "action", "request_id": request["request_id"], "action": legal})]]
-
+def two_games(referee: ScriptedReferee, first: Script, second: Script) -> list[GameRecord]:
+    """Two one-hand games of the shared match, the fuzzed bot's first request of each answered by a script."""
     records = []
-    for script in (broken, again):
+    for script in (first, second):
         referee.bots.answer_next(1, script)
         referee.endpoints[1].burst = 0
         assert referee.begin_game([0, 1], relaunch=False) == []
@@ -482,8 +463,51 @@ def test_a_reply_to_an_earlier_request_answered_badly_is_unsolicited_and_the_req
             game, referee, game_index=0, time_control=referee.time_control, request_ids=referee.request_ids, max_hands=1
         )
         records.append(outcome.record)
-    assert len(first) == 2 and first[0] < first[1]
+    return records
+
+
+def reply(request_id: int, action: Any) -> list[bytes]:
+    """One action reply, as its frames."""
+    return [encode({"type": "action", "request_id": request_id, "action": action})]
+
+
+def test_a_reply_to_a_request_settled_by_a_violation_is_out_of_turn_and_settles_the_open_one(
+    referee: ScriptedReferee,
+) -> None:
+    """protocol.md §9: while asked, a reply with the id of an earlier request that was answered badly is
+    ``out_of_turn``, one strike, and it settles the request: the bot that then waits is not charged a timeout too."""
+    ids: list[int] = []
+
+    def broken(request: Message) -> list[list[bytes]]:
+        ids.append(request["request_id"])
+        return [reply(request["request_id"], {"type": "play", "card": "10C"})]  # not a card: a schema violation
+
+    def stale(request: Message) -> list[list[bytes]]:
+        ids.append(request["request_id"])
+        return [reply(ids[0], request["legal"][0])]  # and then it waits
+
+    records = two_games(referee, broken, stale)
     assert [v["kind"] for v in records[0]["violations"] if v["seat"] == 1] == ["schema"]
+    assert [v["kind"] for v in records[1]["violations"] if v["seat"] == 1] == ["out_of_turn"], records[1]["violations"]
+    assert f"request {ids[0]} while request {ids[1]} is open" in records[1]["violations"][0]["detail"]
+    assert records[1]["forfeit"]["kind"] == "out_of_turn"
+    replay(records[1])
+
+
+def test_a_copy_of_an_accepted_answer_is_unsolicited_and_the_request_stays_open(referee: ScriptedReferee) -> None:
+    """protocol.md §9: a copy of an answer already accepted, sent while the bot is asked, is ``unsolicited``; the
+    request stays open and the bot's answer after it is played (one request, no timeout)."""
+    accepted: list[tuple[int, Any]] = []
+
+    def fine(request: Message) -> list[list[bytes]]:
+        accepted.append((request["request_id"], request["legal"][0]))
+        return [reply(request["request_id"], request["legal"][0])]
+
+    def copy_first(request: Message) -> list[list[bytes]]:
+        return [reply(*accepted[0]), reply(request["request_id"], request["legal"][0])]
+
+    records = two_games(referee, fine, copy_first)
+    assert [v for v in records[0]["violations"] if v["seat"] == 1] == []
     assert [v["kind"] for v in records[1]["violations"] if v["seat"] == 1] == ["unsolicited"], records[1]["violations"]
     assert records[1]["forfeit"]["kind"] == "unsolicited"  # the default policy: any violation forfeits the game
     assert records[1]["timing"]["decisions"][1] == 1  # one request, answered in the end: no timeout
@@ -516,17 +540,41 @@ def test_a_frame_that_came_before_the_request_is_unsolicited_however_late_the_re
     assert record["timing"]["decisions"][1] == 1  # asked, and answered: the hello did not settle the request
 
 
-def expected_kind(parts: list[bytes], request: Message, earlier: set[int]) -> str | None:
+def test_a_flood_waiting_when_the_bot_is_asked_is_its_answer_charged_once(referee: ScriptedReferee) -> None:
+    """A burst of more than BURST_FRAMES unasked frames, read before the bot's request is sent: one ``flood``, the
+    request's answer (not also the ``crash`` of the process it stopped); a restart then shakes hands as new."""
+    seed = next(s for s in range(100) if Game(referee.rules, s, ["steady", "fuzzed"]).current_seat() == 1)
+    referee.endpoints[1].burst = 0
+    referee.bots.say(1, [[b"{}"]] * (BURST_FRAMES + 5))
+    deadline = time.monotonic() + 10
+    while not referee.endpoints[1].has_input():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    time.sleep(0.3)  # all of them on the endpoint (tiny frames over a local socket)
+    assert referee.begin_game([0, 1], relaunch=False) == []
+    game = Game(referee.rules, seed, ["steady", "fuzzed"])
+    outcome = play(
+        game, referee, game_index=0, time_control=referee.time_control, request_ids=referee.request_ids, max_hands=1
+    )
+    record = outcome.record
+    assert [v["kind"] for v in record["violations"] if v["seat"] == 1] == ["flood"], record["violations"]
+    assert record["forfeit"]["kind"] == "flood"
+    assert referee.needs_restart[1]
+    assert referee.begin_game([0, 1]) == []  # the next game's bot: a new process, a clean handshake
+    assert not referee.needs_restart[1] and referee.endpoints[1].peer is not None
+
+
+def expected_kind(parts: list[bytes], request: Message, accepted: set[int]) -> str | None:
     """The violation one frame (of these parts) sent as the answer to ``request`` must cost, per protocol.md §9 and
-    §11, given the ids of the ``earlier`` requests to the same bot (none of them timed out)."""
+    §11, given the ids of the bot's earlier requests whose answers were ``accepted`` (none timed out)."""
     if len(parts) > 1:
         return "malformed"
     try:
         message = parse_bot_message(parts[0])
     except MessageError as exc:
         return exc.kind
-    if isinstance(message, ActionReply) and message.request_id in earlier:
-        return "unsolicited"  # a reply to an earlier request: one strike, and this one stays open
+    if isinstance(message, ActionReply) and message.request_id in accepted:
+        return "unsolicited"  # a copy of an accepted answer: one strike, and this request stays open
     if not isinstance(message, ActionReply) or message.request_id != request["request_id"]:
         return "out_of_turn"
     legal = {parse_action(action) for action in request["legal"]}

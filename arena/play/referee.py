@@ -69,8 +69,9 @@ class Referee:
         self.strikes = [0] * len(spec.bots)
         self.struck_out = [False] * len(spec.bots)  # out of strikes: forfeits the rest of the match
         self.needs_restart = [False] * len(spec.bots)
-        self.expired: list[set[int]] = [set() for _ in spec.bots]  # requests that timed out, per bot
-        self.asked: list[set[int]] = [set() for _ in spec.bots]  # ids of the requests sent to each bot
+        # Per bot process (a new process starts with none; carried on to the next match with the process):
+        self.expired: list[set[int]] = [set() for _ in spec.bots]  # its requests that timed out
+        self.answered: list[set[int]] = [set() for _ in spec.bots]  # its requests it answered validly
         self.viewed = [-1] * len(spec.bots)  # hand of the last request that carried the view, per bot
         self.request_ids = itertools.count(1)  # unique across the match, so a late answer is never mistaken
         self.seating: list[int] = []
@@ -111,6 +112,7 @@ class Referee:
                 old.kill()
             entry, endpoint = self.spec.bots[b], self.endpoints[b]
             self.hub.renew(endpoint)  # what the dead process (or its leftovers) sent is dropped unread
+            self.expired[b], self.answered[b] = set(), set()  # (request ids never repeat: nothing to mistake)
             log = self.log_dir / f"{self.spec.match_id}-bot{b}-{entry.name}.log"
             jail = Jail(self.spec.limits, workdir=self.hub.workdir(endpoint))  # its own uid when we are root
             self.hub.admit(endpoint, jail.gid)  # the endpoint opens to this process alone
@@ -260,8 +262,6 @@ class Referee:
         self.games_before += len(self.spec.games)
         self.spec = spec
         self.strikes = [0] * len(spec.bots)
-        self.expired = [set() for _ in spec.bots]
-        self.asked = [set() for _ in spec.bots]
         return True
 
     # ---- the runner's Seats interface ----
@@ -304,19 +304,18 @@ class Referee:
         assert process is not None
         if (failure := self._relaunched.pop(b, None)) is not None:
             return Answer(None, failure, 0.0)
+        if (flood := self._flood_found(b)) is not None:  # stopped since its last request (at a restart's handshake)
+            return Answer(None, flood, 0.0)
         # A process that died since its last answer is found below, when it does not answer (no wait() per request).
         if endpoint.peer is None or (self.needs_restart[b] and self.spec.policy == "forfeit"):
             if process.alive():
                 return Answer(None, Violation("crash", "bot has no accepted connection"), 0.0)
             return Answer(None, Violation(process.death_kind(), f"bot {process.exit_description()}"), 0.0)
         request_id = message["request_id"]
-        if endpoint.has_input():  # what came before the request was not asked for: read it as such (§9), not as
+        if endpoint.has_input():  # what waits before the request was not asked for: read it as such (§9), not as
             self._drain(endpoint)  # a first frame read while asked, however late the referee got round to it
-            flood = next((v for c, v in self._reports if c == b and v.kind == "flood"), None)
-            if flood is not None:  # the drain stopped the bot: that is its answer (charged once, not as a crash)
-                self._reports.remove((b, flood))
+            if (flood := self._flood_found(b)) is not None:
                 return Answer(None, flood, 0.0)
-        self.asked[b].add(request_id)
         self._send(b, message)
         start = time.perf_counter()
         deadline = start + allowed
@@ -356,6 +355,7 @@ class Referee:
         A valid answer ends the bot's burst of unasked frames: those that come after it are a new one."""
         if settled.violation is None:
             endpoint.burst = 0
+            self.answered[b].add(request_id)
         if endpoint.has_input():  # more frames after the answer: unsolicited
             self._drain(endpoint)
         self._drain_others(b)
@@ -393,15 +393,15 @@ class Referee:
             return None  # a late answer to a request that timed out (or a copy of one): ignored
         if isinstance(reply, Reply) and reply.request_id == request_id:
             return Answer(reply.action, None, 0.0, _excerpt(raw))
-        # Not the answer. A reply to an earlier request (a copy of an accepted answer, say), or any frame of a burst
-        # of unasked frames (they run from the first to the bot's next valid answer, across requests and games), is
-        # part of that burst, wherever the reads fall: no second strike, and the request stays open.
-        if endpoint.burst or (isinstance(reply, Reply) and reply.request_id in self.asked[endpoint.index]):
+        # Not the answer. A copy of an accepted answer, or any frame of a burst of unasked frames (they run from the
+        # first to the bot's next valid answer, across requests and games), is part of that burst, wherever the reads
+        # fall: no second strike, and the request stays open.
+        if endpoint.burst or (isinstance(reply, Reply) and reply.request_id in self.answered[endpoint.index]):
             return self._unasked(endpoint, raw)
         endpoint.burst = 1  # what follows it, up to a valid answer, is the same misstep
         if not isinstance(reply, Reply):
             return Answer(None, Violation("out_of_turn", "hello again in the middle of a match", _excerpt(raw)), 0.0)
-        detail = f"answer to request {reply.request_id}, which was never sent"
+        detail = f"answer to request {reply.request_id} while request {request_id} is open"
         return Answer(None, Violation("out_of_turn", detail, _excerpt(raw)), 0.0)
 
     def _unasked(self, endpoint: Channel, raw: bytes) -> Answer | None:
@@ -412,6 +412,15 @@ class Referee:
             self.report(endpoint.index, Violation("unsolicited", "message while not asked to act", _excerpt(raw)))
         flood = self._flooded(endpoint)
         return None if flood is None else Answer(None, flood, 0.0)
+
+    def _flood_found(self, b: int) -> Violation | None:
+        """The ``flood`` that stopped bot ``b`` outside a request (a drain), taken from the pending reports: it is
+        the answer to the request due, charged once (not again as the crash of the process it killed)."""
+        for c, violation in self._reports:
+            if c == b and violation.kind == "flood":
+                self._reports.remove((c, violation))
+                return violation
+        return None
 
     def _drain(self, endpoint: Channel) -> None:
         """Read the waiting frames of a bot with no open request: a burst of its own frames is one ``unsolicited``
