@@ -401,6 +401,29 @@ any_frames = st.one_of(frames, messages().map(encode), json_values.map(encode))
 parts_of_frames = st.one_of(any_frames.map(lambda f: [f]), st.lists(any_frames, min_size=2, max_size=3))
 
 
+def one_hand(referee: ScriptedReferee, seed: int) -> GameRecord:
+    """One game of the shared match, stopped after its first hand, between the bots already running: its record."""
+    assert referee.begin_game([0, 1], relaunch=False) == []
+    game = Game(referee.rules, seed, ["steady", "fuzzed"])
+    return play(
+        game, referee, game_index=0, time_control=referee.time_control, request_ids=referee.request_ids, max_hands=1
+    ).record
+
+
+def fuzzed_acts_first(referee: ScriptedReferee) -> int:
+    """A seed whose game asks the fuzzed bot (seat 1) first."""
+    return next(s for s in range(100) if Game(referee.rules, s, ["steady", "fuzzed"]).current_seat() == 1)
+
+
+def said_before_asked(referee: ScriptedReferee, frames: list[list[bytes]]) -> None:
+    """Have the fuzzed bot send ``frames`` unasked, and wait until they wait unread on its endpoint."""
+    referee.bots.say(1, frames)
+    deadline = time.monotonic() + 10
+    while not referee.endpoints[1].has_input():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+
+
 @examples(CASES["referee"], shrink=False)
 @given(
     st.one_of(
@@ -427,19 +450,13 @@ def test_any_frame_a_bot_sends_when_asked_is_played_or_charged_to_it(
         expected = expected_kind(parts, request, accepted)
         sent.append((parts, request, expected))
         if expected == "unsolicited":  # the request stays open: answer it, as a bot that erred once would
-            answer = {"type": "action", "request_id": request["request_id"], "action": request["legal"][0]}
-            return [parts, [encode(answer)]]
+            return [parts, reply(request["request_id"], request["legal"][0])]
         return [parts]
 
     referee.bots.answer_next(1, script)
     # each case is a bot's first misstep since a valid answer (a burst of unasked frames runs up to the next one)
     referee.endpoints[1].burst = 0
-    assert referee.begin_game([0, 1], relaunch=False) == []
-    game = Game(referee.rules, seed, ["steady", "fuzzed"])
-    outcome = play(
-        game, referee, game_index=0, time_control=referee.time_control, request_ids=referee.request_ids, max_hands=1
-    )
-    record = outcome.record
+    record = one_hand(referee, seed)
     [(parts, _, expected)] = sent
     if expected is None:
         assert all(v["seat"] != 1 for v in record["violations"])
@@ -457,12 +474,7 @@ def two_games(referee: ScriptedReferee, first: Script, second: Script) -> list[G
     for script in (first, second):
         referee.bots.answer_next(1, script)
         referee.endpoints[1].burst = 0
-        assert referee.begin_game([0, 1], relaunch=False) == []
-        game = Game(referee.rules, 7, ["steady", "fuzzed"])
-        outcome = play(
-            game, referee, game_index=0, time_control=referee.time_control, request_ids=referee.request_ids, max_hands=1
-        )
-        records.append(outcome.record)
+        records.append(one_hand(referee, 7))
     return records
 
 
@@ -519,22 +531,13 @@ def test_a_frame_that_came_before_the_request_is_unsolicited_however_late_the_re
 ) -> None:
     """protocol.md §9: a second hello that was waiting when the bot was asked was not sent while it was asked: it is
     ``unsolicited``, not the ``out_of_turn`` of a hello read in answer to the request (a race seen under load)."""
-    seed = next(s for s in range(100) if Game(referee.rules, s, ["steady", "fuzzed"]).current_seat() == 1)
+    seed = fuzzed_acts_first(referee)
     process = referee.processes[1]
     assert process is not None
     hello = {"type": "hello", "name": "scripted1", "protocol": 1, "token": process.token}  # type: ignore[attr-defined]
     referee.endpoints[1].burst = 0
-    referee.bots.say(1, [[orjson.dumps(hello)]])
-    deadline = time.monotonic() + 10
-    while not referee.endpoints[1].has_input():  # it waits on the endpoint, unread, as the bot is asked
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
-    assert referee.begin_game([0, 1], relaunch=False) == []
-    game = Game(referee.rules, seed, ["steady", "fuzzed"])
-    outcome = play(
-        game, referee, game_index=0, time_control=referee.time_control, request_ids=referee.request_ids, max_hands=1
-    )
-    record = outcome.record
+    said_before_asked(referee, [[orjson.dumps(hello)]])
+    record = one_hand(referee, seed)
     assert [v["kind"] for v in record["violations"] if v["seat"] == 1] == ["unsolicited"], record["violations"]
     assert record["forfeit"]["seat"] == 1
     assert record["timing"]["decisions"][1] == 1  # asked, and answered: the hello did not settle the request
@@ -543,20 +546,11 @@ def test_a_frame_that_came_before_the_request_is_unsolicited_however_late_the_re
 def test_a_flood_waiting_when_the_bot_is_asked_is_its_answer_charged_once(referee: ScriptedReferee) -> None:
     """A burst of more than BURST_FRAMES unasked frames, read before the bot's request is sent: one ``flood``, the
     request's answer (not also the ``crash`` of the process it stopped); a restart then shakes hands as new."""
-    seed = next(s for s in range(100) if Game(referee.rules, s, ["steady", "fuzzed"]).current_seat() == 1)
+    seed = fuzzed_acts_first(referee)
     referee.endpoints[1].burst = 0
-    referee.bots.say(1, [[b"{}"]] * (BURST_FRAMES + 5))
-    deadline = time.monotonic() + 10
-    while not referee.endpoints[1].has_input():
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
+    said_before_asked(referee, [[b"{}"]] * (BURST_FRAMES + 5))
     time.sleep(0.3)  # all of them on the endpoint (tiny frames over a local socket)
-    assert referee.begin_game([0, 1], relaunch=False) == []
-    game = Game(referee.rules, seed, ["steady", "fuzzed"])
-    outcome = play(
-        game, referee, game_index=0, time_control=referee.time_control, request_ids=referee.request_ids, max_hands=1
-    )
-    record = outcome.record
+    record = one_hand(referee, seed)
     assert [v["kind"] for v in record["violations"] if v["seat"] == 1] == ["flood"], record["violations"]
     assert record["forfeit"]["kind"] == "flood"
     assert referee.needs_restart[1]
