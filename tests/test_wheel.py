@@ -12,12 +12,11 @@ import subprocess
 import sys
 import venv
 import zipfile
-from importlib import metadata
 from pathlib import Path
 
 import pytest
-from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name
+
+from tools.bytecode import distributions
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
@@ -26,17 +25,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 def install_dependencies(site: Path) -> None:
     """Copy the files of the arena's dependencies (and theirs) from this environment into ``site``: installed for
     real inside the venv (a bot's sandbox shows it its own runtime only), without the network."""
-    todo, done = list(metadata.requires("euchre-arena") or []), set()
-    while todo:
-        requirement = Requirement(todo.pop())
-        if requirement.marker is not None and not requirement.marker.evaluate({"extra": ""}):
-            continue
-        name = canonicalize_name(requirement.name)
-        if name in done:
-            continue
-        done.add(name)
-        dist = metadata.distribution(name)
-        todo.extend(dist.requires or [])
+    for dist in distributions(extras=frozenset({""})):
         for file in dist.files or []:
             source = Path(str(dist.locate_file(file)))
             target = site / file

@@ -23,18 +23,19 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parent.parent
-EXTRAS = {"", "dask"}
+EXTRAS = frozenset({"", "dask"})
 
 
-def runtime_folders(project: str = "euchre-arena") -> set[Path]:
-    """The top-level folders and modules of every distribution ``project`` needs at run time (with ``EXTRAS``)."""
-    todo = [(Requirement(r), EXTRAS) for r in metadata.requires(project) or []]
+def distributions(project: str = "euchre-arena", extras: frozenset[str] = EXTRAS) -> list[metadata.Distribution]:
+    """The installed distributions ``project`` needs at run time with its ``extras`` ("" the base), and theirs (with
+    the extras each requirement names); one not installed here is left out. Also tests/test_wheel.py's list."""
+    todo = [(Requirement(r), extras) for r in metadata.requires(project) or []]
     done: set[str] = set()
-    found: set[Path] = set()
+    found = []
     while todo:
-        requirement, extras = todo.pop()
+        requirement, wanted = todo.pop()
         marker = requirement.marker
-        if marker is not None and not any(marker.evaluate({"extra": extra}) for extra in extras):
+        if marker is not None and not any(marker.evaluate({"extra": extra}) for extra in wanted):
             continue
         name = canonicalize_name(requirement.name)
         if name in done:
@@ -44,13 +45,20 @@ def runtime_folders(project: str = "euchre-arena") -> set[Path]:
             dist = metadata.distribution(name)
         except metadata.PackageNotFoundError:
             continue  # an optional dependency not installed here
-        wanted = set(requirement.extras) | {""}
-        todo.extend((Requirement(r), wanted) for r in dist.requires or [])
-        for file in dist.files or []:
-            if file.suffix == ".py" and not str(file).startswith(".."):
-                top = Path(str(dist.locate_file(file.parts[0])))
-                found.add(top)
+        found.append(dist)
+        theirs = frozenset(requirement.extras) | {""}
+        todo.extend((Requirement(r), theirs) for r in dist.requires or [])
     return found
+
+
+def runtime_folders() -> set[Path]:
+    """The top-level folders and modules of the distributions the arena needs at run time."""
+    return {
+        Path(str(dist.locate_file(file.parts[0])))
+        for dist in distributions()
+        for file in dist.files or []
+        if file.suffix == ".py" and not str(file).startswith("..")
+    }
 
 
 def main() -> int:
