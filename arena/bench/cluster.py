@@ -136,8 +136,12 @@ class DaskProcesses:
 
 def cpu_seconds(pid: int) -> float:
     """Processor time (user and system) a process has used so far (Linux: /proc/PID/stat)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    from arena.play.linux import STIME, UTIME, stat_fields
+
+    fields = stat_fields(pid)
+    if fields is None:
+        raise ProcessLookupError(f"no process {pid} (or its /proc/{pid}/stat is unreadable)")
+    return (int(fields[UTIME]) + int(fields[STIME])) / os.sysconf("SC_CLK_TCK")
 
 
 def measure(

@@ -78,7 +78,7 @@ def die_with_parent() -> None:
 # ..., 19 start time in clock ticks since boot, ..., 45-48 the bounds of the arguments and of the environment in
 # the process's memory (Linux 3.5).
 STATE, PPID, SESSION, START_TIME = 0, 1, 3, 19
-UTIME, CSTIME = 11, 14  # the first and the last of the four processor times
+UTIME, STIME, CSTIME = 11, 12, 14  # its user and system time; the last of the four processor times
 ARG_START, ARG_END, ENV_START, ENV_END = 45, 46, 47, 48  # where its arguments and environment lie in its memory
 GONE = (b"Z", b"X")  # zombie or dead: not running any more
 
