@@ -27,6 +27,7 @@ from sandboxing import open_to_bots, started, still_running
 from arena.cli import main
 from arena.play import cgroups, forkserver, sandbox
 from arena.play.botproc import BotCommand, BotProcess, BotStartError
+from arena.play.linux import PPID, SESSION, STATE, stat_fields
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.play.referee import run_match
 from arena.play.sandbox import (
@@ -695,10 +696,12 @@ _SITE = next((Path(p) for p in sys.path if p.endswith("site-packages")), Path("/
 
 def described(pid: int) -> str:
     """A process as ps would show it: pid, state, parent, session, command line (for a failure's message)."""
+    fields = stat_fields(pid)
     with contextlib.suppress(OSError):
-        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
-        return f"{pid} {stat[0]} ppid {stat[1]} sid {stat[3]} {command[:200]}"
+        if fields is not None:
+            state, parent, session = (fields[i].decode() for i in (STATE, PPID, SESSION))
+            return f"{pid} {state} ppid {parent} sid {session} {command[:200]}"
     return f"{pid} gone"
 
 
