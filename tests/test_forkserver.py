@@ -21,7 +21,7 @@ import pytest
 from arena.engine.game import Game
 from arena.play import cgroups, forkserver
 from arena.play.botproc import BotCommand, BotProcess, BotStartError, resolve_bot
-from arena.play.linux import STATE, start_ticks, stat_fields
+from arena.play.linux import PPID, STATE, start_ticks, stat_fields
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.play.referee import Referee
 from arena.play.runner import play
@@ -55,6 +55,25 @@ def ended(process: BotProcess, folder: Path, name: str) -> str:
     process.process.wait(timeout=30)
     process.kill()  # reaps and joins the log's copier
     return (folder / f"{name}.log").read_text()
+
+
+SCAN = """
+import re
+found = set()
+with open("/proc/self/maps") as maps, open("/proc/self/mem", "rb", buffering=0) as mem:
+    for line in maps:
+        span, perms = line.split()[:2]
+        if "r" not in perms or line.rstrip().endswith(("[vvar]", "[vsyscall]")):
+            continue
+        start, end = (int(x, 16) for x in span.split("-"))
+        try:
+            mem.seek(start)
+            found.update(re.findall(rb"[0-9a-f]{32}", mem.read(end - start)))
+        except (OSError, ValueError, OverflowError):
+            pass
+print(len(found))
+print(b" ".join(sorted(found)).decode())
+"""  # a bot that lists the 32-digit hex strings (tokens) in its memory
 
 
 def test_a_forked_bot_runs_its_script_as_main_with_its_own_argv_environment_and_descriptors(
@@ -165,25 +184,8 @@ def test_bots_forked_from_one_server_do_not_share_their_random_state(tmp_path: P
 def test_no_other_bots_token_is_in_a_forked_bots_memory(tmp_path: Path, started: list[BotProcess]) -> None:
     """The server never holds a launch (each child reads its own): a later bot cannot dig an earlier one's token out
     of the memory it was forked with."""
-    scan = """
-    import re
-    found = set()
-    with open("/proc/self/maps") as maps, open("/proc/self/mem", "rb", buffering=0) as mem:
-        for line in maps:
-            span, perms = line.split()[:2]
-            if "r" not in perms or line.rstrip().endswith(("[vvar]", "[vsyscall]")):
-                continue
-            start, end = (int(x, 16) for x in span.split("-"))
-            try:
-                mem.seek(start)
-                found.update(re.findall(rb"[0-9a-f]{32}", mem.read(end - start)))
-            except (OSError, ValueError, OverflowError):
-                pass
-    print(len(found))
-    print(b" ".join(sorted(found)).decode())
-    """
     earlier = [start(started, tmp_path, f"early{k}", "import time; time.sleep(600)") for k in range(3)]
-    scanner = start(started, tmp_path, "scanner", scan)
+    scanner = start(started, tmp_path, "scanner", SCAN)
     log = ended(scanner, tmp_path, "scanner")
     count, tokens = log.splitlines()[:2]
     assert int(count) > 0 and scanner.token in tokens.split()  # the scan sees its own token: it can find one
@@ -294,6 +296,64 @@ def test_the_server_ends_with_its_referee_and_takes_its_bots_along(tmp_path: Pat
         assert start_ticks(server) is None and start_ticks(bot) is None
     finally:
         os.kill(helper, signal.SIGKILL)
+
+
+def test_a_referee_forked_from_the_server_has_a_server_of_its_own_that_never_held_its_launch(tmp_path: Path) -> None:
+    """A tournament's referee is forked from the fork server (spawn_referee) and forks, before its launch reaches
+    it, a fork server of its own: its bots are that server's children, nothing of the referee's environment is in
+    their memory, and they die with the referee as with a referee started by exec."""
+    (tmp_path / "scan.py").write_text(SCAN)
+    (tmp_path / "sleeper.py").write_text("import time; time.sleep(600)")
+    referee = textwrap.dedent(
+        f"""
+        import os, sys, time
+        from pathlib import Path
+        from arena.play import forkserver
+        from arena.play.botproc import BotCommand, BotProcess
+        folder = Path({str(tmp_path)!r})
+        def bot(name):
+            command = BotCommand(name, (sys.executable, str(folder / f"{{name}}.py")))
+            return BotProcess(command, "ipc:///x", folder / f"{{name}}.log")
+        scanner, sleeper = bot("scan"), bot("sleeper")
+        scanner.process.wait(timeout=60)
+        print(os.getppid(), forkserver.server().process.pid, sleeper.pid, flush=True)
+        print(scanner.token, os.environ["ARENA_TEST_SECRET"], *sys.argv, flush=True)
+        time.sleep(600)
+        """
+    )
+    secret = os.urandom(16).hex()
+    launch = forkserver.Launch(
+        (sys.executable, "-c", referee, "--serve"), {**os.environ, "ARENA_TEST_SECRET": secret}, str(tmp_path), None
+    )
+    theirs_in, ours_in = os.pipe()
+    ours_out, theirs_out = os.pipe()
+    process = forkserver.spawn_referee(launch, (theirs_in, theirs_out, 2))
+    for fd in (theirs_in, theirs_out):
+        os.close(fd)
+    with open(ours_out) as output, open(ours_in, "w"):
+        try:
+            parent, own_server, sleeper = map(int, output.readline().split())
+            token, seen, *argv = output.readline().split()
+            assert parent == forkserver.server().process.pid  # forked from this process's server
+            assert own_server != parent and parent_of(own_server) == process.pid  # its own server: its child
+            assert parent_of(sleeper) == own_server
+            assert seen == secret and argv == ["-c", "--serve"]  # its launch reached the referee
+            found = (tmp_path / "scan.log").read_text().splitlines()[1].split()
+            assert token in found and secret not in found  # the scan works; the referee's launch is not in a bot
+        finally:
+            process.kill()
+            process.wait(timeout=10)
+            process.release()
+    deadline = time.monotonic() + 10
+    while (start_ticks(own_server) or start_ticks(sleeper)) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert start_ticks(own_server) is None and start_ticks(sleeper) is None  # they died with their referee
+
+
+def parent_of(pid: int) -> int:
+    fields = stat_fields(pid)
+    assert fields is not None
+    return int(fields[PPID])
 
 
 def test_only_python_scripts_run_by_this_python_are_forked(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 from probing import match, probe, read_dump
 
+from arena.play import forkserver
 from arena.play.botproc import BotCommand
 from arena.play.matchspec import MatchSpec
 from arena.tournament.config import TournamentConfig
@@ -116,12 +118,16 @@ def test_a_match_that_would_show_a_process_a_deal_twice_or_other_rules_gets_fres
         assert starts == [(old, 0), (old, 1), (new, 0)]
 
 
-def test_the_executor_keeps_a_referee_per_thread_and_replaces_one_that_died(tmp_path: Path) -> None:
+@pytest.mark.parametrize("forked", [True, False], ids=["forked", "execd"])
+def test_the_executor_keeps_a_referee_per_thread_and_replaces_one_that_died(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: bool
+) -> None:
+    monkeypatch.setenv("ARENA_FORK_SERVER", "1" if forked else "0")
     executor = LocalExecutor()
     specs = [two_hand(tmp_path, [(20 + i, [0, 1])]).replace(match_id=f"m{i}") for i in range(3)]
     got: list[tuple[str, int]] = []
     errors: list[str | None] = []
-    last: list[subprocess.Popen[bytes]] = []
+    last: list[subprocess.Popen[bytes] | forkserver.ForkedProcess] = []
 
     def play() -> None:
         with slot(executor):  # the slot's referee is ended, not killed, when its thread is done
@@ -133,6 +139,9 @@ def test_the_executor_keeps_a_referee_per_thread_and_replaces_one_that_died(tmp_
             referee.wait()
             errors.append(executor.run(specs[2], lambda r: got.append((r["match_id"], r["seed"]))))
             assert executor._servers[threading.get_ident()].process is not referee
+            assert referee.returncode == -signal.SIGKILL
+            # forked from this process's fork server where it has one (with a fork server of its own), else exec'd
+            assert isinstance(referee, forkserver.ForkedProcess) == (forked and forkserver.enabled())
             last.append(executor._servers[threading.get_ident()].process)
 
     thread = threading.Thread(target=play)
@@ -203,6 +212,7 @@ def test_a_match_prepared_in_advance_but_not_played_next_is_ended(tmp_path: Path
 def test_referees_started_ahead_serve_the_slots_and_the_ones_left_are_ended(tmp_path: Path) -> None:
     executor = LocalExecutor()
     executor.warm(2, str(tmp_path / "logs"))
+    executor._warmed()  # they start in a thread of their own: the coordinator goes on meanwhile
     ahead = [server.process for server in executor._warm]
     assert len(ahead) == 2 and all(p.poll() is None for p in ahead)  # running before any match was asked for
     spec = two_hand(tmp_path, [(30, [0, 1])]).replace(match_id="w0")

@@ -43,6 +43,7 @@ def games_per_second(config: TournamentConfig, jobs: int) -> tuple[float, float]
     """Run the whole tournament on a fresh database with ``jobs`` parallel matches: games/s, and games/s of play
     alone (the games' own time, from the first game_start to game_end, summed)."""
     commands = resolve_entrants(config.entrants)
+    forkserver.reset()  # each run starts its fork server, as a run of the command line does
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp, Store.open(Path(tmp) / "bench.db") as store:
         start = time.perf_counter()
         report = run_tournament(config, store, commands, jobs=jobs, log_dir=str(Path(tmp) / "logs"))

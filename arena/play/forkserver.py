@@ -1,27 +1,31 @@
-"""A fork server for Python bots: one clean interpreter with the SDK imported, forking each bot's process.
+"""A fork server: one clean interpreter with the referee and the SDK imported, forking bots and referees.
 
 A Python bot spends ~80 ms of processor time before its first move, starting an interpreter and importing the SDK,
-zmq and orjson: in a league of short matches that is most of what the bots cost. Each referee process therefore
-keeps one fork server (``SERVER_COMMAND``, started with nothing but a plain environment: it never holds a token,
-an endpoint or anything of the referee's), which imports those modules once and forks a child for
-each Python bot the referee starts. The child confines itself exactly as a bot started by fork and exec does
-(``sandbox.Confinement.apply``: cgroup, namespaces, view, rlimits, uid), then runs the bot's script as
-``python script.py`` would, as ``__main__``, with its own argv, environment and standard streams.
+zmq and orjson, and a referee as much again: in a league of short matches that is most of what the bots cost, and
+a tournament's start is its referees' interpreters starting at once. So a process that runs bots or referees keeps
+one fork server (``SERVER_COMMAND``, started with nothing but a plain environment: it never holds a token, an
+endpoint or anything of the referee's), which imports those modules once and forks a child for each process asked
+of it. A bot's child confines itself exactly as a bot started by fork and exec does (``sandbox.Confinement.apply``:
+cgroup, namespaces, view, rlimits, uid), then runs the bot's script as ``python script.py`` would, as ``__main__``,
+with its own argv, environment and standard streams. A referee's child (``spawn_referee``, a tournament's slot)
+first forks a fork server of its own from itself, still the server's clean copy, then runs the referee's code as
+``python -c`` would: its bots are forked by that server, its children, as if it had started one.
 
-What the child must not inherit, it does not: the server reads only one-byte requests, and each child gets its
+What the child must not inherit, it does not: the server reads only short requests, and each child gets its
 environment, token and standard streams from the referee over a socket pair made for it alone, after the fork (no
 other bot's secret ever passes through the server's memory); the child closes every other descriptor before the
 bot's code runs. The server's ``random`` state is reseeded at each fork (CPython's at-fork hooks), so bots do not
 share it. Bots whose command is anything but ``<this Python> <script>.py [arguments]`` (Node, Java, executables,
 options for the interpreter) start by fork and exec as before. ``ARENA_FORK_SERVER=0`` turns the server off.
 
-Protocol on the server's socket (SOCK_SEQPACKET): the referee sends ``F``; the server forks and answers
-``P <pid>`` with the referee's end of the child's socket pair attached (or ``E <errno>`` when it cannot fork: that
-bot alone fails to start); the referee sends the child its ``Launch`` (pickled) with its three standard streams
-attached. The server reports each child's end as ``X <pid> <wait status>`` but reaps it only at ``R <pid>``, once
-the referee has killed and swept what the bot left by its pid, process group and session (which no other process
-can take meanwhile). It exits when the referee's end closes (the referee died or let it go): its children have a
-parent-death signal on it, and take their bots with them.
+Protocol on the server's socket (SOCK_SEQPACKET): the referee sends ``F`` (a bot) or ``S`` (a process with a fork
+server of its own); the server forks and answers ``P <pid>`` with the referee's end of the child's socket pair
+attached (or ``E <errno>`` when it cannot fork: that process alone fails to start); the referee sends the child its
+``Launch`` (pickled) with its three standard streams attached. The server reports each child's end as
+``X <pid> <wait status>`` but reaps it only at ``R <pid>``, once the referee has killed and swept what the bot left
+by its pid, process group and session (which no other process can take meanwhile). It exits when the referee's end
+closes (the referee died or let it go): its children have a parent-death signal on it, and take their bots with
+them.
 """
 
 from __future__ import annotations
@@ -42,9 +46,10 @@ import subprocess
 import sys
 import threading
 import time
+import types
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from arena.errors import ArenaError
 from arena.play.linux import (
@@ -65,10 +70,11 @@ from arena.play.linux import (
 if TYPE_CHECKING:
     from arena.play.sandbox import Confinement
 
-# What a child needs to confine itself, and what a Python bot imports before it plays (by name: the SDK is not a
-# dependency of the play layer).
+# What a child needs to confine itself, what a referee runs, and what a Python bot imports before it plays (by name:
+# the SDK is not a dependency of the play layer).
 PRELOAD = (
     "arena.play.sandbox",  # the children's own confinement (Launch.confinement)
+    "arena.play.referee",
     "arena.sdk",
     "arena.sdk.sampling",
     "arena.sdk.solver",
@@ -106,7 +112,8 @@ class ForkServerLost(ArenaError):
 class Launch:
     """What a child of the fork server needs to become one bot's process (sent to that child alone)."""
 
-    argv: tuple[str, ...]  # (this Python, the script, ...): the script runs as __main__ with argv[1:] as sys.argv
+    argv: tuple[str, ...]  # (this Python, the script, ...): the script runs as __main__ with argv[1:] as sys.argv;
+    # or (this Python, "-c", code, ...): the code runs as __main__ with ["-c", ...] as sys.argv
     env: dict[str, str]  # its whole environment
     cwd: str  # its working directory before confinement (a jailed bot moves to its home)
     confinement: Confinement | None  # None: not confined, only its parent-death signal
@@ -118,9 +125,12 @@ def enabled() -> bool:
 
 
 def describe() -> str:
-    """How Python bots start here, in one line (``arena doctor``)."""
+    """How Python bots (and a tournament's referees) start here, in one line (``arena doctor``)."""
     if enabled():
-        return "python bots: forked from a fork server with the SDK imported (ARENA_FORK_SERVER=0: by exec)"
+        return (
+            "python bots: forked from a fork server with the SDK imported, as are a tournament's referees "
+            "(ARENA_FORK_SERVER=0: by exec)"
+        )
     why = "not Linux" if LIBC is None else "ARENA_FORK_SERVER=0"
     return f"python bots: started by exec ({why})"
 
@@ -137,7 +147,7 @@ def eligible(argv: tuple[str, ...]) -> bool:
 
 
 class ForkedProcess:
-    """A bot process forked by the fork server: the part of ``subprocess.Popen`` a ``BotProcess`` uses."""
+    """A process forked by the fork server (a bot, a referee): the part of ``subprocess.Popen`` they use."""
 
     def __init__(self, server: ForkServer, pid: int, streams: tuple[io.FileIO | None, ...]) -> None:
         self.server = server
@@ -167,6 +177,12 @@ class ForkedProcess:
             self.server.wait(remaining)
         return code
 
+    def kill(self) -> None:
+        """SIGKILL it, unless it has ended (until ``release`` its pid cannot be another process's)."""
+        if self.poll() is None and not self._released:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
     def release(self) -> None:
         """Let the server reap it (call once it is killed and what it left is swept: until then its pid, process
         group and session stay its own, as a child's do until its parent waits for it)."""
@@ -175,16 +191,64 @@ class ForkedProcess:
             self.server.release(self.pid)
 
 
+class _Process(Protocol):
+    """What a ``ForkServer`` needs of its server's process: a ``subprocess.Popen`` or an ``_OwnChild``."""
+
+    pid: int
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+
+class _OwnChild:
+    """A child forked by this process itself (a referee's own fork server): the part of ``Popen`` a server needs."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            with contextlib.suppress(ChildProcessError):
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+                if pid == 0:
+                    return None
+                self.returncode = os.waitstatus_to_exitcode(status)
+            if self.returncode is None:  # reaped by someone else: gone all the same
+                self.returncode = -signal.SIGKILL
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while (code := self.poll()) is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(f"fork server {self.pid}", timeout or 0.0)
+            time.sleep(0.005)
+        return code
+
+
 class ForkServer:
     """The referee's handle on its fork server process (thread-safe: bots start and end in several threads)."""
 
-    def __init__(self) -> None:
+    def __init__(self, sock: socket.socket, process: _Process) -> None:
+        self.socket = sock
+        self.process = process
+        self.owner = os.getpid()
+        self._statuses: dict[int, int] = {}
+        self._forked: deque[tuple[int, int]] = deque()  # (pid, descriptor of its socket pair's end)
+        self._fork_lock = threading.Lock()
+        self._read_lock = threading.Lock()
+
+    @classmethod
+    def start(cls) -> ForkServer:
+        """Start a fork server process (``SERVER_COMMAND``)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         from arena.play.sandbox import plain_environment  # here: see the imports below
 
         env = {**plain_environment(), ROOM: "." * ROOM_SIZE}  # ROOM: room for its children's environments
         with theirs:
-            self.process = subprocess.Popen(
+            process = subprocess.Popen(
                 [*SERVER_COMMAND, str(theirs.fileno()), "." * ROOM_SIZE],  # room: see _show_as_execd
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
@@ -197,24 +261,20 @@ class ForkServer:
         from arena.play.cpus import unpin_process
         from arena.play.sandbox import track
 
-        unpin_process(self.process.pid)  # its children start up on every core, whatever thread started it
-        track(self.process.pid, alive=True)  # not root: ours, not an escaped bot process to sweep
-        self.socket = ours
-        self.owner = os.getpid()
-        self._statuses: dict[int, int] = {}
-        self._forked: deque[tuple[int, int]] = deque()  # (pid, descriptor of its socket pair's end)
-        self._fork_lock = threading.Lock()
-        self._read_lock = threading.Lock()
+        unpin_process(process.pid)  # its children start up on every core, whatever thread started it
+        track(process.pid, alive=True)  # not root: ours, not an escaped bot process to sweep
+        return cls(ours, process)
 
     def alive(self) -> bool:
         """Whether the server runs and belongs to this process (not inherited through a fork of the referee)."""
         return self.owner == os.getpid() and self.process.poll() is None
 
-    def spawn(self, launch: Launch, streams: tuple[int, int, int]) -> int:
-        """Fork a child, hand it ``launch`` and its standard streams; its pid."""
+    def spawn(self, launch: Launch, streams: tuple[int, int, int], *, served: bool = False) -> int:
+        """Fork a child, hand it ``launch`` and its standard streams; its pid. ``served``: the child forks a fork
+        server of its own first (a referee)."""
         with self._fork_lock:
             try:
-                self.socket.sendall(b"F")
+                self.socket.sendall(b"S" if served else b"F")
                 deadline = time.monotonic() + START_TIMEOUT
                 while not self._forked:
                     if not self.alive() or time.monotonic() > deadline:
@@ -292,7 +352,7 @@ def server() -> ForkServer:
     global _server
     with _server_lock:
         if _server is None or not _server.alive():
-            _server = ForkServer()
+            _server = ForkServer.start()
             atexit.register(_server.close)  # the referee waits for it: no server outlives its referee
         return _server
 
@@ -367,6 +427,34 @@ def spawn(launch: Launch, *, stdio: bool) -> ForkedProcess:
     raise AssertionError("unreachable")
 
 
+def spawn_referee(launch: Launch, streams: tuple[int, int, int]) -> ForkedProcess:
+    """Start a referee's process from the fork server with the standard streams ``streams`` (the caller closes its
+    copies): it forks a fork server of its own, before anything of ``launch`` reaches it, then runs ``launch.argv``
+    (``python -c CODE ...``) unconfined, as ``subprocess.Popen`` with ``start_new_session`` would. Retries once on a
+    fresh server."""
+    for attempt in (1, 2):
+        handle = server()
+        try:
+            pid = handle.spawn(launch, streams, served=True)
+        except ForkServerError:
+            _discard(handle)
+            if attempt == 2:
+                raise
+            continue
+        return ForkedProcess(handle, pid, (None, None, None))
+    raise AssertionError("unreachable")
+
+
+def _adopt(sock: socket.socket, pid: int) -> None:
+    """In a referee's child of the server: the fork server it has just forked from itself is this process's."""
+    global _server
+    from arena.play.sandbox import track
+
+    track(pid, alive=True)  # not root: ours, not an escaped bot process to sweep
+    _server = ForkServer(sock, _OwnChild(pid))
+    atexit.register(_server.close)
+
+
 def _forget() -> None:
     """In a fork of the referee: the server belongs to the parent (a child starts its own when it needs one); the
     child's copy of its socket is closed, so that the server still ends when the referee does."""
@@ -383,8 +471,8 @@ os.register_at_fork(after_in_child=_forget)
 # ---- the server's side ----
 
 
-def serve(fd: int, started: set[str]) -> str:
-    """The server's loop; returns (in a child, confined) the script the child is to run as the bot."""
+def serve(fd: int, started: set[str]) -> Launch:
+    """The server's loop; returns (in a child, set up and confined) what the child is to run."""
     import importlib
 
     for name in PRELOAD:
@@ -418,18 +506,17 @@ def serve(fd: int, started: set[str]) -> str:
         if request.startswith(b"R "):
             _release(int(request[2:]), children)
             continue
-        try:
-            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        except OSError as exc:
-            requests.sendall(b"E %d" % (exc.errno or errno.EAGAIN))
-            continue
         me = os.getpid()
         try:
-            pid = os.fork()
-        except OSError as exc:  # this one bot cannot start (its referee's tasks or memory are used up)
-            ours.close()
-            theirs.close()
-            requests.sendall(b"E %d" % (exc.errno or errno.EAGAIN))
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            try:
+                pid = os.fork()
+            except OSError:
+                ours.close()
+                theirs.close()
+                raise
+        except OSError as exc:  # this one process cannot start (its referee's tasks or memory are used up)
+            _answer(requests, b"E %d" % (exc.errno or errno.EAGAIN))
             continue
         if pid == 0:
             die_with_parent()  # from the start: the server may die before the child has read its launch
@@ -442,11 +529,48 @@ def serve(fd: int, started: set[str]) -> str:
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             signal.signal(signal.SIGINT, signal.default_int_handler)
-            return _become_bot(ours, started)
+            if request != b"S":
+                return _become_bot(ours, started)
+            own, its = _own_server()
+            if own is None:  # in the new server: it serves until its referee ends, returns in its bots
+                ours.close()
+                return serve(its, started)
+            return _become_bot(ours, started, keep=own)
         children[pid] = "running"
         ours.close()
-        socket.send_fds(requests, [b"P %d" % pid], [theirs.fileno()])
+        _answer(requests, b"P %d" % pid, theirs.fileno())
         theirs.close()
+
+
+def _answer(requests: socket.socket, message: bytes, fd: int = -1) -> None:
+    """Answer the referee's request (with a descriptor attached); if it is gone (killed while it asked), end: the
+    children go with the server, as when it reads the end of its socket."""
+    try:
+        socket.send_fds(requests, [message], [fd] if fd >= 0 else [])
+    except OSError:
+        os._exit(0)
+
+
+def _own_server() -> tuple[int | None, int]:  # pragma: no cover - runs in the server's child
+    """In a referee's child, before its launch has reached it: fork a fork server of its own, this clean copy of
+    the server, and adopt it (``_adopt``). In the child: (the descriptor of its end of their socket pair, the new
+    server's pid); in the new server: (None, the descriptor it serves on)."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    me = os.getpid()
+    try:
+        pid = os.fork()
+    except OSError:
+        os._exit(127)  # no referee without its server: it fails to start, as a failed exec would
+    if pid == 0:
+        die_with_parent()  # it ends with its referee, as a started server does
+        if os.getppid() != me:
+            os._exit(0)
+        ours.close()
+        os.setsid()
+        return None, theirs.detach()
+    theirs.close()
+    _adopt(ours, pid)
+    return ours.fileno(), pid
 
 
 def _report_ends(requests: socket.socket, children: dict[int, str]) -> None:
@@ -497,9 +621,11 @@ def _receive(sock: socket.socket, size: int, most: int, flags: int = 0) -> tuple
     return message, fds
 
 
-def _become_bot(channel: socket.socket, started: set[str]) -> str:  # pragma: no cover - runs in the server's child
+def _become_bot(  # pragma: no cover - runs in the server's child
+    channel: socket.socket, started: set[str], *, keep: int = -1
+) -> Launch:
     """In the child: take the launch and standard streams, confine itself, become the bot's process (as
-    ``subprocess.Popen`` would: streams, session, confinement, then every other descriptor closed)."""
+    ``subprocess.Popen`` would: streams, session, confinement, then every other descriptor but ``keep`` closed)."""
     try:
         message, fds = _receive(channel, _MAX_SPEC, 3)
         channel.close()
@@ -524,19 +650,25 @@ def _become_bot(channel: socket.socket, started: set[str]) -> str:  # pragma: no
             prctl(PR_SET_DUMPABLE, 1)
         else:
             die_with_parent()
-        os.closerange(3, 1 << 16)
+        if keep < 0:
+            os.closerange(3, 1 << 16)
+        else:
+            os.closerange(3, keep)
+            os.closerange(keep + 1, 1 << 16)
     except BaseException:
         os._exit(127)
     os.environ.clear()
     os.environ.update(launch.env)
     _show_as_execd(launch.argv, launch.env)
-    script = launch.argv[1]
-    sys.argv = list(launch.argv[1:])
-    folder = os.path.dirname(os.path.realpath(script))
-    sys.path.insert(0, folder)
-    _unshadow(folder, started)
+    if launch.argv[1] == "-c":  # python -c CODE: nothing goes before sys.path (this interpreter runs -P)
+        sys.argv = ["-c", *launch.argv[3:]]
+    else:
+        sys.argv = list(launch.argv[1:])
+        folder = os.path.dirname(os.path.realpath(launch.argv[1]))
+        sys.path.insert(0, folder)
+        _unshadow(folder, started)
     sys.stdin, sys.stdout, sys.stderr = (_stream(fd) for fd in (0, 1, 2))
-    return script
+    return launch
 
 
 def _unshadow(folder: str, started: set[str]) -> None:  # pragma: no cover - runs in the server's child
@@ -584,13 +716,19 @@ def _stream(fd: int) -> io.TextIOWrapper:  # pragma: no cover - runs in the serv
 
 def main(started: set[str]) -> None:
     """``SERVER_COMMAND FD ROOM``: serve on the socket FD; in each child, run the bot's script as ``python script.py``
-    would (an uncaught exception: its traceback, from the script's frames on, and exit code 1). ``started``: the
-    modules the interpreter held before it imported this one."""
+    would, or a referee's code as ``python -c`` would (an uncaught exception: its traceback, from the script's frames
+    on, and exit code 1). ``started``: the modules the interpreter held before it imported this one."""
     import runpy
 
-    script = serve(int(sys.argv[1]), started)
+    launch = serve(int(sys.argv[1]), started)
+    code = launch.argv[2] if launch.argv[1] == "-c" else None
+    script = "<string>" if code is not None else launch.argv[1]
     try:
-        runpy.run_path(script, run_name="__main__")
+        if code is None:
+            runpy.run_path(script, run_name="__main__")
+        else:
+            module = sys.modules["__main__"] = types.ModuleType("__main__")
+            exec(compile(code, script, "exec"), module.__dict__)
     except SystemExit:
         raise
     except BaseException as exc:

@@ -18,10 +18,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
 from arena.engine.record import GameRecord
 from arena.errors import ArenaError
+from arena.play import forkserver
 from arena.play.clock import TimeControl
 from arena.play.linux import die_with_parent
 from arena.play.matchspec import MatchSpec
@@ -82,6 +83,7 @@ class LocalExecutor:
     def __init__(self, *, stall_timeout: float | None = None) -> None:
         self._servers: dict[int, _Server] = {}  # by thread
         self._warm: list[_Server] = []  # started ahead, not yet taken by a thread
+        self._warming: threading.Thread | None = None  # starting them
         self._next: dict[int, MatchSpec | None] = {}  # by thread: the slot's match after the one it runs next
         self._lock = threading.Lock()
         self._cancelled = False
@@ -92,11 +94,14 @@ class LocalExecutor:
         log_dir = Path(spec.log_dir)
         log_dir.mkdir(parents=True, exist_ok=True)
         log = log_dir / f"{spec.match_id}-referee.log"
+        self._warmed()
         with self._lock:
             if self._cancelled:
                 return "cancelled"
             server = self._servers.get(threading.get_ident())
             if server is None or not server.alive():
+                if server is not None:  # it died between matches: reaped, replaced
+                    server.end()
                 server = self._take_warm() or _Server(log)
                 self._servers[threading.get_ident()] = server
             if server.log != log:  # a referee that served before, or started ahead: its log under this match's name
@@ -129,13 +134,38 @@ class LocalExecutor:
         return f"referee exited with code {code} (see {log.name})"
 
     def warm(self, count: int, log_dir: str) -> None:
-        """Start referees ahead so that ``count`` are waiting (their logs in ``log_dir`` until their first match)."""
+        """Start referees ahead, in the background, so that ``count`` are waiting (their logs in ``log_dir`` until
+        their first match); ``run`` waits for them. One that fails to start is left out: the slot starts its own,
+        and says why if that fails too."""
         folder = Path(log_dir)
         folder.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        with self._lock:
-            while not self._cancelled and len(self._warm) < count:
-                self._warm.append(_Server(folder / f"referee-{stamp}-{os.getpid()}-{len(self._warm)}.log"))
+
+        def start() -> None:
+            for place in range(count):
+                with self._lock:
+                    if self._cancelled or len(self._warm) >= count:
+                        return
+                try:
+                    server = _Server(folder / f"referee-{stamp}-{os.getpid()}-{place}.log")
+                except (ArenaError, OSError):
+                    return
+                with self._lock:
+                    if not self._cancelled:
+                        self._warm.append(server)
+                        continue
+                server.kill()
+                server.end()
+
+        self._warmed()
+        self._warming = threading.Thread(target=start, name="warm referees", daemon=True)
+        self._warming.start()
+
+    def _warmed(self) -> None:
+        """Wait for the referees ``warm`` is starting."""
+        warming = self._warming
+        if warming is not None:
+            warming.join()
 
     def _take_warm(self) -> _Server | None:
         """A referee started ahead and still running (with the lock held), or None."""
@@ -160,6 +190,7 @@ class LocalExecutor:
 
     def close(self) -> None:
         """End every referee cleanly."""
+        self._warmed()
         with self._lock:
             servers, self._servers = [*self._servers.values(), *self._warm], {}
             self._warm = []
@@ -170,6 +201,8 @@ class LocalExecutor:
         """Kill every running referee (and so, with them, their bots)."""
         with self._lock:
             self._cancelled = True
+        self._warmed()  # it starts no more
+        with self._lock:
             for server in [*self._servers.values(), *self._warm]:
                 server.kill()
 
@@ -181,7 +214,8 @@ class LocalExecutor:
 
 
 # The referee process starts its fork server first, so that the server imports what Python bots need while the
-# referee imports the rest of itself (``python -m arena.play.referee`` does the same, later).
+# referee imports the rest of itself (``python -m arena.play.referee`` does the same, later). Where this process
+# has a fork server, the referee is forked from it instead, its own server forked from the referee's clean copy.
 REFEREE_COMMAND = (
     sys.executable,
     "-c",
@@ -194,7 +228,11 @@ class _Server:
 
     def __init__(self, log: Path) -> None:
         self.log = log
+        self.process: subprocess.Popen[bytes] | forkserver.ForkedProcess
         with open(log, "ab") as stderr:
+            if forkserver.enabled():
+                self.process, self._stdin, self._stdout = _forked_referee(stderr.fileno())
+                return
             self.process = subprocess.Popen(
                 [*REFEREE_COMMAND, "--serve"],
                 stdin=subprocess.PIPE,
@@ -231,10 +269,13 @@ class _Server:
         with contextlib.suppress(BrokenPipeError, OSError, ValueError):
             self._stdin.close()
         try:
-            return self.process.wait(timeout=30)
+            code = self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             self.kill()
-            return self.process.wait()
+            code = self.process.wait()
+        if isinstance(self.process, forkserver.ForkedProcess):
+            self.process.release()  # its process group is gone: the server may reap it
+        return code
 
     def kill(self) -> None:
         """Kill the referee's process group (the bots die with it)."""
@@ -269,10 +310,28 @@ def open_executor(
         yield executor, 2 * executor.capacity()
 
 
+def _forked_referee(stderr: int) -> tuple[forkserver.ForkedProcess, IO[bytes], IO[bytes]]:
+    """A serving referee forked from this process's fork server (its stderr to ``stderr``): the process, its input
+    and its output."""
+    launch = forkserver.Launch((*REFEREE_COMMAND, "--serve"), dict(os.environ), os.getcwd(), None)
+    theirs_in, ours_in = os.pipe2(os.O_CLOEXEC)
+    ours_out, theirs_out = os.pipe2(os.O_CLOEXEC)
+    try:
+        process = forkserver.spawn_referee(launch, (theirs_in, theirs_out, stderr))
+    except BaseException:
+        os.close(ours_in)
+        os.close(ours_out)
+        raise
+    finally:
+        os.close(theirs_in)
+        os.close(theirs_out)
+    return process, open(ours_in, "wb"), open(ours_out, "rb")
+
+
 class _Watchdog:
     """Kills a referee's process group when no game has finished for ``limit`` seconds."""
 
-    def __init__(self, process: subprocess.Popen[bytes], limit: float) -> None:
+    def __init__(self, process: subprocess.Popen[bytes] | forkserver.ForkedProcess, limit: float) -> None:
         self.process, self.limit = process, limit
         self.fired = False
         self._last = time.monotonic()
