@@ -24,7 +24,7 @@ from arena.play.botproc import BotCommand
 from arena.play.matchspec import MatchSpec
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import LocalExecutor, slot
-from arena.tournament.run import chains
+from arena.tournament.run import _Work, chains
 from arena.tournament.schedule import plan_matches
 
 pytestmark = pytest.mark.timeout(120)
@@ -174,6 +174,23 @@ def test_a_tournament_hands_each_slot_whole_chains_of_one_pairing_in_one_rotatio
     rotations = {2: 2, 3: 3, 4: 2}[len(grouped[0][0][0].games[0].seating)]
     pairings = {"two-hand": 3, "three-hand": 1, "four-hand": 3}[variant]
     assert len(grouped) == pairings * rotations
+
+
+def test_a_slot_left_without_a_chain_takes_the_last_match_of_the_longest_chain_in_play(tmp_path: Path) -> None:
+    """Slots end about a match apart, not a chain apart: a slot that has played its chain out takes a match not yet
+    begun from the end of the longest chain in play; looking ahead while its own last match plays, it takes only a
+    whole chain waiting (else it would take another slot's work before it is idle)."""
+    spec = two_hand(tmp_path, [(1, [0, 1])])
+    a, b = ([(spec.replace(match_id=f"{name}{k}"), [f"{name}{k}"]) for k in range(3)] for name in "ab")
+    work = _Work([list(a), list(b), [(spec.replace(match_id="c0"), ["c0"])]])
+    first, second = work.take(), work.take()
+    assert first is not None and second is not None and work.next(second) == b[0]
+    assert [work.next(first) for _ in range(3)] == a and work.next(first) is None
+    third = work.take(steal=False)  # the chain waiting
+    assert third is not None and work.next(third) is not None and work.take(steal=False) is None
+    assert work.take() == [b[2]]  # from the end of the other slot's chain
+    assert work.peek(second) == b[1] and work.next(second) == b[1] and work.next(second) is None
+    assert work.take() is None  # every match is taken
 
 
 def test_the_next_match_named_in_advance_has_its_bots_started_while_the_current_one_plays(tmp_path: Path) -> None:

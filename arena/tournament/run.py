@@ -10,6 +10,7 @@ import json
 import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,9 +141,7 @@ def _run(
     for _, key, record in store.records():
         for c in comparisons(record, cluster_of(key)):
             live.record(c)
-    work: queue.Queue[list[tuple[Any, list[str]]]] = queue.Queue()
-    for chain in grouped:
-        work.put(chain)
+    work = _Work(grouped)
     results: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
 
     cores = idlest(slots) if config.pin and here else []
@@ -154,21 +153,21 @@ def _run(
             return spec.replace(cpus=[cores[place]]) if cores else spec
 
         with slot(executor):
-            chain = _take(work)
+            chain = work.take()
             while chain is not None:
                 following = None
-                for index, (spec, keys) in enumerate(chain):
-                    if index + 1 < len(chain):
-                        upcoming: MatchSpec | None = chain[index + 1][0]
-                    else:  # the chain's last match: the slot takes its next chain now, to prepare its first match
-                        following = _take(work)
-                        upcoming = following[0][0] if following else None
+                while (planned := work.next(chain)) is not None:
+                    spec, keys = planned
+                    upcoming = work.peek(chain)
+                    if upcoming is None:  # the chain's last match: the slot takes its next chain now, to prepare it
+                        following = work.take(steal=False)  # it steals only once it has nothing else to do
+                        upcoming = work.peek(following) if following else None
                     if hint is not None:
-                        hint(placed(upcoming) if upcoming is not None else None)
+                        hint(placed(upcoming[0]) if upcoming is not None else None)
                     spec = placed(spec)
                     error = executor.run(spec, _forward(results, spec, keys))
                     results.put(("match", spec.match_id, error))
-                chain = following
+                chain = following if following is not None else work.take()  # its last match may have been taken
 
     threads = [threading.Thread(target=worker, args=(place,), daemon=True) for place in range(slots)]
     for thread in threads:
@@ -221,12 +220,43 @@ def _run(
     return RunReport(played, progress.done, progress.total, interrupted, progress.errors, grown)
 
 
-def _take(work: queue.Queue[list[tuple[Any, list[str]]]]) -> list[tuple[Any, list[str]]] | None:
-    """The next chain of matches, or None when there is none left."""
-    try:
-        return work.get_nowait()
-    except queue.Empty:
-        return None
+Planned = tuple[MatchSpec, list[str]]
+
+
+class _Work:
+    """The matches left to play, in chains (``chains``) that a slot plays in turn. A slot with no chain left to
+    start takes the last match of the longest chain another slot is playing (a fresh start: new bot processes), so
+    that slots end about a match apart, not a chain apart."""
+
+    def __init__(self, grouped: list[list[Planned]]) -> None:
+        self._waiting = deque(grouped)
+        self._playing: list[list[Planned]] = []
+        self._lock = threading.Lock()
+
+    def take(self, *, steal: bool = True) -> list[Planned] | None:
+        """Matches for a slot to play in turn: a waiting chain, else (``steal``) a match from the end of one in play;
+        None when there is none."""
+        with self._lock:
+            if self._waiting:
+                chain = self._waiting.popleft()
+                self._playing.append(chain)
+                return chain
+            if not steal:
+                return None
+            self._playing = [chain for chain in self._playing if chain]
+            if not self._playing:
+                return None
+            return [max(self._playing, key=len).pop()]
+
+    def next(self, chain: list[Planned]) -> Planned | None:
+        """The chain's next match, taken (None: none left in it)."""
+        with self._lock:
+            return chain.pop(0) if chain else None
+
+    def peek(self, chain: list[Planned]) -> Planned | None:
+        """The chain's next match, left in it (another slot may yet take it)."""
+        with self._lock:
+            return chain[0] if chain else None
 
 
 def chains(matches: list[tuple[MatchSpec, list[str]]]) -> list[list[tuple[MatchSpec, list[str]]]]:
