@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, Protocol
 
+import orjson
+
 from arena.engine.record import GameRecord
 from arena.errors import ArenaError
 from arena.play import forkserver
@@ -262,7 +264,7 @@ class _Server:
     def messages(self) -> Iterator[dict[str, Any]]:
         """The referee's lines as they come, until its output ends."""
         for line in self._stdout:
-            yield json.loads(line)
+            yield orjson.loads(line)
 
     def end(self) -> int:
         """Close its input (it closes its match and exits), wait for it, kill it if it lingers; its exit code."""

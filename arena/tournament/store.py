@@ -16,6 +16,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+import orjson
+
 from arena.engine.record import GameRecord, ViolationJSON
 from arena.errors import ArenaError, RecordError
 
@@ -55,6 +57,16 @@ _GAME_COLUMNS = (
     "finished_at"
 )
 _BOT_COLUMNS = "name, version, path, sha256, meta, registered_at, id = (SELECT MAX(id) FROM bots WHERE name = b.name)"
+
+
+def record_text(record: GameRecord) -> str:
+    """A record as stored: compact JSON by orjson (a tenth of the standard encoder's time, on the coordinator's path
+    for each game), by the standard encoder where orjson refuses (an integer past 64 bits, a string that is not
+    UTF-8). Read back with the standard decoder: orjson would decode an integer past 64 bits as a float."""
+    try:
+        return orjson.dumps(record, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return json.dumps(record)
 
 
 class StoreError(ArenaError):
@@ -378,7 +390,7 @@ class Store:
     def add_game(self, game_key: str, match_key: str, record: GameRecord, *, finished_at: str | None = None) -> int:
         """Store one finished game and its violations in one transaction; return its id."""
         try:
-            text = json.dumps(record)
+            text = record_text(record)
             players = [str(p) for p in record["players"]]
             winners = json.dumps([int(s) for s in record["winners"]])
             scores = json.dumps([int(s) for s in record["final_scores"]])
