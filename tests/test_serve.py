@@ -24,8 +24,9 @@ from arena.play.botproc import BotCommand
 from arena.play.matchspec import MatchSpec
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import LocalExecutor, slot
-from arena.tournament.run import _Work, chains
+from arena.tournament.run import RunReport, _Work, chains, failures, resolve_entrants, run_tournament
 from arena.tournament.schedule import plan_matches
+from arena.tournament.store import Store
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -191,6 +192,47 @@ def test_a_slot_left_without_a_chain_takes_the_last_match_of_the_longest_chain_i
     assert work.take() == [b[2]]  # from the end of the other slot's chain
     assert work.peek(second) == b[1] and work.next(second) == b[1] and work.next(second) is None
     assert work.take() is None  # every match is taken
+
+
+class Faulty(LocalExecutor):
+    """A local executor whose first match raises, as one whose referee cannot start does."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+        self.lock = threading.Lock()
+
+    def run(self, spec: MatchSpec, on_game: Any) -> str | None:
+        with self.lock:
+            self.calls += 1
+            first = self.calls == 1
+        if first:
+            raise OSError(24, "Too many open files")
+        return super().run(spec, on_game)
+
+
+def test_a_match_whose_executor_raises_fails_alone_and_the_run_goes_on(tmp_path: Path) -> None:
+    """The slot's thread died with the exception and the run waited for its match forever."""
+    config = TournamentConfig(
+        name="t", variant="two-hand", entrants=["random", "heuristic"], games_per_pairing=4, games_per_match=4, seed=3
+    )
+    reports: list[RunReport] = []
+    with Store.open(tmp_path / "t.db") as store:
+
+        def run() -> None:
+            commands = resolve_entrants(config.entrants)
+            log_dir = str(tmp_path / "logs")
+            reports.append(run_tournament(config, store, commands, jobs=2, log_dir=log_dir, executor=Faulty()))
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        thread.join(120)
+        assert not thread.is_alive(), "the run waits for the failed match"
+        stored, recorded = store.game_count(), failures(store)
+    report = reports[0]
+    assert report.total == 8 and report.played == stored == 4  # the other match was played
+    assert len(report.errors) == 1 and "executor failed: OSError: [Errno 24] Too many open files" in report.errors[0]
+    assert len(recorded) == 1 and recorded[0]["error"] in report.errors[0]  # kept in the results file
 
 
 def test_the_next_match_named_in_advance_has_its_bots_started_while_the_current_one_plays(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from arena.play.matchspec import MatchSpec
 from arena.play.sandbox import require_isolation
 from arena.sprt.stats import Estimate, Pentanomial, Sprt, SprtError, Verdict, estimate
 from arena.tournament.config import TournamentConfig
-from arena.tournament.executor import Executor, LocalExecutor, slot
+from arena.tournament.executor import Executor, LocalExecutor, run_match, slot
 from arena.tournament.growth import entrant_digests
 from arena.tournament.ranking import cluster_of
 from arena.tournament.run import record_failure
@@ -259,7 +259,7 @@ def _play(
                 spec, keys = item
                 if cores:
                     spec = spec.replace(cpus=[cores[index]])
-                error = executor.run(spec, _forward(results, spec.match_id, keys))
+                error = run_match(executor, spec, _forward(results, spec.match_id, keys))
                 results.put(("match", spec.match_id, error))
 
     threads = [threading.Thread(target=worker, args=(index,), daemon=True) for index in range(jobs)]

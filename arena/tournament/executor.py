@@ -58,6 +58,15 @@ def slot(executor: Executor) -> Iterator[None]:
             release()
 
 
+def run_match(executor: Executor, spec: MatchSpec, on_game: OnGame) -> str | None:
+    """``executor.run``, with what it raises (a referee that could not start, a fault of ours) turned into the
+    match's failure, so that the slot goes on and the run records it rather than waiting for the match forever."""
+    try:
+        return executor.run(spec, on_game)
+    except Exception as exc:
+        return f"the executor failed: {type(exc).__name__}: {exc}"
+
+
 def stall_limit(spec: MatchSpec) -> float:
     """How long a match may go without finishing a game before its watchdog ends it, in seconds.
 

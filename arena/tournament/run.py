@@ -23,7 +23,7 @@ from arena.play.cpus import idlest
 from arena.play.matchspec import MatchSpec
 from arena.play.sandbox import require_isolation
 from arena.tournament.config import TournamentConfig
-from arena.tournament.executor import Executor, LocalExecutor, slot
+from arena.tournament.executor import Executor, LocalExecutor, run_match, slot
 from arena.tournament.gauntlet import remember_candidate
 from arena.tournament.growth import bind, planned_keys
 from arena.tournament.ranking import cluster_of, comparisons
@@ -165,7 +165,7 @@ def _run(
                     if hint is not None:
                         hint(placed(upcoming[0]) if upcoming is not None else None)
                     spec = placed(spec)
-                    error = executor.run(spec, _forward(results, spec, keys))
+                    error = run_match(executor, spec, _forward(results, spec, keys))
                     results.put(("match", spec.match_id, error))
                 chain = following if following is not None else work.take()  # its last match may have been taken
 
@@ -180,6 +180,9 @@ def _run(
             try:
                 kind, key, payload = results.get(timeout=0.2)
             except queue.Empty:
+                if not any(thread.is_alive() for thread in threads) and results.empty():
+                    progress.errors.append(f"{len(matches) - finished} matches were not played: the slots ended")
+                    break
                 continue
             if kind == "match":
                 finished += 1
