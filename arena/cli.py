@@ -190,6 +190,8 @@ def bench_tournament(games: int, rounds: int, as_json: bool) -> None:
     click.echo(f"play    {result['play_only_games_per_second']:8.2f} games/s (the same games' own play time, jobs 1)")
     click.echo(f"efficiency {result['efficiency']:.2f}  (jobs 1 against play alone; goal 0.70)")
     click.echo(f"host    {result['host_scaling']:.2f}  (two CPU-bound processes against one in this run: the ceiling)")
+    each = ", ".join(f"{r['ratio']:.2f} (host {r['host_scaling']:.2f})" for r in result["rounds"])
+    click.echo(f"rounds  {each}  (each round's ratio, the host's just before it)")
     forked, execd = result["match_cpu_ms_forked"], result["match_cpu_ms_exec"]
     click.echo(
         f"match   {forked:6.1f} ms processor time with bots forked, {execd:6.1f} ms exec'd: {forked / execd:.2f}"

@@ -139,6 +139,7 @@ def run(games: int = 48, rounds: int = 2) -> dict[str, Any]:
         "play_only_games_per_second": playing,
         "efficiency": serial / playing,
         "host_scaling": sum(host) / rounds,
+        "rounds": [{"ratio": b / a, "host_scaling": h} for a, b, h in zip(one, two, host, strict=True)],
         "match_cpu_ms_forked": cpu[True] * 1000,
         "match_cpu_ms_exec": cpu[False] * 1000,
         "match_wall_ms_forked": wall[True] * 1000,
