@@ -298,10 +298,11 @@ def test_the_server_ends_with_its_referee_and_takes_its_bots_along(tmp_path: Pat
         os.kill(helper, signal.SIGKILL)
 
 
-def test_a_referee_forked_from_the_server_has_a_server_of_its_own_that_never_held_its_launch(tmp_path: Path) -> None:
-    """A tournament's referee is forked from the fork server (spawn_referee) and forks, before its launch reaches
-    it, a fork server of its own: its bots are that server's children, nothing of the referee's environment is in
-    their memory, and they die with the referee as with a referee started by exec."""
+def test_a_forked_referee_starts_its_bots_server_by_exec_a_layout_and_a_memory_of_their_own(tmp_path: Path) -> None:
+    """A tournament's referee is forked from the fork server for referees (spawn_referee); the server that forks its
+    bots is its child, started by exec: a bot's memory holds nothing of the referee's launch, its libraries lie
+    elsewhere than the referee's (a bot that knew its referee's layout and stack canary would have half of an
+    exploit of a memory bug in what reads its frames), and the bots die with the referee."""
     (tmp_path / "scan.py").write_text(SCAN)
     (tmp_path / "sleeper.py").write_text("import time; time.sleep(600)")
     referee = textwrap.dedent(
@@ -332,22 +333,35 @@ def test_a_referee_forked_from_the_server_has_a_server_of_its_own_that_never_hel
         os.close(fd)
     with open(ours_out) as output, open(ours_in, "w"):
         try:
-            parent, own_server, sleeper = map(int, output.readline().split())
+            parent, bots_server, sleeper = map(int, output.readline().split())
             token, seen, *argv = output.readline().split()
-            assert parent == forkserver.server().process.pid  # forked from this process's server
-            assert own_server != parent and parent_of(own_server) == process.pid  # its own server: its child
-            assert parent_of(sleeper) == own_server
+            assert parent == forkserver.server(forkserver.REFEREES).process.pid != forkserver.server().process.pid
+            assert parent_of(bots_server) == process.pid and parent_of(sleeper) == bots_server
             assert seen == secret and argv == ["-c", "--serve"]  # its launch reached the referee
             found = (tmp_path / "scan.log").read_text().splitlines()[1].split()
             assert token in found and secret not in found  # the scan works; the referee's launch is not in a bot
+            if Path("/proc/sys/kernel/randomize_va_space").read_text().strip() != "0":
+                assert libraries_at(sleeper) != libraries_at(process.pid)  # a layout of their own
+                assert libraries_at(bots_server) == libraries_at(sleeper)  # (what a fork shares: the test can fail)
         finally:
             process.kill()
             process.wait(timeout=10)
             process.release()
     deadline = time.monotonic() + 10
-    while (start_ticks(own_server) or start_ticks(sleeper)) and time.monotonic() < deadline:
+    while (start_ticks(bots_server) or start_ticks(sleeper)) and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert start_ticks(own_server) is None and start_ticks(sleeper) is None  # they died with their referee
+    assert start_ticks(bots_server) is None and start_ticks(sleeper) is None  # they died with their referee
+
+
+def libraries_at(pid: int) -> dict[str, int]:
+    """Where each shared library of a process starts in its memory."""
+    starts: dict[str, int] = {}
+    for line in Path(f"/proc/{pid}/maps").read_text().splitlines():
+        fields = line.split()
+        if len(fields) >= 6 and ".so" in fields[5]:
+            starts.setdefault(fields[5], int(fields[0].split("-")[0], 16))
+    assert starts, f"no shared library mapped in process {pid}"
+    return starts
 
 
 def parent_of(pid: int) -> int:

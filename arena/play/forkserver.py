@@ -1,31 +1,34 @@
-"""A fork server: one clean interpreter with the referee and the SDK imported, forking bots and referees.
+"""Fork servers: clean interpreters with the SDK (or the referee) imported, forking bots (or referees).
 
 A Python bot spends ~80 ms of processor time before its first move, starting an interpreter and importing the SDK,
 zmq and orjson, and a referee as much again: in a league of short matches that is most of what the bots cost, and
-a tournament's start is its referees' interpreters starting at once. So a process that runs bots or referees keeps
-one fork server (``SERVER_COMMAND``, started with nothing but a plain environment: it never holds a token, an
-endpoint or anything of the referee's), which imports those modules once and forks a child for each process asked
-of it. A bot's child confines itself exactly as a bot started by fork and exec does (``sandbox.Confinement.apply``:
+a tournament's start is its referees' interpreters starting at once. So a referee process keeps one fork server
+for bots (``SERVER_COMMAND``, started with nothing but a plain environment: it never holds a token, an endpoint
+or anything of the referee's), which imports those modules once and forks a child for each Python bot the referee
+starts. The child confines itself exactly as a bot started by fork and exec does (``sandbox.Confinement.apply``:
 cgroup, namespaces, view, rlimits, uid), then runs the bot's script as ``python script.py`` would, as ``__main__``,
-with its own argv, environment and standard streams. A referee's child (``spawn_referee``, a tournament's slot)
-first forks a fork server of its own from itself, still the server's clean copy, then runs the referee's code as
-``python -c`` would: its bots are forked by that server, its children, as if it had started one.
+with its own argv, environment and standard streams.
 
-What the child must not inherit, it does not: the server reads only short requests, and each child gets its
+A tournament's coordinator keeps a second kind, a fork server for referees (``spawn_referee``), which imports the
+referee and forks each slot's referee process, running its code as ``python -c`` would. Never the same server:
+a forked process shares its server's address-space layout and stack canary, and a bot must not know its
+referee's (they would help an exploit of a memory bug in what reads the bot's frames). A referee's own server for
+its bots is therefore started by exec, as before, with a layout of its own.
+
+What the child must not inherit, it does not: the server reads only one-byte requests, and each child gets its
 environment, token and standard streams from the referee over a socket pair made for it alone, after the fork (no
 other bot's secret ever passes through the server's memory); the child closes every other descriptor before the
 bot's code runs. The server's ``random`` state is reseeded at each fork (CPython's at-fork hooks), so bots do not
 share it. Bots whose command is anything but ``<this Python> <script>.py [arguments]`` (Node, Java, executables,
-options for the interpreter) start by fork and exec as before. ``ARENA_FORK_SERVER=0`` turns the server off.
+options for the interpreter) start by fork and exec as before. ``ARENA_FORK_SERVER=0`` turns the servers off.
 
-Protocol on the server's socket (SOCK_SEQPACKET): the referee sends ``F`` (a bot) or ``S`` (a process with a fork
-server of its own); the server forks and answers ``P <pid>`` with the referee's end of the child's socket pair
-attached (or ``E <errno>`` when it cannot fork: that process alone fails to start); the referee sends the child its
-``Launch`` (pickled) with its three standard streams attached. The server reports each child's end as
-``X <pid> <wait status>`` but reaps it only at ``R <pid>``, once the referee has killed and swept what the bot left
-by its pid, process group and session (which no other process can take meanwhile). It exits when the referee's end
-closes (the referee died or let it go): its children have a parent-death signal on it, and take their bots with
-them.
+Protocol on the server's socket (SOCK_SEQPACKET): the referee sends ``F``; the server forks and answers
+``P <pid>`` with the referee's end of the child's socket pair attached (or ``E <errno>`` when it cannot fork: that
+process alone fails to start); the referee sends the child its ``Launch`` (pickled) with its three standard
+streams attached. The server reports each child's end as ``X <pid> <wait status>`` but reaps it only at
+``R <pid>``, once the referee has killed and swept what the bot left by its pid, process group and session (which
+no other process can take meanwhile). It exits when the referee's end closes (the referee died or let it go): its
+children have a parent-death signal on it, and take their bots with them.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ import time
 import types
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from arena.errors import ArenaError
 from arena.play.linux import (
@@ -70,24 +73,28 @@ from arena.play.linux import (
 if TYPE_CHECKING:
     from arena.play.sandbox import Confinement
 
-# What a child needs to confine itself, what a referee runs, and what a Python bot imports before it plays (by name:
-# the SDK is not a dependency of the play layer).
-PRELOAD = (
-    "arena.play.sandbox",  # the children's own confinement (Launch.confinement)
-    "arena.play.referee",
-    "arena.sdk",
-    "arena.sdk.sampling",
-    "arena.sdk.solver",
-    "arena.engine.scoring",
-    "zmq",
-    "zmq.backend",
-    "orjson",
-    "argparse",
-    "runpy",
-)
+# What a bot's child needs to confine itself and what a Python bot imports before it plays (by name: the SDK is not
+# a dependency of the play layer); what a referee imports.
+BOTS, REFEREES = "bots", "referees"
+PRELOAD = {
+    BOTS: (
+        "arena.play.sandbox",  # the children's own confinement (Launch.confinement)
+        "arena.sdk",
+        "arena.sdk.sampling",
+        "arena.sdk.solver",
+        "arena.engine.scoring",
+        "zmq",
+        "zmq.backend",
+        "orjson",
+        "argparse",
+        "runpy",
+    ),
+    REFEREES: ("arena.play.referee", "runpy"),
+}
 ROOM, ROOM_SIZE = "ARENA_ROOM", 16384
 ARGS, ENVIRONMENT = (ARG_START, ARG_END), (ENV_START, ENV_END)
 # The modules a plain interpreter holds at start are noted first: a bot's folder may shadow any other (_unshadow).
+# Arguments: the socket's descriptor, room (see _show_as_execd), the kind (BOTS or REFEREES).
 SERVER_COMMAND = (
     sys.executable,
     "-P",
@@ -191,47 +198,10 @@ class ForkedProcess:
             self.server.release(self.pid)
 
 
-class _Process(Protocol):
-    """What a ``ForkServer`` needs of its server's process: a ``subprocess.Popen`` or an ``_OwnChild``."""
-
-    pid: int
-
-    def poll(self) -> int | None: ...
-
-    def wait(self, timeout: float | None = None) -> int: ...
-
-
-class _OwnChild:
-    """A child forked by this process itself (a referee's own fork server): the part of ``Popen`` a server needs."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.returncode: int | None = None
-
-    def poll(self) -> int | None:
-        if self.returncode is None:
-            with contextlib.suppress(ChildProcessError):
-                pid, status = os.waitpid(self.pid, os.WNOHANG)
-                if pid == 0:
-                    return None
-                self.returncode = os.waitstatus_to_exitcode(status)
-            if self.returncode is None:  # reaped by someone else: gone all the same
-                self.returncode = -signal.SIGKILL
-        return self.returncode
-
-    def wait(self, timeout: float | None = None) -> int:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while (code := self.poll()) is None:
-            if deadline is not None and time.monotonic() > deadline:
-                raise subprocess.TimeoutExpired(f"fork server {self.pid}", timeout or 0.0)
-            time.sleep(0.005)
-        return code
-
-
 class ForkServer:
     """The referee's handle on its fork server process (thread-safe: bots start and end in several threads)."""
 
-    def __init__(self, sock: socket.socket, process: _Process) -> None:
+    def __init__(self, sock: socket.socket, process: subprocess.Popen[bytes]) -> None:
         self.socket = sock
         self.process = process
         self.owner = os.getpid()
@@ -241,15 +211,15 @@ class ForkServer:
         self._read_lock = threading.Lock()
 
     @classmethod
-    def start(cls) -> ForkServer:
-        """Start a fork server process (``SERVER_COMMAND``)."""
+    def start(cls, kind: str = BOTS) -> ForkServer:
+        """Start a fork server process (``SERVER_COMMAND``) for bots or for referees."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         from arena.play.sandbox import plain_environment  # here: see the imports below
 
         env = {**plain_environment(), ROOM: "." * ROOM_SIZE}  # ROOM: room for its children's environments
         with theirs:
             process = subprocess.Popen(
-                [*SERVER_COMMAND, str(theirs.fileno()), "." * ROOM_SIZE],  # room: see _show_as_execd
+                [*SERVER_COMMAND, str(theirs.fileno()), "." * ROOM_SIZE, kind],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
@@ -269,12 +239,11 @@ class ForkServer:
         """Whether the server runs and belongs to this process (not inherited through a fork of the referee)."""
         return self.owner == os.getpid() and self.process.poll() is None
 
-    def spawn(self, launch: Launch, streams: tuple[int, int, int], *, served: bool = False) -> int:
-        """Fork a child, hand it ``launch`` and its standard streams; its pid. ``served``: the child forks a fork
-        server of its own first (a referee)."""
+    def spawn(self, launch: Launch, streams: tuple[int, int, int]) -> int:
+        """Fork a child, hand it ``launch`` and its standard streams; its pid."""
         with self._fork_lock:
             try:
-                self.socket.sendall(b"S" if served else b"F")
+                self.socket.sendall(b"F")
                 deadline = time.monotonic() + START_TIMEOUT
                 while not self._forked:
                     if not self.alive() or time.monotonic() > deadline:
@@ -343,30 +312,32 @@ class ForkServer:
         track(self.process.pid, alive=False)
 
 
-_server: ForkServer | None = None
+_servers: dict[str, ForkServer] = {}  # by kind
 _server_lock = threading.Lock()
 
 
-def server() -> ForkServer:
-    """This process's fork server, started at the first call (and again if it has died)."""
-    global _server
+def server(kind: str = BOTS) -> ForkServer:
+    """This process's fork server for bots (or for referees), started at the first call (and again if it has
+    died)."""
     with _server_lock:
-        if _server is None or not _server.alive():
-            _server = ForkServer.start()
-            atexit.register(_server.close)  # the referee waits for it: no server outlives its referee
-        return _server
+        handle = _servers.get(kind)
+        if handle is None or not handle.alive():
+            handle = _servers[kind] = ForkServer.start(kind)
+            atexit.register(handle.close)  # the referee waits for it: no server outlives its referee
+        return handle
 
 
 def reset() -> float:
-    """End this process's fork server (the next bot starts a fresh one); the processor seconds it and its children
-    used, which no rusage of ours counts (benchmarks)."""
-    global _server
+    """End this process's fork servers (the next bot or referee starts a fresh one); the processor seconds they
+    and their children used, which no rusage of ours counts (benchmarks)."""
     with _server_lock:
-        handle, _server = _server, None
-    if handle is None or handle.owner != os.getpid():
-        return 0.0
-    used = _processor_seconds(handle.process.pid)
-    handle.close()
+        handles = list(_servers.values())
+        _servers.clear()
+    used = 0.0
+    for handle in handles:
+        if handle.owner == os.getpid():
+            used += _processor_seconds(handle.process.pid)
+            handle.close()
     return used
 
 
@@ -381,10 +352,10 @@ def _processor_seconds(pid: int) -> float:
 def _discard(handle: ForkServer) -> None:
     """Stop using a server that failed a request: the next request starts a fresh one. It is not killed: the bots
     it forked run on (it ends with this process, or when it dies)."""
-    global _server
     with _server_lock:
-        if _server is handle:
-            _server = None
+        for kind, known in list(_servers.items()):
+            if known is handle:
+                del _servers[kind]
 
 
 def warm() -> None:
@@ -428,14 +399,14 @@ def spawn(launch: Launch, *, stdio: bool) -> ForkedProcess:
 
 
 def spawn_referee(launch: Launch, streams: tuple[int, int, int]) -> ForkedProcess:
-    """Start a referee's process from the fork server with the standard streams ``streams`` (the caller closes its
-    copies): it forks a fork server of its own, before anything of ``launch`` reaches it, then runs ``launch.argv``
-    (``python -c CODE ...``) unconfined, as ``subprocess.Popen`` with ``start_new_session`` would. Retries once on a
-    fresh server."""
+    """Start a referee's process from this process's fork server for referees, with the standard streams
+    ``streams`` (the caller closes its copies): it runs ``launch.argv`` (``python -c CODE ...``) unconfined, as
+    ``subprocess.Popen`` with ``start_new_session`` would, and starts a fork server for its bots by exec (a layout
+    of their own: see the module's docstring). Retries once on a fresh server."""
     for attempt in (1, 2):
-        handle = server()
+        handle = server(REFEREES)
         try:
-            pid = handle.spawn(launch, streams, served=True)
+            pid = handle.spawn(launch, streams)
         except ForkServerError:
             _discard(handle)
             if attempt == 2:
@@ -445,24 +416,13 @@ def spawn_referee(launch: Launch, streams: tuple[int, int, int]) -> ForkedProces
     raise AssertionError("unreachable")
 
 
-def _adopt(sock: socket.socket, pid: int) -> None:
-    """In a referee's child of the server: the fork server it has just forked from itself is this process's."""
-    global _server
-    from arena.play.sandbox import track
-
-    track(pid, alive=True)  # not root: ours, not an escaped bot process to sweep
-    _server = ForkServer(sock, _OwnChild(pid))
-    atexit.register(_server.close)
-
-
 def _forget() -> None:
-    """In a fork of the referee: the server belongs to the parent (a child starts its own when it needs one); the
-    child's copy of its socket is closed, so that the server still ends when the referee does."""
-    global _server
-    if _server is not None:
+    """In a fork of the referee: the servers belong to the parent (a child starts its own when it needs one); the
+    child's copies of their sockets are closed, so that they still end when the referee does."""
+    for handle in _servers.values():
         with contextlib.suppress(OSError):
-            _server.socket.close()
-    _server = None
+            handle.socket.close()
+    _servers.clear()
 
 
 os.register_at_fork(after_in_child=_forget)
@@ -471,11 +431,11 @@ os.register_at_fork(after_in_child=_forget)
 # ---- the server's side ----
 
 
-def serve(fd: int, started: set[str]) -> Launch:
+def serve(fd: int, started: set[str], kind: str = BOTS) -> Launch:
     """The server's loop; returns (in a child, set up and confined) what the child is to run."""
     import importlib
 
-    for name in PRELOAD:
+    for name in PRELOAD[kind]:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
     gc.collect()
@@ -529,13 +489,7 @@ def serve(fd: int, started: set[str]) -> Launch:
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             signal.signal(signal.SIGINT, signal.default_int_handler)
-            if request != b"S":
-                return _become_bot(ours, started)
-            own, its = _own_server()
-            if own is None:  # in the new server: it serves until its referee ends, returns in its bots
-                ours.close()
-                return serve(its, started)
-            return _become_bot(ours, started, keep=own)
+            return _become_bot(ours, started)
         children[pid] = "running"
         ours.close()
         _answer(requests, b"P %d" % pid, theirs.fileno())
@@ -549,28 +503,6 @@ def _answer(requests: socket.socket, message: bytes, fd: int = -1) -> None:
         socket.send_fds(requests, [message], [fd] if fd >= 0 else [])
     except OSError:
         os._exit(0)
-
-
-def _own_server() -> tuple[int | None, int]:  # pragma: no cover - runs in the server's child
-    """In a referee's child, before its launch has reached it: fork a fork server of its own, this clean copy of
-    the server, and adopt it (``_adopt``). In the child: (the descriptor of its end of their socket pair, the new
-    server's pid); in the new server: (None, the descriptor it serves on)."""
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    me = os.getpid()
-    try:
-        pid = os.fork()
-    except OSError:
-        os._exit(127)  # no referee without its server: it fails to start, as a failed exec would
-    if pid == 0:
-        die_with_parent()  # it ends with its referee, as a started server does
-        if os.getppid() != me:
-            os._exit(0)
-        ours.close()
-        os.setsid()
-        return None, theirs.detach()
-    theirs.close()
-    _adopt(ours, pid)
-    return ours.fileno(), pid
 
 
 def _report_ends(requests: socket.socket, children: dict[int, str]) -> None:
@@ -621,11 +553,9 @@ def _receive(sock: socket.socket, size: int, most: int, flags: int = 0) -> tuple
     return message, fds
 
 
-def _become_bot(  # pragma: no cover - runs in the server's child
-    channel: socket.socket, started: set[str], *, keep: int = -1
-) -> Launch:
-    """In the child: take the launch and standard streams, confine itself, become the bot's process (as
-    ``subprocess.Popen`` would: streams, session, confinement, then every other descriptor but ``keep`` closed)."""
+def _become_bot(channel: socket.socket, started: set[str]) -> Launch:  # pragma: no cover - in the server's child
+    """In the child: take the launch and standard streams, confine itself, become the bot's (or the referee's)
+    process (as ``subprocess.Popen`` would: streams, session, confinement, then every other descriptor closed)."""
     try:
         message, fds = _receive(channel, _MAX_SPEC, 3)
         channel.close()
@@ -650,11 +580,7 @@ def _become_bot(  # pragma: no cover - runs in the server's child
             prctl(PR_SET_DUMPABLE, 1)
         else:
             die_with_parent()
-        if keep < 0:
-            os.closerange(3, 1 << 16)
-        else:
-            os.closerange(3, keep)
-            os.closerange(keep + 1, 1 << 16)
+        os.closerange(3, 1 << 16)
     except BaseException:
         os._exit(127)
     os.environ.clear()
@@ -715,12 +641,13 @@ def _stream(fd: int) -> io.TextIOWrapper:  # pragma: no cover - runs in the serv
 
 
 def main(started: set[str]) -> None:
-    """``SERVER_COMMAND FD ROOM``: serve on the socket FD; in each child, run the bot's script as ``python script.py``
-    would, or a referee's code as ``python -c`` would (an uncaught exception: its traceback, from the script's frames
-    on, and exit code 1). ``started``: the modules the interpreter held before it imported this one."""
+    """``SERVER_COMMAND FD ROOM KIND``: serve on the socket FD, preloading for KIND; in each child, run the bot's
+    script as ``python script.py`` would, or a referee's code as ``python -c`` would (an uncaught exception: its
+    traceback, from the script's frames on, and exit code 1). ``started``: the modules the interpreter held before
+    it imported this one."""
     import runpy
 
-    launch = serve(int(sys.argv[1]), started)
+    launch = serve(int(sys.argv[1]), started, sys.argv[3] if len(sys.argv) > 3 else BOTS)
     code = launch.argv[2] if launch.argv[1] == "-c" else None
     script = "<string>" if code is not None else launch.argv[1]
     try:
