@@ -353,6 +353,38 @@ def test_a_forked_referee_starts_its_bots_server_by_exec_a_layout_and_a_memory_o
     assert start_ticks(bots_server) is None and start_ticks(sleeper) is None  # they died with their referee
 
 
+def test_a_forked_referee_starts_as_python_c_would_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a referee's modules fix as they are imported, and the interpreter at its start, follow this process's
+    environment and folder, as for ``python -c`` here (the server for referees is started in them, and started
+    again when they change): not the plain environment in ``/`` of a server for bots."""
+    code = textwrap.dedent(
+        """
+        import json, sys, tempfile
+        from arena.play import sandbox
+        print(json.dumps([tempfile.gettempdir(), sandbox.LOCK_DIRS, sys.path[0], sys.flags.safe_path, sys.argv]))
+        """
+    )
+    monkeypatch.chdir(tmp_path)
+    argv = (sys.executable, "-c", code, "--serve")
+    seen = []
+    for place in ("one", "another"):  # the second: after a change of environment
+        monkeypatch.setenv("TMPDIR", str(tmp_path / place))
+        (tmp_path / place).mkdir()
+        execd = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+        reading, writing = os.pipe()
+        process = forkserver.spawn_referee(
+            forkserver.Launch(argv, dict(os.environ), str(tmp_path), None), (0, writing, 2)
+        )
+        os.close(writing)
+        with open(reading) as output:
+            forked = output.read()
+        assert process.wait(timeout=30) == 0
+        process.release()
+        assert json.loads(forked) == json.loads(execd)
+        seen.append(json.loads(forked)[0])
+    assert seen == [str(tmp_path / "one"), str(tmp_path / "another")]
+
+
 def libraries_at(pid: int) -> dict[str, int]:
     """Where each shared library of a process starts in its memory."""
     starts: dict[str, int] = {}

@@ -205,6 +205,7 @@ class ForkServer:
         self.socket = sock
         self.process = process
         self.owner = os.getpid()
+        self.made_in: tuple[dict[str, str], str] | None = None  # its environment and folder, if they are ours
         self._statuses: dict[int, int] = {}
         self._forked: deque[tuple[int, int]] = deque()  # (pid, descriptor of its socket pair's end)
         self._fork_lock = threading.Lock()
@@ -212,19 +213,26 @@ class ForkServer:
 
     @classmethod
     def start(cls, kind: str = BOTS) -> ForkServer:
-        """Start a fork server process (``SERVER_COMMAND``) for bots or for referees."""
+        """Start a fork server process (``SERVER_COMMAND``) for bots, with a plain environment in ``/``; or for
+        referees, as ``python -c`` runs an exec'd referee: this process's environment and folder (what the
+        referee's modules read as they are imported, TMPDIR say, and the interpreter's PYTHON* settings), its
+        folder first on ``sys.path``."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         from arena.play.sandbox import plain_environment  # here: see the imports below
 
-        env = {**plain_environment(), ROOM: "." * ROOM_SIZE}  # ROOM: room for its children's environments
+        if kind == REFEREES:
+            command, base, cwd = [a for a in SERVER_COMMAND if a != "-P"], dict(os.environ), os.getcwd()
+        else:
+            command, base, cwd = list(SERVER_COMMAND), plain_environment(), "/"
+        env = {**base, ROOM: "." * ROOM_SIZE}  # ROOM: room for its children's environments
         with theirs:
             process = subprocess.Popen(
-                [*SERVER_COMMAND, str(theirs.fileno()), "." * ROOM_SIZE, kind],
+                [*command, str(theirs.fileno()), "." * ROOM_SIZE, kind],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 env=env,
-                cwd="/",
+                cwd=cwd,
                 start_new_session=True,
             )
         # Imported here, not at the top: a referee process starts its server before it imports the rest of itself.
@@ -233,7 +241,9 @@ class ForkServer:
 
         unpin_process(process.pid)  # its children start up on every core, whatever thread started it
         track(process.pid, alive=True)  # not root: ours, not an escaped bot process to sweep
-        return cls(ours, process)
+        handle = cls(ours, process)
+        handle.made_in = (base, cwd)
+        return handle
 
     def alive(self) -> bool:
         """Whether the server runs and belongs to this process (not inherited through a fork of the referee)."""
@@ -321,10 +331,15 @@ def server(kind: str = BOTS) -> ForkServer:
     died)."""
     with _server_lock:
         handle = _servers.get(kind)
-        if handle is None or not handle.alive():
+        if handle is None or not handle.alive() or (kind == REFEREES and handle.made_in != _here()):
+            # a server for referees started in another environment or folder is left to its running referees
             handle = _servers[kind] = ForkServer.start(kind)
             atexit.register(handle.close)  # the referee waits for it: no server outlives its referee
         return handle
+
+
+def _here() -> tuple[dict[str, str], str]:
+    return dict(os.environ), os.getcwd()
 
 
 def reset() -> float:
@@ -586,7 +601,7 @@ def _become_bot(channel: socket.socket, started: set[str]) -> Launch:  # pragma:
     os.environ.clear()
     os.environ.update(launch.env)
     _show_as_execd(launch.argv, launch.env)
-    if launch.argv[1] == "-c":  # python -c CODE: nothing goes before sys.path (this interpreter runs -P)
+    if launch.argv[1] == "-c":  # python -c CODE: sys.path as the server for referees has it (its folder first)
         sys.argv = ["-c", *launch.argv[3:]]
     else:
         sys.argv = list(launch.argv[1:])
