@@ -23,7 +23,7 @@ from arena.play import forkserver
 from arena.play.botproc import BotCommand
 from arena.play.matchspec import MatchSpec
 from arena.tournament.config import TournamentConfig
-from arena.tournament.executor import LocalExecutor, slot
+from arena.tournament.executor import LocalExecutor, run_match, slot
 from arena.tournament.run import RunReport, _Work, chains, failures, resolve_entrants, run_tournament
 from arena.tournament.schedule import plan_matches
 from arena.tournament.store import Store
@@ -179,8 +179,9 @@ def test_a_tournament_hands_each_slot_whole_chains_of_one_pairing_in_one_rotatio
 
 def test_a_slot_left_without_a_chain_takes_the_last_match_of_the_longest_chain_in_play(tmp_path: Path) -> None:
     """Slots end about a match apart, not a chain apart: a slot that has played its chain out takes a match not yet
-    begun from the end of the longest chain in play; looking ahead while its own last match plays, it takes only a
-    whole chain waiting (else it would take another slot's work before it is idle)."""
+    begun from the end of the longest chain in play, but not one its slot has named as its next; looking ahead
+    while its own last match plays, it takes only a whole chain waiting (else it would take another slot's work
+    before it is idle)."""
     spec = two_hand(tmp_path, [(1, [0, 1])])
     a, b = ([(spec.replace(match_id=f"{name}{k}"), [f"{name}{k}"]) for k in range(3)] for name in "ab")
     work = _Work([list(a), list(b), [(spec.replace(match_id="c0"), ["c0"])]])
@@ -190,8 +191,35 @@ def test_a_slot_left_without_a_chain_takes_the_last_match_of_the_longest_chain_i
     third = work.take(steal=False)  # the chain waiting
     assert third is not None and work.next(third) is not None and work.take(steal=False) is None
     assert work.take() == [b[2]]  # from the end of the other slot's chain
-    assert work.peek(second) == b[1] and work.next(second) == b[1] and work.next(second) is None
+    assert work.peek(second) == b[1]  # named as that slot's next: its referee may be starting its bots
+    assert work.take() is None  # so no other slot takes it
+    assert work.next(second) == b[1] and work.next(second) is None
     assert work.take() is None  # every match is taken
+
+
+def test_a_match_that_raises_midway_leaves_its_referee_behind_not_its_games_to_the_next(tmp_path: Path) -> None:
+    """The referee of a match cut short by an exception (here on_game's) is still in that match: the slot's next
+    match gets a new one, and only its own games."""
+    executor = LocalExecutor()
+    first = two_hand(tmp_path, [(20, [0, 1]), (21, [1, 0]), (22, [0, 1])]).replace(match_id="m0")
+    second = two_hand(tmp_path, [(30, [0, 1])]).replace(match_id="m1")
+    got: list[tuple[str, int]] = []
+    errors: list[str | None] = []
+
+    def fail(record: Any) -> None:
+        raise KeyError("on_game failed")
+
+    def play() -> None:
+        with slot(executor):
+            errors.append(run_match(executor, first, fail))
+            errors.append(run_match(executor, second, lambda r: got.append((r["match_id"], r["seed"]))))
+
+    thread = threading.Thread(target=play)
+    thread.start()
+    thread.join(100)
+    assert not thread.is_alive()
+    assert errors[0] is not None and "KeyError" in errors[0] and errors[1] is None
+    assert got == [("m1", 30)]
 
 
 class Faulty(LocalExecutor):
@@ -268,7 +296,11 @@ def test_a_match_prepared_in_advance_but_not_played_next_is_ended(tmp_path: Path
         assert sum(e["msg"]["type"] == "match_end" for e in told) == 3  # every process was told the end
 
 
-def test_referees_started_ahead_serve_the_slots_and_the_ones_left_are_ended(tmp_path: Path) -> None:
+@pytest.mark.parametrize("forked", [True, False], ids=["forked", "execd"])
+def test_referees_started_ahead_serve_the_slots_and_the_ones_left_are_ended(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: bool
+) -> None:
+    monkeypatch.setenv("ARENA_FORK_SERVER", "1" if forked else "0")  # exec'd: they lived as long as warm's thread
     executor = LocalExecutor()
     executor.warm(2, str(tmp_path / "logs"))
     executor._warmed()  # they start in a thread of their own: the coordinator goes on meanwhile

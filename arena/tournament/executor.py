@@ -131,6 +131,11 @@ class LocalExecutor:
                 elif message.get("type") == "match_done":
                     done = True
                     break
+        except BaseException:  # the referee is still in this match: the slot's next one needs another
+            server.kill()
+            server.end()
+            self._forget(server)
+            raise
         finally:
             watchdog.stop()
         if done:
@@ -145,9 +150,9 @@ class LocalExecutor:
         return f"referee exited with code {code} (see {log.name})"
 
     def warm(self, count: int, log_dir: str) -> None:
-        """Start referees ahead, in the background, so that ``count`` are waiting (their logs in ``log_dir`` until
-        their first match); ``run`` waits for them. One that fails to start is left out: the slot starts its own,
-        and says why if that fails too."""
+        """Start referees ahead so that ``count`` are waiting (their logs in ``log_dir`` until their first match):
+        forked ones in the background (forking waits for the fork server's imports), ``run`` waiting for them. One
+        that fails to start is left out: the slot starts its own, and says why if that fails too."""
         folder = Path(log_dir)
         folder.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -169,6 +174,9 @@ class LocalExecutor:
                 server.end()
 
         self._warmed()
+        if not forkserver.enabled():  # exec'd (at once): here, since each dies with the thread that started it
+            start()
+            return
         self._warming = threading.Thread(target=start, name="warm referees", daemon=True)
         self._warming.start()
 

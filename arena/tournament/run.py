@@ -229,11 +229,13 @@ Planned = tuple[MatchSpec, list[str]]
 class _Work:
     """The matches left to play, in chains (``chains``) that a slot plays in turn. A slot with no chain left to
     start takes the last match of the longest chain another slot is playing (a fresh start: new bot processes), so
-    that slots end about a match apart, not a chain apart."""
+    that slots end about a match apart, not a chain apart; never a match its slot has named as its next (``peek``:
+    its referee may be starting that match's bots)."""
 
     def __init__(self, grouped: list[list[Planned]]) -> None:
         self._waiting = deque(grouped)
         self._playing: list[list[Planned]] = []
+        self._named: set[int] = set()  # id() of the matches peek named, each a slot's next
         self._lock = threading.Lock()
 
     def take(self, *, steal: bool = True) -> list[Planned] | None:
@@ -247,9 +249,10 @@ class _Work:
             if not steal:
                 return None
             self._playing = [chain for chain in self._playing if chain]
-            if not self._playing:
+            free = [chain for chain in self._playing if id(chain[-1]) not in self._named]
+            if not free:
                 return None
-            return [max(self._playing, key=len).pop()]
+            return [max(free, key=len).pop()]
 
     def next(self, chain: list[Planned]) -> Planned | None:
         """The chain's next match, taken (None: none left in it)."""
@@ -257,9 +260,12 @@ class _Work:
             return chain.pop(0) if chain else None
 
     def peek(self, chain: list[Planned]) -> Planned | None:
-        """The chain's next match, left in it (another slot may yet take it)."""
+        """The chain's next match, left in it and named as its slot's next: no other slot takes it."""
         with self._lock:
-            return chain[0] if chain else None
+            if not chain:
+                return None
+            self._named.add(id(chain[0]))
+            return chain[0]
 
 
 def chains(matches: list[tuple[MatchSpec, list[str]]]) -> list[list[tuple[MatchSpec, list[str]]]]:
