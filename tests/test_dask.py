@@ -193,9 +193,9 @@ def join_worker(cluster: DaskProcesses, folder: Path) -> subprocess.Popen[bytes]
         with distributed.Client(cluster.address, timeout=60, set_as_default=False) as client:
             client.wait_for_workers(len(cluster.workers) + 1, timeout=60)
             address = [a for a, pid in client.run(os.getpid).items() if pid == worker.pid]
-            # Its fork server started now, as the cluster's workers' are after a first match: a cold one, slower by
-            # the server's imports, got its first match only once the others had played the rest (24 games stored).
-            client.run(forkserver.warm, workers=address)
+            # Its fork servers started now, as the cluster's workers' are after a first match: a cold worker, slower
+            # by the servers' imports, got its first match only once the others had played the rest, or none.
+            client.run(forkserver.warm, forkserver.BOTS, forkserver.REFEREES, workers=address)
     except BaseException:
         worker.kill()
         worker.wait()

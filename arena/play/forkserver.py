@@ -373,12 +373,14 @@ def _discard(handle: ForkServer) -> None:
                 del _servers[kind]
 
 
-def warm() -> None:
-    """Start the fork server now, so that it imports while the referee prepares (no-op where it is off). A server
-    that cannot start now is tried again at the first bot, which then fails with the reason."""
+def warm(*kinds: str) -> None:
+    """Start the fork server for bots (or those of ``kinds``) now, so that it imports while the referee prepares
+    (no-op where they are off). A server that cannot start now is tried again when needed, which then fails with
+    the reason."""
     if enabled():
-        with contextlib.suppress(OSError):
-            server()
+        for kind in kinds or (BOTS,):
+            with contextlib.suppress(OSError):
+                server(kind)
 
 
 def spawn(launch: Launch, *, stdio: bool) -> ForkedProcess:
