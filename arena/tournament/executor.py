@@ -132,6 +132,7 @@ class LocalExecutor:
                     done = True
                     break
         except BaseException:  # the referee is still in this match: the slot's next one needs another
+            watchdog.stop()  # before its pid is released (the watchdog kills by it)
             server.kill()
             server.end()
             self._forget(server)
