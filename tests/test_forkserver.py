@@ -366,7 +366,7 @@ def test_a_forked_referee_starts_as_python_c_would_here(tmp_path: Path, monkeypa
     )
     monkeypatch.chdir(tmp_path)
     argv = (sys.executable, "-c", code, "--serve")
-    seen = []
+    seen, servers = [], []
     for place in ("one", "another"):  # the second: after a change of environment
         monkeypatch.setenv("TMPDIR", str(tmp_path / place))
         (tmp_path / place).mkdir()
@@ -382,7 +382,10 @@ def test_a_forked_referee_starts_as_python_c_would_here(tmp_path: Path, monkeypa
         process.release()
         assert json.loads(forked) == json.loads(execd)
         seen.append(json.loads(forked)[0])
+        servers.append(process.server)
     assert seen == [str(tmp_path / "one"), str(tmp_path / "another")]
+    assert servers[0] is not servers[1] and servers[0].process.wait(timeout=10) == 0  # the first one ended
+    assert servers[1].alive()
 
 
 def libraries_at(pid: int) -> dict[str, int]:

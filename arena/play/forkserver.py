@@ -206,6 +206,8 @@ class ForkServer:
         self.process = process
         self.owner = os.getpid()
         self.made_in: tuple[dict[str, str], str] | None = None  # its environment and folder, if they are ours
+        self.children: set[int] = set()  # forked and not yet released
+        self.retired = False  # replaced: it ends once its last child is released
         self._statuses: dict[int, int] = {}
         self._forked: deque[tuple[int, int]] = deque()  # (pid, descriptor of its socket pair's end)
         self._fork_lock = threading.Lock()
@@ -264,6 +266,7 @@ class ForkServer:
                 raise ForkServerError(f"the fork server is gone ({exc})") from None
         if pid < 0:  # the server could not fork this one: like a failed fork of our own
             raise OSError(-pid, f"the fork server could not fork: {os.strerror(-pid)}")
+        self.children.add(pid)
         with socket.socket(fileno=fd) as channel, contextlib.suppress(OSError):
             # a child that died before reading it is reported by its exit status like any other bot
             socket.send_fds(channel, [pickle.dumps(launch)], list(streams))
@@ -279,9 +282,12 @@ class ForkServer:
         return self._statuses.pop(pid, None)
 
     def release(self, pid: int) -> None:
-        """Tell the server to reap a child we are done with."""
+        """Tell the server to reap a child we are done with (and let a retired server go after its last)."""
         with contextlib.suppress(OSError):
             self.socket.send(b"R %d" % pid)
+        self.children.discard(pid)
+        if self.retired and not self.children:
+            self.close()
 
     def wait(self, timeout: float | None) -> None:
         """Wait up to ``timeout`` seconds for news from the server, and take it in."""
@@ -332,7 +338,10 @@ def server(kind: str = BOTS) -> ForkServer:
     with _server_lock:
         handle = _servers.get(kind)
         if handle is None or not handle.alive() or (kind == REFEREES and handle.made_in != _here()):
-            # a server for referees started in another environment or folder is left to its running referees
+            if handle is not None and handle.alive():  # started in another environment or folder: it serves its
+                handle.retired = True  # running referees, and ends with the last of them
+                if not handle.children:
+                    handle.close()
             handle = _servers[kind] = ForkServer.start(kind)
             atexit.register(handle.close)  # the referee waits for it: no server outlives its referee
         return handle
