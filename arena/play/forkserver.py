@@ -135,8 +135,8 @@ def describe() -> str:
     """How Python bots (and a tournament's referees) start here, in one line (``arena doctor``)."""
     if enabled():
         return (
-            "python bots: forked from a fork server with the SDK imported, as are a tournament's referees "
-            "(ARENA_FORK_SERVER=0: by exec)"
+            "python bots: forked from a fork server with the SDK imported; a tournament's referees from another, "
+            "with the referee imported (ARENA_FORK_SERVER=0: both by exec)"
         )
     why = "not Linux" if LIBC is None else "ARENA_FORK_SERVER=0"
     return f"python bots: started by exec ({why})"
