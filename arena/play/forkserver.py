@@ -395,33 +395,26 @@ def warm(*kinds: str) -> None:
 def spawn(launch: Launch, *, stdio: bool) -> ForkedProcess:
     """Start a bot's process from the fork server, with pipes like ``BotProcess``'s Popen: stdin from /dev/null and
     stdout and stderr into one pipe (ZeroMQ bots), or three pipes (stdio bots). Retries once on a fresh server."""
-    for attempt in (1, 2):
-        handle = server()
-        reading, writing = os.pipe2(os.O_CLOEXEC)
-        if stdio:
-            bot_in, feed = os.pipe2(os.O_CLOEXEC)
-            errors, bot_err = os.pipe2(os.O_CLOEXEC)
-            child, ours = (bot_in, writing, bot_err), (feed, reading, errors)
-        else:
-            null = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
-            child, ours = (null, writing, writing), (-1, reading, -1)
-        try:
-            pid = handle.spawn(launch, child)
-        except (ForkServerError, OSError) as exc:
-            for fd in {*child, *ours} - {-1}:
-                os.close(fd)
-            if not isinstance(exc, ForkServerError):
-                raise
-            _discard(handle)
-            if attempt == 2:
-                raise
-            continue
+    reading, writing = os.pipe2(os.O_CLOEXEC)
+    if stdio:
+        bot_in, feed = os.pipe2(os.O_CLOEXEC)
+        errors, bot_err = os.pipe2(os.O_CLOEXEC)
+        child, ours = (bot_in, writing, bot_err), (feed, reading, errors)
+    else:
+        null = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+        child, ours = (null, writing, writing), (-1, reading, -1)
+    try:
+        handle, pid = _fork(BOTS, launch, child)
+    except BaseException:
+        for fd in set(ours) - {-1}:
+            os.close(fd)
+        raise
+    finally:
         for fd in set(child):
             os.close(fd)
-        modes = ("wb", "rb", "rb")
-        streams = tuple(None if fd < 0 else io.FileIO(fd, mode) for fd, mode in zip(ours, modes, strict=True))
-        return ForkedProcess(handle, pid, streams)
-    raise AssertionError("unreachable")
+    modes = ("wb", "rb", "rb")
+    streams = tuple(None if fd < 0 else io.FileIO(fd, mode) for fd, mode in zip(ours, modes, strict=True))
+    return ForkedProcess(handle, pid, streams)
 
 
 def spawn_referee(launch: Launch, streams: tuple[int, int, int]) -> ForkedProcess:
@@ -429,16 +422,22 @@ def spawn_referee(launch: Launch, streams: tuple[int, int, int]) -> ForkedProces
     ``streams`` (the caller closes its copies): it runs ``launch.argv`` (``python -c CODE ...``) unconfined, as
     ``subprocess.Popen`` with ``start_new_session`` would, and starts a fork server for its bots by exec (a layout
     of their own: see the module's docstring). Retries once on a fresh server."""
+    handle, pid = _fork(REFEREES, launch, streams)
+    return ForkedProcess(handle, pid, (None, None, None))
+
+
+def _fork(kind: str, launch: Launch, streams: tuple[int, int, int]) -> tuple[ForkServer, int]:
+    """Fork a child from this process's server of ``kind``, handing it ``launch`` and ``streams``: the server and
+    the child's pid. A server that is gone is dropped and the fork tried once more on a fresh one (the streams pass
+    only with a fork made); a fork the server could not make raises ``OSError`` at once."""
     for attempt in (1, 2):
-        handle = server(REFEREES)
+        handle = server(kind)
         try:
-            pid = handle.spawn(launch, streams)
+            return handle, handle.spawn(launch, streams)
         except ForkServerError:
             _discard(handle)
             if attempt == 2:
                 raise
-            continue
-        return ForkedProcess(handle, pid, (None, None, None))
     raise AssertionError("unreachable")
 
 
