@@ -15,6 +15,7 @@ import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
 import pytest
 
@@ -326,12 +327,8 @@ def test_a_forked_referee_starts_its_bots_server_by_exec_a_layout_and_a_memory_o
     launch = forkserver.Launch(
         (sys.executable, "-c", referee, "--serve"), {**os.environ, "ARENA_TEST_SECRET": secret}, str(tmp_path), None
     )
-    theirs_in, ours_in = os.pipe()
-    ours_out, theirs_out = os.pipe()
-    process = forkserver.spawn_referee(launch, (theirs_in, theirs_out, 2))
-    for fd in (theirs_in, theirs_out):
-        os.close(fd)
-    with open(ours_out) as output, open(ours_in, "w"):
+    process, output = forked_referee(launch)
+    with output:
         try:
             parent, bots_server, sleeper = map(int, output.readline().split())
             token, seen, *argv = output.readline().split()
@@ -374,12 +371,8 @@ def test_a_forked_referee_starts_as_python_c_would_here(tmp_path: Path, monkeypa
         monkeypatch.setenv("TMPDIR", str(tmp_path / place))
         (tmp_path / place).mkdir()
         execd = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
-        reading, writing = os.pipe()
-        process = forkserver.spawn_referee(
-            forkserver.Launch(argv, dict(os.environ), str(tmp_path), None), (0, writing, 2)
-        )
-        os.close(writing)
-        with open(reading) as output:
+        process, output = forked_referee(forkserver.Launch(argv, dict(os.environ), str(tmp_path), None))
+        with output:
             forked = output.read()
         assert process.wait(timeout=30) == 0
         process.release()
@@ -389,6 +382,15 @@ def test_a_forked_referee_starts_as_python_c_would_here(tmp_path: Path, monkeypa
     assert seen == [str(tmp_path / "one"), str(tmp_path / "another")]
     assert servers[0] is not servers[1] and servers[0].process.wait(timeout=10) == 0  # the first one ended
     assert servers[1].alive()
+
+
+def forked_referee(launch: forkserver.Launch) -> tuple[forkserver.ForkedProcess, TextIO]:
+    """A referee's process forked by spawn_referee (stdin from /dev/null, stderr ours): it and its output."""
+    reading, writing = os.pipe()
+    with open(os.devnull, "rb") as null:
+        process = forkserver.spawn_referee(launch, (null.fileno(), writing, 2))
+    os.close(writing)
+    return process, open(reading)
 
 
 def libraries_at(pid: int) -> dict[str, int]:

@@ -141,7 +141,7 @@ def test_the_executor_keeps_a_referee_per_thread_and_replaces_one_that_died(
             errors.append(executor.run(specs[2], lambda r: got.append((r["match_id"], r["seed"]))))
             assert executor._servers[threading.get_ident()].process is not referee
             assert referee.returncode == -signal.SIGKILL
-            # forked from this process's fork server where it has one (with a fork server of its own), else exec'd
+            # forked from this process's fork server for referees where fork servers work, else exec'd
             assert isinstance(referee, forkserver.ForkedProcess) == (forked and forkserver.enabled())
             last.append(executor._servers[threading.get_ident()].process)
 
