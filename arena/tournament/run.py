@@ -31,6 +31,8 @@ from arena.tournament.ratings import LiveFit
 from arena.tournament.schedule import plan_matches
 from arena.tournament.store import Store
 
+Planned = tuple[MatchSpec, list[str]]  # a match to play and the tournament keys of its games
+
 
 @dataclass
 class Progress:
@@ -223,9 +225,6 @@ def _run(
     return RunReport(played, progress.done, progress.total, interrupted, progress.errors, grown)
 
 
-Planned = tuple[MatchSpec, list[str]]
-
-
 class _Work:
     """The matches left to play, in chains (``chains``) that a slot plays in turn. A slot with no chain left to
     start takes the last match of the longest chain another slot is playing (a fresh start: new bot processes), so
@@ -268,11 +267,11 @@ class _Work:
             return chain[0]
 
 
-def chains(matches: list[tuple[MatchSpec, list[str]]]) -> list[list[tuple[MatchSpec, list[str]]]]:
+def chains(matches: list[Planned]) -> list[list[Planned]]:
     """The matches grouped into chains that one slot plays in turn, longest first: the matches of one pairing in one
     seat rotation (the same bots, every game seated alike). A referee kept for the slot can then carry its bot
     processes from one match of a chain to the next (new deals, the same seats), and slots rarely wait at the end."""
-    grouped: dict[tuple[object, ...], list[tuple[MatchSpec, list[str]]]] = {}
+    grouped: dict[tuple[object, ...], list[Planned]] = {}
     for spec, keys in matches:
         chain = (tuple(bot.name for bot in spec.bots), tuple(spec.games[0].seating))
         grouped.setdefault(chain, []).append((spec, keys))
