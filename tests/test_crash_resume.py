@@ -67,12 +67,33 @@ def processes_with_files_under(folder: Path) -> list[int]:
         if not entry.name.isdigit():
             continue
         try:
-            targets = [os.readlink(fd) for fd in (entry / "fd").iterdir()]
+            targets = [_target(fd) for fd in (entry / "fd").iterdir()]
         except OSError:
             continue
         if any(t.startswith(str(folder)) for t in targets):
             found.append(int(entry.name))
     return found
+
+
+def _target(fd: Path) -> str:
+    """Where a descriptor of /proc/PID/fd leads ("" if it closed meanwhile)."""
+    try:
+        return os.readlink(fd)
+    except OSError:
+        return ""
+
+
+def described(pid: int, folder: Path) -> str:
+    """What a process is (for a failure's message): its command, state, parent, uids and files under ``folder``."""
+    proc = Path("/proc") / str(pid)
+    try:
+        command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:300]
+        status = dict(line.split(":", 1) for line in (proc / "status").read_text().splitlines() if ":" in line)
+        files = [t for t in map(_target, (proc / "fd").iterdir()) if t.startswith(str(folder))]
+    except OSError as exc:
+        return f"{pid}: gone ({exc})"
+    fields = ("State", "PPid", "Uid", "NSpid", "Threads", "SigBlk")
+    return f"{pid}: {command!r} " + " ".join(f"{k}={status.get(k, '?').strip()}" for k in fields) + f" {files}"
 
 
 def last_game_stored(config: Path, db: Path, total: int) -> float:
@@ -147,7 +168,8 @@ def test_a_tournament_killed_ten_times_at_random_moments_ends_as_an_unbroken_run
         deadline = time.monotonic() + 10
         while processes_with_files_under(broken.parent) and time.monotonic() < deadline:
             time.sleep(0.05)  # its referees die with it (and their bots with them)
-        assert processes_with_files_under(broken.parent) == []
+        left = processes_with_files_under(broken.parent)
+        assert left == [], [described(pid, broken.parent) for pid in left]
 
     resumed = run_arena("tournament", "run", str(config), "--db", str(broken), "--quiet")
     assert resumed.returncode == 0, resumed.stderr
