@@ -22,6 +22,7 @@ from probing import match, probe, read_dump
 from arena.play import forkserver
 from arena.play.botproc import BotCommand
 from arena.play.matchspec import MatchSpec
+from arena.tournament import executor as executor_module
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import LocalExecutor, run_match, slot
 from arena.tournament.run import RunReport, _Work, chains, failures, resolve_entrants, run_tournament
@@ -220,6 +221,40 @@ def test_a_match_that_raises_midway_leaves_its_referee_behind_not_its_games_to_t
     assert not thread.is_alive()
     assert errors[0] is not None and "KeyError" in errors[0] and errors[1] is None
     assert got == [("m1", 30)]
+
+
+def test_a_cancel_landing_as_a_cut_short_match_ends_its_referee_never_signals_the_released_pid(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once a referee's process is ended (reaped, or released to the fork server to reap), its pid may be another
+    process's: a ``cancel()`` from another thread that lands just then must not kill by it. Here the cancel is made
+    right after the end, where it would otherwise land before the executor forgets the referee."""
+    executor = LocalExecutor()
+    spec = two_hand(tmp_path, [(20, [0, 1]), (21, [1, 0])])
+    ended: list[int] = []
+    signalled: list[int] = []
+    real_end, real_killpg = executor_module._Server.end, os.killpg
+
+    def end(server: Any) -> int:
+        code = real_end(server)
+        ended.append(server.process.pid)
+        executor.cancel()
+        return code
+
+    def killpg(pid: int, sig: int) -> None:
+        if pid in ended:
+            signalled.append(pid)
+        real_killpg(pid, sig)
+
+    def fail(record: Any) -> None:
+        raise KeyError("on_game failed")
+
+    monkeypatch.setattr(executor_module._Server, "end", end)
+    monkeypatch.setattr(os, "killpg", killpg)
+    with slot(executor):
+        error = run_match(executor, spec, fail)
+    assert error is not None and "KeyError" in error
+    assert ended and signalled == []
 
 
 class Faulty(LocalExecutor):

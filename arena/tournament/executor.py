@@ -133,16 +133,16 @@ class LocalExecutor:
                     break
         except BaseException:  # the referee is still in this match: the slot's next one needs another
             watchdog.stop()  # before its pid is released (the watchdog kills by it)
+            self._forget(server)  # first: a cancel() would otherwise kill by its pid once released
             server.kill()
             server.end()
-            self._forget(server)
             raise
         finally:
             watchdog.stop()
         if done:
             return None
+        self._forget(server)  # before its pid is released, as above
         code = server.end()
-        self._forget(server)
         if watchdog.fired:
             return (
                 f"no game finished for {limit:.0f} s: the match was stopped, its referee and bots killed "
@@ -299,7 +299,8 @@ class _Server:
         return code
 
     def kill(self) -> None:
-        """Kill the referee's process group (the bots die with it)."""
+        """Kill the referee's process group (the bots die with it). Only before ``end``: after it, the pid may be
+        another process's (the executor forgets a referee before it ends it, so ``cancel`` never reaches it then)."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
 
