@@ -192,6 +192,10 @@ def bench_tournament(games: int, rounds: int, as_json: bool) -> None:
     click.echo(f"host    {result['host_scaling']:.2f}  (two CPU-bound processes against one in this run: the ceiling)")
     each = ", ".join(f"{r['ratio']:.2f} (host {r['host_scaling']:.2f})" for r in result["rounds"])
     click.echo(f"rounds  {each}  (each round's ratio, the host's just before it)")
+    click.echo(
+        f"steady  {result['steady_ratio']:.2f}  (from the first stored game to the last; the first came after"
+        f" {result['first_game_ms_jobs1']:.0f} ms with jobs 1, {result['first_game_ms_jobs2']:.0f} ms with jobs 2)"
+    )
     forked, execd = result["match_cpu_ms_forked"], result["match_cpu_ms_exec"]
     click.echo(
         f"match   {forked:6.1f} ms processor time with bots forked, {execd:6.1f} ms exec'd: {forked / execd:.2f}"

@@ -25,6 +25,10 @@ def test_bench_tournament_prints_rates_their_ratio_the_share_of_play_the_hosts_c
     assert 0 < figures["efficiency"] < 1  # play alone is always faster than play with set-up
     assert figures["host_scaling"] > 0  # measured in the same run (no bound: it is wall-clock on a shared host)
     assert figures["rounds"] == [{"ratio": pytest.approx(two / one), "host_scaling": figures["host_scaling"]}]
+    # the first stored game comes within the run (8 games at the run's rate take the whole run)
+    for jobs, rate in ((1, one), (2, two)):
+        assert 0 < figures[f"first_game_ms_jobs{jobs}"] / 1000 < 8 / rate
+    assert figures["steady_ratio"] > 0
     # a match's processor time counts the bots either way (a match of two Python bots takes well over 20 ms);
     # which way is cheaper is the benchmark's to show, not a test's
     for way in ("forked", "exec"):

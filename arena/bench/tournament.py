@@ -3,6 +3,11 @@ how much of a one-job run is play (its games' own play time against its wall tim
 referees and bots); and, as a yardstick, how two CPU-bound processes scale on this host in the same run (on a
 shared virtual machine that swings between 1.3 and 2.4 from one minute to the next).
 
+Each run is also split in two: from its start to its first stored game (the run's fixed start: its referees'
+and bots' processes, in series), and from there to its last (where the games are played side by side). On a
+48-game run the fixed start is a fifth of jobs 1's time and a third of jobs 2's: however well the games in
+between scale, the ratio of whole runs stays below the steady ratio.
+
 Also what a short match costs, set-up included, with Python bots forked from the fork server and started by exec
 (``match_cost``): processor time of the referee and of everything it started, per one-game match of two random
 bots, the two ways interleaved."""
@@ -14,6 +19,7 @@ import os
 import resource
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,19 +45,39 @@ def bench_config(games: int) -> TournamentConfig:
     )
 
 
-def games_per_second(config: TournamentConfig, jobs: int) -> tuple[float, float]:
-    """Run the whole tournament on a fresh database with ``jobs`` parallel matches: games/s, and games/s of play
-    alone (the games' own time, from the first game_start to game_end, summed)."""
+@dataclass(frozen=True, slots=True)
+class RunRates:
+    """One bench run: games/s of the whole run and of its games' play alone; the seconds to its first stored game
+    and games/s from there to its last (the games after the first over that span)."""
+
+    games_per_second: float
+    play_only: float
+    first_game: float
+    steady: float
+
+
+def games_per_second(config: TournamentConfig, jobs: int) -> RunRates:
+    """Run the whole tournament on a fresh database with ``jobs`` parallel matches: games/s, games/s of play alone
+    (the games' own time, from the first game_start to game_end, summed), and the run split at its first game."""
     commands = resolve_entrants(config.entrants)
     forkserver.reset()  # each run starts its fork server, as a run of the command line does
+    stored: list[float] = []
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp, Store.open(Path(tmp) / "bench.db") as store:
         start = time.perf_counter()
-        report = run_tournament(config, store, commands, jobs=jobs, log_dir=str(Path(tmp) / "logs"))
+        report = run_tournament(
+            config,
+            store,
+            commands,
+            jobs=jobs,
+            log_dir=str(Path(tmp) / "logs"),
+            on_progress=lambda _: stored.append(time.perf_counter()),
+        )
         elapsed = time.perf_counter() - start
-        if report.errors or report.played != report.total:
+        if report.errors or report.played != report.total or len(stored) < 2:
             raise RuntimeError(f"the bench tournament did not complete: {report.errors[:3]}")
         play = sum(record["timing"]["seconds"] for _, _, record in store.records())
-    return report.played / elapsed, report.played / play
+    steady = (len(stored) - 1) / (stored[-1] - stored[0])
+    return RunRates(report.played / elapsed, report.played / play, stored[0] - start, steady)
 
 
 def match_cost(forked: bool, matches: int) -> tuple[float, float]:
@@ -110,14 +136,16 @@ def run(games: int = 48, rounds: int = 2) -> dict[str, Any]:
     """Alternate jobs=1 and jobs=2 runs (so machine noise hits both) and report the mean rates and their ratio; then
     the cost of a short match, forked and exec'd bots alternately."""
     config = bench_config(games)
-    one, two, play_only, host = [], [], [], []
+    ones: list[RunRates] = []
+    twos: list[RunRates] = []
+    host: list[float] = []
     for _ in range(rounds):
         host.append(host_scaling())
-        rate, play = games_per_second(config, 1)
-        one.append(rate)
-        play_only.append(play)
-        two.append(games_per_second(config, 2)[0])
-    serial, parallel, playing = sum(one) / rounds, sum(two) / rounds, sum(play_only) / rounds
+        ones.append(games_per_second(config, 1))
+        twos.append(games_per_second(config, 2))
+    one, two = [r.games_per_second for r in ones], [r.games_per_second for r in twos]
+    serial, parallel, playing = sum(one) / rounds, sum(two) / rounds, sum(r.play_only for r in ones) / rounds
+    steady = [sum(r.steady for r in runs) / rounds for runs in (ones, twos)]
     saved = os.environ.get("ARENA_FORK_SERVER")
     costs: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
     try:
@@ -140,6 +168,9 @@ def run(games: int = 48, rounds: int = 2) -> dict[str, Any]:
         "efficiency": serial / playing,
         "host_scaling": sum(host) / rounds,
         "rounds": [{"ratio": b / a, "host_scaling": h} for a, b, h in zip(one, two, host, strict=True)],
+        "first_game_ms_jobs1": sum(r.first_game for r in ones) / rounds * 1000,
+        "first_game_ms_jobs2": sum(r.first_game for r in twos) / rounds * 1000,
+        "steady_ratio": steady[1] / steady[0],
         "match_cpu_ms_forked": cpu[True] * 1000,
         "match_cpu_ms_exec": cpu[False] * 1000,
         "match_wall_ms_forked": wall[True] * 1000,
