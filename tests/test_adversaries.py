@@ -339,14 +339,16 @@ def test_a_tournament_with_a_flooding_entrant_stores_every_game(tmp_path: Path) 
     flooded = 0
     for record in records:
         offences = {(record["players"][v["seat"]], v["kind"]) for v in record["violations"]}
-        if "stranger-flood" in record["players"]:  # a short game may end before the flooding child is up
+        if "stranger-flood" in record["players"]:  # its children flood from its welcome on: nearly every game
             # Under heavy load (load average 10) one run also charged the flooder an `unsolicited`: its own doing in
             # any case; what must hold is that no one else is charged and every game is stored.
             assert offences <= {("stranger-flood", "flood"), ("stranger-flood", "unsolicited")}
             flooded += "forfeit" in record
         else:
             assert offences == set() and "forfeit" not in record
-    assert flooded >= 4
+    # 8 of 8 in each of 8 runs under three CPU spinners (its flooders were started by exec before: 3-8, and then a
+    # short game could end before they were up); 6: room for a machine busier than that
+    assert flooded >= 6
 
 
 @pytest.mark.slow  # waits for the watchdog

@@ -35,8 +35,6 @@ import json
 import os
 import random
 import signal
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -52,14 +50,7 @@ args = parser.parse_args()
 mode = args.mode
 endpoint, token = os.environ["ARENA_ENDPOINT"], os.environ["ARENA_TOKEN"]
 CARDS = [r + s for s in "CDHS" for r in "789TJQKA"] + ["JK"]
-FLOODER = """
-import sys, zmq
-socket = zmq.Context().socket(zmq.DEALER)
-socket.setsockopt(zmq.SNDHWM, 0)
-socket.connect(sys.argv[1])
-while True:
-    socket.send(b'{"type": "action", "request_id": 1, "action": {"type": "pass"}}')
-"""
+FLOOD_FRAME = b'{"type": "action", "request_id": 1, "action": {"type": "pass"}}'
 ESCAPES = "\x1b]0;pwned\x07\x1b[2J\x1b[H\x1b[31mRED\u202eevil\x9b"
 
 
@@ -98,11 +89,23 @@ def hog_disk() -> dict:
 
 
 def flood() -> None:
-    """Two flooding processes (faster together than one referee can read), then a moment for them to start."""
+    """Two flooding processes (faster together than one referee can read), then a moment for them to connect.
+    Forked, not started by exec: with no interpreter to start they flood within milliseconds, on a loaded machine
+    too (one started by exec could still be importing zmq when a short game ended)."""
     for _ in range(2):
-        flooder = subprocess.Popen([sys.executable, "-c", FLOODER, endpoint], start_new_session=True)
+        flooder = os.fork()
+        if flooder == 0:
+            try:
+                os.setsid()
+                stranger = zmq.Context().socket(zmq.DEALER)  # a context of its own: the parent's is not the child's
+                stranger.setsockopt(zmq.SNDHWM, 0)
+                stranger.connect(endpoint)
+                while True:
+                    stranger.send(FLOOD_FRAME)
+            finally:
+                os._exit(0)
         if args.out:
-            Path(args.out, f"{token}-{flooder.pid}").write_text(str(os.getuid()))
+            Path(args.out, f"{token}-{flooder}").write_text(str(os.getuid()))
     time.sleep(0.3)
 
 
