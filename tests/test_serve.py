@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -223,38 +224,83 @@ def test_a_match_that_raises_midway_leaves_its_referee_behind_not_its_games_to_t
     assert got == [("m1", 30)]
 
 
+class KillSpy:
+    """``os.killpg`` as the executor calls it, noting every call made by pid on a referee already ended (whose pid
+    may be another process's by then: such a call is not passed on); ``after_end`` runs right after each end."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, after_end: Callable[[], object]) -> None:
+        self.ended: list[int] = []
+        self.late: list[int] = []
+        self.real_killpg, real_end = os.killpg, executor_module._Server.end
+
+        def end(server: Any) -> int:
+            code = real_end(server)
+            self.ended.append(server.process.pid)
+            after_end()
+            return code
+
+        monkeypatch.setattr(executor_module._Server, "end", end)
+        monkeypatch.setattr(os, "killpg", self.killpg)
+
+    def killpg(self, pid: int, sig: int) -> None:
+        if pid in self.ended:
+            self.late.append(pid)
+            return
+        self.real_killpg(pid, sig)
+
+
+@pytest.mark.parametrize("cut", ["raises", "referee dies"])
 def test_a_cancel_landing_as_a_cut_short_match_ends_its_referee_never_signals_the_released_pid(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cut: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Once a referee's process is ended (reaped, or released to the fork server to reap), its pid may be another
     process's: a ``cancel()`` from another thread that lands just then must not kill by it. Here the cancel is made
-    right after the end, where it would otherwise land before the executor forgets the referee."""
+    right after the end, where it would otherwise land before the executor forgets the referee; the match is cut
+    short by an exception (on_game's), or by its referee's death (no ``match_done``)."""
     executor = LocalExecutor()
     spec = two_hand(tmp_path, [(20, [0, 1]), (21, [1, 0])])
-    ended: list[int] = []
-    signalled: list[int] = []
-    real_end, real_killpg = executor_module._Server.end, os.killpg
+    spy = KillSpy(monkeypatch, executor.cancel)
 
-    def end(server: Any) -> int:
-        code = real_end(server)
-        ended.append(server.process.pid)
-        executor.cancel()
-        return code
+    def on_game(record: Any) -> None:
+        if cut == "raises":
+            raise KeyError("on_game failed")
+        referee = executor._servers[threading.get_ident()].process.pid
+        spy.real_killpg(referee, signal.SIGKILL)
+
+    with slot(executor):
+        error = run_match(executor, spec, on_game)
+    assert error is not None and ("KeyError" if cut == "raises" else "referee exited") in error
+    assert spy.ended and spy.late == []
+
+
+def test_a_watchdog_that_fires_as_its_match_ends_never_signals_the_released_pid(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The watchdog has decided to kill (no game for its limit) when the match's thread stops it and ends the
+    referee: its kill comes before the end or not at all. Here the watchdog's kill waits (up to 2 s) for the end."""
+    executor = LocalExecutor(stall_timeout=0.05)  # it fires while the bots start
+    spec = two_hand(tmp_path, [(20, [0, 1]), (21, [1, 0])])
+    ended = threading.Event()
+    spy = KillSpy(monkeypatch, ended.set)
+    fired = threading.Event()
 
     def killpg(pid: int, sig: int) -> None:
-        if pid in ended:
-            signalled.append(pid)
-        real_killpg(pid, sig)
+        if threading.current_thread() is threading.main_thread():
+            spy.killpg(pid, sig)
+            return
+        ended.wait(2)  # the watchdog's thread
+        spy.killpg(pid, sig)
+        fired.set()
+
+    monkeypatch.setattr(os, "killpg", killpg)
 
     def fail(record: Any) -> None:
         raise KeyError("on_game failed")
 
-    monkeypatch.setattr(executor_module._Server, "end", end)
-    monkeypatch.setattr(os, "killpg", killpg)
     with slot(executor):
-        error = run_match(executor, spec, fail)
-    assert error is not None and "KeyError" in error
-    assert ended and signalled == []
+        run_match(executor, spec, fail)
+    assert fired.wait(5)  # it did fire
+    assert spy.ended and spy.late == []
 
 
 class Faulty(LocalExecutor):

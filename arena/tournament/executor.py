@@ -300,7 +300,7 @@ class _Server:
 
     def kill(self) -> None:
         """Kill the referee's process group (the bots die with it). Only before ``end``: after it, the pid may be
-        another process's (the executor forgets a referee before it ends it, so ``cancel`` never reaches it then)."""
+        another process's (the executor never ends a referee that ``cancel`` can still reach)."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
 
@@ -358,6 +358,7 @@ class _Watchdog:
         self.fired = False
         self._last = time.monotonic()
         self._done = threading.Event()
+        self._lock = threading.Lock()  # a kill under way ends before stop() returns
         threading.Thread(target=self._watch, daemon=True).start()
 
     def progress(self) -> None:
@@ -365,13 +366,17 @@ class _Watchdog:
         self._last = time.monotonic()
 
     def stop(self) -> None:
-        """The match is over."""
-        self._done.set()
+        """The match is over: once this returns, the watchdog kills nothing (the referee's pid may be released)."""
+        with self._lock:
+            self._done.set()
 
     def _watch(self) -> None:
         while not self._done.wait(min(1.0, self.limit / 4)):
             if time.monotonic() - self._last > self.limit:
-                self.fired = True
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(self.process.pid, signal.SIGKILL)  # the bots die with their referee (arena.play.sandbox)
+                with self._lock:
+                    if self._done.is_set():
+                        return
+                    self.fired = True
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.killpg(self.process.pid, signal.SIGKILL)  # the bots die with their referee (sandbox)
                 return
