@@ -193,8 +193,9 @@ def bench_tournament(games: int, rounds: int, as_json: bool) -> None:
     each = ", ".join(f"{r['ratio']:.2f} (host {r['host_scaling']:.2f})" for r in result["rounds"])
     click.echo(f"rounds  {each}  (each round's ratio, the host's just before it)")
     click.echo(
-        f"steady  {result['steady_ratio']:.2f}  (from the first stored game to the last; the first came after"
-        f" {result['first_game_ms_jobs1']:.0f} ms with jobs 1, {result['first_game_ms_jobs2']:.0f} ms with jobs 2)"
+        f"start   first stored game after {result['first_game_ms_jobs1']:.0f} ms with jobs 1,"
+        f" {result['first_game_ms_jobs2']:.0f} ms with jobs 2: ceiling {result['start_ceiling']:.2f}"
+        "  (the ratio if all after the first game of jobs 1 were split evenly over two slots)"
     )
     forked, execd = result["match_cpu_ms_forked"], result["match_cpu_ms_exec"]
     click.echo(

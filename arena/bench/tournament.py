@@ -3,10 +3,10 @@ how much of a one-job run is play (its games' own play time against its wall tim
 referees and bots); and, as a yardstick, how two CPU-bound processes scale on this host in the same run (on a
 shared virtual machine that swings between 1.3 and 2.4 from one minute to the next).
 
-Each run is also split in two: from its start to its first stored game (the run's fixed start: its referees'
-and bots' processes, in series), and from there to its last (where the games are played side by side). On a
-48-game run the fixed start is a fifth of jobs 1's time and a third of jobs 2's: however well the games in
-between scale, the ratio of whole runs stays below the steady ratio.
+Each run's fixed start is measured too: the time to its first stored game (its referees' and bots' processes
+starting, in series, then the first game), which two jobs cannot share. From it the bench works out the ceiling it
+leaves: the ratio the run would reach if everything after the first game of jobs 1 were split evenly over two
+slots, after jobs 2's own start.
 
 Also what a short match costs, set-up included, with Python bots forked from the fork server and started by exec
 (``match_cost``): processor time of the referee and of everything it started, per one-game match of two random
@@ -47,13 +47,13 @@ def bench_config(games: int) -> TournamentConfig:
 
 @dataclass(frozen=True, slots=True)
 class RunRates:
-    """One bench run: games/s of the whole run and of its games' play alone; the seconds to its first stored game
-    and games/s from there to its last (the games after the first over that span)."""
+    """One bench run: games/s of the whole run and of its games' play alone; its seconds, and the seconds to its
+    first stored game."""
 
     games_per_second: float
     play_only: float
+    seconds: float
     first_game: float
-    steady: float
 
 
 def games_per_second(config: TournamentConfig, jobs: int) -> RunRates:
@@ -61,7 +61,12 @@ def games_per_second(config: TournamentConfig, jobs: int) -> RunRates:
     (the games' own time, from the first game_start to game_end, summed), and the run split at its first game."""
     commands = resolve_entrants(config.entrants)
     forkserver.reset()  # each run starts its fork server, as a run of the command line does
-    stored: list[float] = []
+    first: list[float] = []  # when the first game was stored
+
+    def stored(_: object) -> None:
+        if not first:
+            first.append(time.perf_counter())
+
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp, Store.open(Path(tmp) / "bench.db") as store:
         start = time.perf_counter()
         report = run_tournament(
@@ -70,14 +75,19 @@ def games_per_second(config: TournamentConfig, jobs: int) -> RunRates:
             commands,
             jobs=jobs,
             log_dir=str(Path(tmp) / "logs"),
-            on_progress=lambda _: stored.append(time.perf_counter()),
+            on_progress=stored,
         )
         elapsed = time.perf_counter() - start
-        if report.errors or report.played != report.total or len(stored) < 2:
+        if report.errors or report.played != report.total or not first:
             raise RuntimeError(f"the bench tournament did not complete: {report.errors[:3]}")
         play = sum(record["timing"]["seconds"] for _, _, record in store.records())
-    steady = (len(stored) - 1) / (stored[-1] - stored[0])
-    return RunRates(report.played / elapsed, report.played / play, stored[0] - start, steady)
+    return RunRates(report.played / elapsed, report.played / play, elapsed, first[0] - start)
+
+
+def start_ceiling(one: RunRates, two: RunRates) -> float:
+    """The jobs 2 to jobs 1 ratio left by the fixed starts: jobs 1's time against jobs 2's start plus half of what
+    jobs 1 spent after its first game."""
+    return one.seconds / (two.first_game + (one.seconds - one.first_game) / 2)
 
 
 def match_cost(forked: bool, matches: int) -> tuple[float, float]:
@@ -145,7 +155,6 @@ def run(games: int = 48, rounds: int = 2) -> dict[str, Any]:
         twos.append(games_per_second(config, 2))
     one, two = [r.games_per_second for r in ones], [r.games_per_second for r in twos]
     serial, parallel, playing = sum(one) / rounds, sum(two) / rounds, sum(r.play_only for r in ones) / rounds
-    steady = [sum(r.steady for r in runs) / rounds for runs in (ones, twos)]
     saved = os.environ.get("ARENA_FORK_SERVER")
     costs: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
     try:
@@ -170,7 +179,7 @@ def run(games: int = 48, rounds: int = 2) -> dict[str, Any]:
         "rounds": [{"ratio": b / a, "host_scaling": h} for a, b, h in zip(one, two, host, strict=True)],
         "first_game_ms_jobs1": sum(r.first_game for r in ones) / rounds * 1000,
         "first_game_ms_jobs2": sum(r.first_game for r in twos) / rounds * 1000,
-        "steady_ratio": steady[1] / steady[0],
+        "start_ceiling": sum(map(start_ceiling, ones, twos)) / rounds,
         "match_cpu_ms_forked": cpu[True] * 1000,
         "match_cpu_ms_exec": cpu[False] * 1000,
         "match_wall_ms_forked": wall[True] * 1000,
