@@ -346,9 +346,7 @@ def test_a_tournament_with_a_flooding_entrant_stores_every_game(tmp_path: Path) 
             flooded += "forfeit" in record
         else:
             assert offences == set() and "forfeit" not in record
-    # 8 of 8 in each of 8 runs under three CPU spinners (its flooders were started by exec before: 3-8, and then a
-    # short game could end before they were up); 6: room for a machine busier than that
-    assert flooded >= 6
+    assert flooded >= 6  # 8 of 8 under three CPU spinners; room for a busier machine
 
 
 @pytest.mark.slow  # waits for the watchdog
