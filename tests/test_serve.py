@@ -258,7 +258,10 @@ def test_a_cancel_landing_as_a_cut_short_match_ends_its_referee_never_signals_th
     right after the end, where it would otherwise land before the executor forgets the referee; the match is cut
     short by an exception (on_game's), or by its referee's death (no ``match_done``)."""
     executor = LocalExecutor()
-    spec = two_hand(tmp_path, [(20, [0, 1]), (21, [1, 0])])
+    # a referee to kill at game 1 must not have finished the match already: the bots take 10 s over game 2's first
+    # request (a referee killed at game 1 never sees it, an exception ends the match before it)
+    bots = [probe(name, "--think", "1:1:10") for name in ("ann", "bob")]
+    spec = match(tmp_path, bots, [(20, [0, 1]), (21, [1, 0])], variant="two-hand", options={"points_to_win": 3})
     spy = KillSpy(monkeypatch, executor.cancel)
 
     def on_game(record: Any) -> None:
