@@ -541,6 +541,12 @@ def tournament_run(
     """
     from pathlib import Path
 
+    if not scheduler and executor_kind in (None, "local"):  # matches here (unless the config says otherwise):
+        from arena.play import forkserver
+
+        # the referees' fork server imports the referee while this command imports and prepares the rest (its
+        # first referee forks ~0.3 s in); where the run ends up elsewhere, it exits with this process unused
+        forkserver.warm(forkserver.REFEREES)
     from arena.report.live import live_report
     from arena.tournament.account import violation_summary
     from arena.tournament.config import load_config
