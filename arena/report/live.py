@@ -13,12 +13,13 @@ import threading
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 from arena.errors import ArenaError
-from arena.report.build import ReportBuilder
-from arena.report.source import Source
 from arena.tournament.config import TournamentConfig
+
+if TYPE_CHECKING:
+    from arena.report.build import ReportBuilder
 
 EVERY = 3.0
 """Seconds between two updates of a live report."""
@@ -38,7 +39,11 @@ class LiveReport:
         intervals: bool = True,
         every: float = EVERY,
     ) -> None:
-        self.builder = ReportBuilder(
+        # imported here: every run imports this module, and the builder (its templates, Jinja) only with --report
+        from arena.report.build import ReportBuilder
+        from arena.report.source import Source
+
+        self.builder: ReportBuilder = ReportBuilder(
             Source(db, "db", title, db=db, confidence=confidence, intervals=intervals), Path(out)
         )
         self.every = every
