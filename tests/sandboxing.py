@@ -6,6 +6,7 @@ files. A test that wants its bots to write somewhere opens that directory to the
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import time
@@ -13,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from arena.play.linux import PPID, SESSION, STATE, stat_fields
 from arena.play.matchspec import BotEntry, GameSpec, Limits, MatchSpec
 
 
@@ -68,3 +70,15 @@ def match_spec(tmp_path: Path, bots: list[BotEntry], games: list[GameSpec], vari
         log_dir=str(tmp_path / "logs"),
         **settings,
     )
+
+
+def described(pid: int) -> str:
+    """A process as ps would show it: pid, state, parent, session, uid, command line (for a failure's message)."""
+    fields = stat_fields(pid)
+    with contextlib.suppress(OSError):
+        uid = os.stat(f"/proc/{pid}").st_uid
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        if fields is not None:
+            state, parent, session = (fields[i].decode() for i in (STATE, PPID, SESSION))
+            return f"{pid} {state} ppid {parent} sid {session} uid {uid} {command[:200]}"
+    return f"{pid} gone"

@@ -7,6 +7,7 @@ The resumed database must end up with the same games, the same records and the s
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -18,6 +19,7 @@ from typing import Any
 
 import pytest
 from helpers import ARENA, ROOT, run_arena, write_tournament
+from sandboxing import described
 
 from arena.tournament.store import Store
 
@@ -83,17 +85,11 @@ def _target(fd: Path) -> str:
         return ""
 
 
-def described(pid: int, folder: Path) -> str:
-    """What a process is (for a failure's message): its command, state, parent, uids and files under ``folder``."""
-    proc = Path("/proc") / str(pid)
-    try:
-        command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:300]
-        status = dict(line.split(":", 1) for line in (proc / "status").read_text().splitlines() if ":" in line)
-        files = [t for t in map(_target, (proc / "fd").iterdir()) if t.startswith(str(folder))]
-    except OSError as exc:
-        return f"{pid}: gone ({exc})"
-    fields = ("State", "PPid", "Uid", "NSpid", "Threads", "SigBlk")
-    return f"{pid}: {command!r} " + " ".join(f"{k}={status.get(k, '?').strip()}" for k in fields) + f" {files}"
+def files_under(pid: int, folder: Path) -> list[str]:
+    """The files under ``folder`` a process holds open (for a failure's message)."""
+    with contextlib.suppress(OSError):
+        return [t for t in map(_target, (Path("/proc") / str(pid) / "fd").iterdir()) if t.startswith(str(folder))]
+    return []
 
 
 def last_game_stored(config: Path, db: Path, total: int) -> float:
@@ -169,7 +165,7 @@ def test_a_tournament_killed_ten_times_at_random_moments_ends_as_an_unbroken_run
         while processes_with_files_under(broken.parent) and time.monotonic() < deadline:
             time.sleep(0.05)  # its referees die with it (and their bots with them)
         left = processes_with_files_under(broken.parent)
-        assert left == [], [described(pid, broken.parent) for pid in left]
+        assert left == [], [(described(pid), files_under(pid, broken.parent)) for pid in left]
 
     resumed = run_arena("tournament", "run", str(config), "--db", str(broken), "--quiet")
     assert resumed.returncode == 0, resumed.stderr

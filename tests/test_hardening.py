@@ -6,7 +6,6 @@ Real referees, real bot processes (tests/bots/hostile.py), no mocks. What a bot 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -22,12 +21,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from sandboxing import open_to_bots, started, still_running
+from sandboxing import described, open_to_bots, started, still_running
 
 from arena.cli import main
 from arena.play import cgroups, forkserver, sandbox
 from arena.play.botproc import BotCommand, BotProcess, BotStartError
-from arena.play.linux import PPID, SESSION, STATE, stat_fields
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.play.referee import run_match
 from arena.play.sandbox import (
@@ -692,17 +690,6 @@ def _open_to_others(path: Path) -> bool:
 
 
 _SITE = next((Path(p) for p in sys.path if p.endswith("site-packages")), Path("/nonexistent"))
-
-
-def described(pid: int) -> str:
-    """A process as ps would show it: pid, state, parent, session, command line (for a failure's message)."""
-    fields = stat_fields(pid)
-    with contextlib.suppress(OSError):
-        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
-        if fields is not None:
-            state, parent, session = (fields[i].decode() for i in (STATE, PPID, SESSION))
-            return f"{pid} {state} ppid {parent} sid {session} {command[:200]}"
-    return f"{pid} gone"
 
 
 @pytest.mark.skipif(
