@@ -650,6 +650,26 @@ def test_a_bot_in_a_closed_directory_runs_and_sees_its_program_but_not_its_neigh
     assert oct(program.stat().st_mode & 0o777) == "0o600"  # left as it was
 
 
+@needs_view
+@pytest.mark.parametrize("place", ["/var/tmp", "/dev/shm"])
+@pytest.mark.parametrize("forked", ["forked", "exec"])
+def test_a_match_whose_temporary_folder_is_a_link_of_the_view_plays_without_a_violation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, place: str, forked: str
+) -> None:
+    """With TMPDIR under /var/tmp or /dev/shm (links to its /tmp in a bot's view), the bots' homes and endpoints,
+    made there, are built in the view through its links (they used to be built outside it: every bot died)."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-tmpdir-", dir=place))
+    try:
+        monkeypatch.setattr(tempfile, "tempdir", str(folder))
+        monkeypatch.setenv("ARENA_FORK_SERVER", "1" if forked == "forked" else "0")
+        spec = match(tmp_path, [BotEntry(name="a", argv=RAW), BotEntry(name="b", argv=RAW)], [[0, 1]])
+        (record,) = run_match(spec)
+        assert record["violations"] == [], [log_of(spec, b) for b in range(2)]
+        assert list(folder.iterdir()) == []  # the match's folder is gone with it
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @needs_root
 def test_without_a_private_view_a_bot_whose_runtime_is_closed_to_others_is_refused_clearly(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

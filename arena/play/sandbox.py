@@ -57,6 +57,8 @@ SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "
 DEVICES = ("null", "zero", "full", "random", "urandom")
 # Mount points of the view a program's directory may not cover (a bot in /tmp sees its file, not the host's /tmp).
 PRIVATE_POINTS = ("/", "/tmp", "/dev", "/proc", "/sys", "/var", "/var/tmp")
+# Folders of the view that are links to its /tmp: a bot's shared memory and /var/tmp count against its disk limit.
+VIEW_LINKS = {"/dev/shm": "/tmp", "/var/tmp": "/tmp"}
 SYS_DIRS = ("/sys/devices/system/cpu",)
 
 _CLONE_NEWNS = 0x00020000
@@ -521,7 +523,7 @@ class Jail:
             steps.append(_Step("symlink", f"/dev/{name}", source=target))
         steps += [
             _Step("symlink", "/dev/stderr", source="/proc/self/fd/2"),
-            _Step("symlink", "/dev/shm", source="/tmp"),
+            _Step("symlink", "/dev/shm", source=VIEW_LINKS["/dev/shm"]),
         ]
         hidepid = "hidepid=2" if self.caps.hidepid else ""
         steps += [_Step("mkdir", "/proc"), _Step("proc", "/proc", data=hidepid)]
@@ -531,17 +533,18 @@ class Jail:
                 steps += [_Step("mkdir", path), _Step("bind", path, source=path)]
         size = f"size={self.limits.disk_mb}m,nr_inodes={max(1024, self.limits.disk_mb * 64)}"
         steps += [_Step("mkdir", "/tmp"), _Step("tmpfs", "/tmp", data=f"mode=1777,{size}")]
-        steps += [_Step("mkdir", "/var"), _Step("symlink", "/var/tmp", source="/tmp")]
+        steps += [_Step("mkdir", "/var"), _Step("symlink", "/var/tmp", source=VIEW_LINKS["/var/tmp"])]
         bound: list[tuple[str, bool]] = [(f"/{name}", False) for name in SYSTEM_DIRS]  # (path, writable)
-        for path, writable in exposures(argv, endpoint, self.limits):
+        # Shallowest first where they are built: a folder is mounted before what is mounted inside it.
+        for path, writable in sorted(exposures(argv, endpoint, self.limits), key=lambda e: _depth(in_view(e[0]))):
             if any(_under(path, b) and (w or not writable) for b, w in bound):
                 continue  # already visible, with at least this access
             if not any(_under(path, b) for b, _ in bound):
-                steps.append(_Step("mkdir" if os.path.isdir(path) else "file", path))
+                steps.append(_Step("mkdir" if os.path.isdir(path) else "file", in_view(path)))
             source = path if os.path.isdir(path) or _open(path, 0o004) else self._readable_copy(path)
-            steps.append(_Step("rbind", path, source=source, readonly=not writable))
+            steps.append(_Step("rbind", in_view(path), source=source, readonly=not writable))
             bound.append((path, writable))
-        steps.append(_Step("home", self.workdir))
+        steps.append(_Step("home", in_view(self.workdir)))
         return steps
 
     def _readable_copy(self, path: str) -> str:
@@ -670,6 +673,19 @@ def _install_prefix(program: str) -> str:
     """Where a runtime is installed: the folder above its ``bin`` (``~/.nvm/versions/node/v20``), else its own."""
     folder = os.path.dirname(program)
     return os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder
+
+
+def in_view(path: str) -> str:
+    """Where the view builds what the bot will see at ``path``: through the view's own links (a TMPDIR under /var/tmp
+    or /dev/shm, say). The steps run before the chroot, where an absolute link would lead out of the view."""
+    for link, target in VIEW_LINKS.items():
+        if _under(path, link):
+            return target + path.removeprefix(link)
+    return path
+
+
+def _depth(path: str) -> tuple[int, str]:
+    return path.count("/"), path
 
 
 def _under(path: str, folder: str) -> bool:
