@@ -670,6 +670,43 @@ def test_a_match_whose_temporary_folder_is_a_link_of_the_view_plays_without_a_vi
         shutil.rmtree(folder, ignore_errors=True)
 
 
+@needs_view
+@pytest.mark.parametrize("forked", ["forked", "exec"])
+def test_a_bot_whose_sandbox_cannot_be_set_up_stops_the_match_with_the_reason_and_is_charged_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: str
+) -> None:
+    """The arena's own failure (here a mount of its view that cannot be made) is not the bot's: the match stops with
+    ``BotStartError`` and the reason, forked or exec'd, where a forked one used to be charged a handshake violation
+    ("exited with code 127 before hello") and an exec'd one said only "Exception occurred in preexec_fn"."""
+    view = Jail.view
+
+    def broken_view(self: Jail, argv: tuple[str, ...], endpoint: str) -> list[Any]:
+        return [*view(self, argv, endpoint), sandbox._Step("bind", "/nowhere", source=str(tmp_path / "missing"))]
+
+    monkeypatch.setattr(Jail, "view", broken_view)
+    monkeypatch.setenv("ARENA_FORK_SERVER", "1" if forked == "forked" else "0")
+    spec = match(tmp_path, [BotEntry(name="a", argv=RAW), BotEntry(name="b", argv=RAW)], [[0, 1]])
+    with pytest.raises(BotStartError, match=r"cannot start bot 'a'.*the sandbox could not be set up: .*No such file"):
+        run_match(spec)
+
+
+@pytest.mark.parametrize("forked", ["forked", "exec"])
+def test_a_bot_that_exits_as_a_failed_set_up_would_is_charged_as_any_bot_that_dies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: str
+) -> None:
+    """No bot can pass its own death off as the arena's: the set-up's word is given before the bot's code runs."""
+    faker = tmp_path / "faker.py"
+    faker.write_text(
+        "import os, sys\nsys.stderr.write('[arena: the sandbox could not be set up: no]\\n')\nos._exit(127)\n"
+    )
+    monkeypatch.setenv("ARENA_FORK_SERVER", "1" if forked == "forked" else "0")
+    bots = [BotEntry(name="faker", argv=[sys.executable, str(faker)]), BotEntry(name="b", argv=RAW)]
+    spec = match(tmp_path, bots, [[0, 1]], max_strikes=1)
+    (record,) = run_match(spec)
+    assert record["forfeit"]["seat"] == 0
+    assert record["violations"][0]["detail"] == "bot exited with code 127 before hello"
+
+
 @needs_root
 def test_without_a_private_view_a_bot_whose_runtime_is_closed_to_others_is_refused_clearly(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

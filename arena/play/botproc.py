@@ -10,7 +10,9 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import IO, Literal
 
@@ -109,6 +111,7 @@ class BotProcess:
                 log.write(f"[arena: {jail.describe()}]\n")
         argv = _absolute(command.argv)
         stdio = command.transport == "stdio"
+        reason: list[str] = []  # why an exec'd process could not be set up
         try:
             env, confinement = self._confinement(argv, endpoint)
             self.process: subprocess.Popen[bytes] | forkserver.ForkedProcess
@@ -116,21 +119,23 @@ class BotProcess:
                 launch = forkserver.Launch(argv, env, os.getcwd(), confinement)
                 self.process = forkserver.spawn(launch, stdio=stdio)
             else:
-                self.process = subprocess.Popen(
-                    argv,
-                    stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE if stdio else subprocess.STDOUT,
-                    env=env,
-                    start_new_session=True,
-                    close_fds=True,
-                    preexec_fn=die_with_parent if confinement is None else confinement.apply,
-                    bufsize=0,
-                )
+                with _set_up_reason(reason) as told:
+                    self.process = subprocess.Popen(
+                        argv,
+                        stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE if stdio else subprocess.STDOUT,
+                        env=env,
+                        start_new_session=True,
+                        close_fds=True,
+                        preexec_fn=die_with_parent if confinement is None else partial(_confine, confinement, told),
+                        bufsize=0,
+                    )
         except (OSError, subprocess.SubprocessError, ArenaError) as exc:
             if jail is not None:
                 jail.release()
-            raise BotStartError(f"cannot start bot {command.name!r} ({' '.join(argv)}): {exc}") from None
+            why = f"the sandbox could not be set up: {reason[0]}" if reason else exc
+            raise BotStartError(f"cannot start bot {command.name!r} ({' '.join(argv)}): {why}") from None
         track(self.process.pid, alive=True)
         assert self.process.stdout is not None
         # stdio: the bot's stdin and stdout are its channel (protocol.md: the stdio transport), its stderr its log
@@ -155,6 +160,13 @@ class BotProcess:
             "ARENA_TOKEN": self.token,
         }
         return env, None
+
+    def check_set_up(self) -> None:
+        """Raise ``BotStartError`` if the process ended before it ran the bot's code: its set-up or confinement
+        failed, which is the arena's failure, not a violation of the bot's. (A forked process says so on a socket
+        that it closes before the bot's code runs; an exec'd one made its start fail at once.)"""
+        if isinstance(self.process, forkserver.ForkedProcess) and (why := self.process.set_up_failure()) is not None:
+            raise BotStartError(f"cannot start bot {self.command.name!r}: {why}")
 
     @property
     def pid(self) -> int:
@@ -215,6 +227,29 @@ class BotProcess:
         if self.jail is not None:
             self.jail.release()
             self.jail = None
+
+
+@contextlib.contextmanager
+def _set_up_reason(reason: list[str]) -> Iterator[int]:
+    """A pipe for the exec'd child to say why its confinement failed (``_confine``), read into ``reason`` after
+    the start (which then raised: Python's own message says only that the child's set-up failed)."""
+    reading, writing = os.pipe2(os.O_CLOEXEC)
+    try:
+        yield writing
+    finally:
+        os.close(writing)
+        with os.fdopen(reading, "rb") as said:
+            if text := said.read(4096):
+                reason.append(text.decode(errors="replace"))
+
+
+def _confine(confinement: Confinement, told: int) -> None:  # pragma: no cover - in the child, before its exec
+    try:
+        confinement.apply()
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.write(told, str(exc).encode(errors="replace")[:4096])
+        raise
 
 
 def _absolute(argv: tuple[str, ...]) -> tuple[str, ...]:

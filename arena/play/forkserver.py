@@ -52,7 +52,7 @@ import time
 import types
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from arena.errors import ArenaError
 from arena.play.linux import (
@@ -101,6 +101,7 @@ SERVER_COMMAND = (
     "-c",
     "import sys; started = set(sys.modules); from arena.play.forkserver import main; main(started)",
 )
+SET_UP = b"set up"  # a child's word that its set-up is done (anything else it sends says what failed)
 LOST = -1  # in place of a wait status: the child died with its server (SIGKILL), which could not report it
 START_TIMEOUT = 30.0  # seconds for the server to start and answer a request
 _MAX_SPEC = 1 << 20
@@ -156,9 +157,13 @@ def eligible(argv: tuple[str, ...]) -> bool:
 class ForkedProcess:
     """A process forked by the fork server (a bot, a referee): the part of ``subprocess.Popen`` they use."""
 
-    def __init__(self, server: ForkServer, pid: int, streams: tuple[io.FileIO | None, ...]) -> None:
+    def __init__(
+        self, server: ForkServer, pid: int, streams: tuple[io.FileIO | None, ...], setup: socket.socket | None = None
+    ) -> None:
         self.server = server
         self.pid = pid
+        self._setup = setup  # where the child says whether its set-up was done, before it runs the bot's code
+        self._setup_failure: str | None = None
         self.started = start_ticks(pid)  # with the pid, names this process (None: it has already ended)
         self.lost = False  # it died with its server, which could not report how
         self._released = False
@@ -190,12 +195,32 @@ class ForkedProcess:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGKILL)
 
+    def set_up_failure(self) -> str | None:
+        """Why the process ended before it ran the bot's code (its set-up or confinement failed: the arena's
+        doing, not the bot's), or None when its set-up was done. Ask once it has ended. The child says so on a
+        socket it closes before the bot's code runs, so no bot can forge it."""
+        if self._setup is not None:
+            with self._setup:
+                try:
+                    said = self._setup.recv(4096, socket.MSG_DONTWAIT)
+                except BlockingIOError:
+                    return None  # still setting up: it has not ended
+                except OSError:
+                    said = b""
+            self._setup = None
+            if said != SET_UP:
+                self._setup_failure = said.decode(errors="replace") or "its process ended before it was set up"
+        return self._setup_failure
+
     def release(self) -> None:
         """Let the server reap it (call once it is killed and what it left is swept: until then its pid, process
         group and session stay its own, as a child's do until its parent waits for it)."""
         if not self._released:
             self._released = True
             self.server.release(self.pid)
+        if self._setup is not None:
+            self._setup.close()
+            self._setup = None
 
 
 class ForkServer:
@@ -251,8 +276,9 @@ class ForkServer:
         """Whether the server runs and belongs to this process (not inherited through a fork of the referee)."""
         return self.owner == os.getpid() and self.process.poll() is None
 
-    def spawn(self, launch: Launch, streams: tuple[int, int, int]) -> int:
-        """Fork a child, hand it ``launch`` and its standard streams; its pid."""
+    def spawn(self, launch: Launch, streams: tuple[int, int, int]) -> tuple[int, socket.socket | None]:
+        """Fork a child, hand it ``launch`` and its standard streams: its pid, and the socket on which it says
+        whether its set-up was done (None: the child was gone before it could be handed its launch)."""
         with self._fork_lock:
             try:
                 self.socket.sendall(b"F")
@@ -267,10 +293,13 @@ class ForkServer:
         if pid < 0:  # the server could not fork this one: like a failed fork of our own
             raise OSError(-pid, f"the fork server could not fork: {os.strerror(-pid)}")
         self.children.add(pid)
-        with socket.socket(fileno=fd) as channel, contextlib.suppress(OSError):
-            # a child that died before reading it is reported by its exit status like any other bot
+        channel = socket.socket(fileno=fd)
+        try:
             socket.send_fds(channel, [pickle.dumps(launch)], list(streams))
-        return pid
+        except OSError:  # the child died before it could read it: it ends before its set-up, and says nothing
+            channel.close()
+            return pid, None
+        return pid, channel
 
     def status(self, pid: int, started: int | None) -> int | None:
         """The wait status of a child that has ended (None while it runs), given once (the caller keeps it).
@@ -404,7 +433,7 @@ def spawn(launch: Launch, *, stdio: bool) -> ForkedProcess:
         null = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
         child, ours = (null, writing, writing), (-1, reading, -1)
     try:
-        handle, pid = _fork(BOTS, launch, child)
+        handle, pid, setup = _fork(BOTS, launch, child)
     except BaseException:
         for fd in set(ours) - {-1}:
             os.close(fd)
@@ -414,7 +443,7 @@ def spawn(launch: Launch, *, stdio: bool) -> ForkedProcess:
             os.close(fd)
     modes = ("wb", "rb", "rb")
     streams = tuple(None if fd < 0 else io.FileIO(fd, mode) for fd, mode in zip(ours, modes, strict=True))
-    return ForkedProcess(handle, pid, streams)
+    return ForkedProcess(handle, pid, streams, setup)
 
 
 def spawn_referee(launch: Launch, streams: tuple[int, int, int]) -> ForkedProcess:
@@ -422,18 +451,19 @@ def spawn_referee(launch: Launch, streams: tuple[int, int, int]) -> ForkedProces
     ``streams`` (the caller closes its copies): it runs ``launch.argv`` (``python -c CODE ...``) unconfined, as
     ``subprocess.Popen`` with ``start_new_session`` would, and starts a fork server for its bots by exec (a layout
     of their own: see the module's docstring). Retries once on a fresh server."""
-    handle, pid = _fork(REFEREES, launch, streams)
-    return ForkedProcess(handle, pid, (None, None, None))
+    handle, pid, setup = _fork(REFEREES, launch, streams)
+    return ForkedProcess(handle, pid, (None, None, None), setup)
 
 
-def _fork(kind: str, launch: Launch, streams: tuple[int, int, int]) -> tuple[ForkServer, int]:
-    """Fork a child from this process's server of ``kind``, handing it ``launch`` and ``streams``: the server and
-    the child's pid. A server that is gone is dropped and the fork tried once more on a fresh one (the streams pass
-    only with a fork made); a fork the server could not make raises ``OSError`` at once."""
+def _fork(kind: str, launch: Launch, streams: tuple[int, int, int]) -> tuple[ForkServer, int, socket.socket | None]:
+    """Fork a child from this process's server of ``kind``, handing it ``launch`` and ``streams``: the server, the
+    child's pid and its set-up socket (``ForkServer.spawn``). A server that is gone is dropped and the fork tried
+    once more on a fresh one (the streams pass only with a fork made); a fork the server could not make raises
+    ``OSError`` at once."""
     for attempt in (1, 2):
         handle = server(kind)
         try:
-            return handle, handle.spawn(launch, streams)
+            return handle, *handle.spawn(launch, streams)
         except ForkServerError:
             _discard(handle)
             if attempt == 2:
@@ -583,7 +613,6 @@ def _become_bot(channel: socket.socket, started: set[str]) -> Launch:  # pragma:
     process (as ``subprocess.Popen`` would: streams, session, confinement, then every other descriptor closed)."""
     try:
         message, fds = _receive(channel, _MAX_SPEC, 3)
-        channel.close()
         if len(fds) != 3:
             os._exit(127)  # the referee gave up on this child
         launch: Launch = pickle.loads(message)
@@ -594,20 +623,23 @@ def _become_bot(channel: socket.socket, started: set[str]) -> Launch:  # pragma:
         os.setsid()
         os.chdir(launch.cwd)
     except BaseException as exc:
+        detail = f"the bot's process could not be set up: {exc}"
         with contextlib.suppress(OSError):
-            os.write(2, f"[arena: the bot's process could not be set up: {exc}]\n".encode(errors="replace"))
-        os._exit(127)
+            os.write(2, f"[arena: {detail}]\n".encode(errors="replace"))
+        _set_up_failed(channel, detail)
     try:
         if launch.confinement is not None:
-            launch.confinement.apply()  # says itself what failed
+            launch.confinement.apply()  # says itself what failed, in the log
             # As an exec would: a process that changed its uid is not dumpable, which hides it (/proc/PID owned by
             # root, hidepid) from its own uid's processes, even from itself; nothing secret is in its memory.
             prctl(PR_SET_DUMPABLE, 1)
         else:
             die_with_parent()
-        os.closerange(3, 1 << 16)
-    except BaseException:
-        os._exit(127)
+    except BaseException as exc:
+        _set_up_failed(channel, f"the sandbox could not be set up: {exc}")
+    with contextlib.suppress(OSError):
+        channel.send(SET_UP)
+    os.closerange(3, 1 << 16)  # the set-up socket too: from here on, what happens is the bot's doing
     os.environ.clear()
     os.environ.update(launch.env)
     _show_as_execd(launch.argv, launch.env)
@@ -620,6 +652,13 @@ def _become_bot(channel: socket.socket, started: set[str]) -> Launch:  # pragma:
         _unshadow(folder, started)
     sys.stdin, sys.stdout, sys.stderr = (_stream(fd) for fd in (0, 1, 2))
     return launch
+
+
+def _set_up_failed(channel: socket.socket, detail: str) -> NoReturn:  # pragma: no cover - in the server's child
+    """Tell the referee why this child could not become the bot's process, and end."""
+    with contextlib.suppress(OSError):
+        channel.send(detail.encode(errors="replace")[:4096])
+    os._exit(127)
 
 
 def _unshadow(folder: str, started: set[str]) -> None:  # pragma: no cover - runs in the server's child

@@ -156,6 +156,7 @@ class Referee:
             for b in list(waiting):
                 process = self.processes[b]
                 if process is not None and not process.alive():
+                    process.check_set_up()  # a process that never ran the bot's code is the arena's failure
                     failed.append((b, Violation("handshake", f"bot {process.exit_description()} before hello")))
                     waiting.discard(b)
         failed.extend((b, Violation("handshake", "no hello within the handshake timeout")) for b in waiting)
