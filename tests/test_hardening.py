@@ -672,6 +672,25 @@ def test_a_match_whose_temporary_folder_is_a_link_of_the_view_plays_without_a_vi
 
 @needs_view
 @pytest.mark.parametrize("forked", ["forked", "exec"])
+def test_a_match_plays_under_a_umask_that_closes_new_folders_to_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: str
+) -> None:
+    """Under umask 077 (a hardened host's) the view's folders keep the modes they name: bots reach their homes and
+    endpoints (they could not: every bot failed to start)."""
+    monkeypatch.setenv("ARENA_FORK_SERVER", "1" if forked == "forked" else "0")
+    spec = match(tmp_path, [BotEntry(name="a", argv=RAW), BotEntry(name="b", argv=RAW)], [[0, 1]])
+    forkserver.reset()  # the bots' fork server, whose children build the views, started under the umask below
+    umask = os.umask(0o077)
+    try:
+        (record,) = run_match(spec)
+    finally:
+        os.umask(umask)
+        forkserver.reset()
+    assert record["violations"] == []
+
+
+@needs_view
+@pytest.mark.parametrize("forked", ["forked", "exec"])
 def test_a_bot_whose_sandbox_cannot_be_set_up_stops_the_match_with_the_reason_and_is_charged_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: str
 ) -> None:

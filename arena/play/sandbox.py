@@ -698,7 +698,17 @@ def _open(path: str, bits: int) -> bool:
 
 
 def _build_view(root: str, steps: tuple[_Step, ...], uid: int | None) -> None:  # pragma: no cover - runs in the child
-    """Carry out the view's steps under ``root`` (in a fresh mount namespace, before chroot)."""
+    """Carry out the view's steps under ``root`` (in a fresh mount namespace, before chroot), with the modes they
+    name whatever the arena's umask (under 077 the folders on the way to a bot's home and endpoint were closed to
+    the bot's uid: every bot failed to start)."""
+    umask = os.umask(0o022)
+    try:
+        _build_steps(root, steps, uid)
+    finally:
+        os.umask(umask)  # the bot's own, as the arena's was
+
+
+def _build_steps(root: str, steps: tuple[_Step, ...], uid: int | None) -> None:  # pragma: no cover - in the child
     _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
     for step in steps:
         at = root + step.target
