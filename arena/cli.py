@@ -535,8 +535,10 @@ def tournament_run(
 
     The tournament is the one in CONFIG_PATH; its results go to a database beside it (or --db).
 
-    Ctrl-C stops it cleanly (exit code 130): the games played are kept, and the same command resumes. Bots' logs
-    go to DB-logs/ beside the results database. If any bot broke a rule, its violations by kind and the first
+    Ctrl-C stops it cleanly (exit code 130): the games played are kept, and the same command resumes. A run
+    whose matches could not all be played (a referee that failed: the warnings say why) exits with code 1 after
+    the table of what was played; the same command plays the rest. Bots' logs go to DB-logs/ beside the results
+    database. If any bot broke a rule, its violations by kind and the first
     line of its error from its log follow the table (on stderr), and a warning for a bot that forfeited every game.
     """
     from pathlib import Path
@@ -630,6 +632,13 @@ def tournament_run(
         click.echo(terminal_safe("\n".join(["", *lines])), err=True)
     for name, count in never:
         click.echo(f"warning: {name} forfeited {_every(count)}: see its log above", err=True)
+    if report.done < report.total:  # matches failed (the warnings above say why): not a finished tournament
+        click.echo(
+            f"warning: {report.total - report.done} of {report.total} games were not played: run the same command"
+            " to play them",
+            err=True,
+        )
+        raise SystemExit(1)
 
 
 RANKING_HELP = """Ranking table of a tournament: Elo, interval, LOS, results.

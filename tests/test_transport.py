@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import random
+import re
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import zmq
+from helpers import run_arena, write_tournament
 
-from arena.play.transport import Endpoint, Hub
+from arena.play.transport import IPC_PATH_MAX, Endpoint, Hub, TransportError
 
 
 @pytest.fixture
@@ -125,3 +129,44 @@ def test_a_message_of_several_frames_is_read_whole_and_stands_as_the_multipart_m
     assert endpoint.last_sender == frame[0]
     assert endpoint.bytes_in - before == len(b"first") + len(b"plain")
     assert endpoint.receive() is None
+
+
+def test_a_hub_closes_even_with_a_socket_of_its_context_left_open() -> None:
+    """A socket that a failure left open (as a failed bind once did) no longer makes ``close`` wait forever: a
+    referee whose endpoints could not be opened used to hang in ``zmq.Context.term`` instead of reporting why."""
+    hub = Hub()
+    left = hub.context.socket(zmq.ROUTER)  # left open (and held, as the failed bind's traceback held its socket)
+    closing = threading.Thread(target=hub.close, daemon=True)
+    closing.start()
+    closing.join(timeout=30)
+    assert not closing.is_alive(), "Hub.close() hangs on the socket left open"
+    assert left.closed
+
+
+def test_a_temporary_folder_too_deep_for_the_sockets_is_one_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ZeroMQ's ipc paths hold at most 107 characters: a TMPDIR deeper than that is named, with what to do (the bind
+    used to fail and the referee to hang)."""
+    deep = tmp_path / ("d" * (IPC_PATH_MAX - len(str(tmp_path))))
+    deep.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    with pytest.raises(TransportError, match=r"too long a path .* set TMPDIR to a shorter path"):
+        Hub()
+    assert list(deep.iterdir()) == []  # nothing left behind
+    monkeypatch.setenv("TMPDIR", str(deep))
+    done = run_arena("match", "random", "random", "--variant", "two-hand", "--games", "1", timeout=120)
+    assert done.returncode == 2 and done.stderr.startswith("Error: the temporary folder"), done.stderr
+    config = write_tournament(tmp_path / "deep.toml", DEEP_TOURNAMENT)
+    done = run_arena("tournament", "run", config, "--db", tmp_path / "deep.db", "--quiet", timeout=120)
+    assert done.returncode == 1, done.stderr  # every match failed: the run is not done
+    assert "too long a path" in (tmp_path / "deep-logs" / "random-raw_random_r0_0-1-referee.log").read_text()
+    assert re.search(r"warning: (\d+) of \1 games were not played: run the same command to play them\n$", done.stderr)
+
+
+DEEP_TOURNAMENT = """
+name = "deep"
+variant = "two-hand"
+entrants = ["random", "{raw}"]
+games_per_pairing = 2
+"""

@@ -24,6 +24,7 @@ from pathlib import Path
 import zmq
 from zmq.backend import Socket as _RawSocket
 
+from arena.errors import ArenaError
 from arena.play.linux import start_ticks
 
 # Frames above this size make ZeroMQ drop the connection before the referee ever reads them; frames between
@@ -310,6 +311,8 @@ class PipeEndpoint(Channel):
 
 
 OWNER = "referee"  # in a match directory: the pid and start time of the referee process that made it
+MAX_ENDPOINTS = 9  # one digit: a match has at most four bots, one endpoint each (ep0/bot0.sock ...)
+IPC_PATH_MAX = getattr(zmq, "IPC_PATH_MAX_LEN", 107)  # a socket's path, at most (sockaddr_un.sun_path)
 
 
 def _start_time(pid: int) -> str | None:
@@ -335,13 +338,24 @@ def remove_stale_directories() -> None:
             shutil.rmtree(entry.path, ignore_errors=True)
 
 
+class TransportError(ArenaError):
+    """A match's endpoints cannot be opened (the temporary folder's path is too long for them, say)."""
+
+
 class Hub:
     """All endpoints of one match, and waiting on them together."""
 
     def __init__(self) -> None:
-        self.context = zmq.Context()
         remove_stale_directories()
         self.directory = tempfile.mkdtemp(prefix="arena-")
+        longest = len(f"{self.directory}/ep{MAX_ENDPOINTS}/bot{MAX_ENDPOINTS}.sock")
+        if longest > IPC_PATH_MAX:
+            os.rmdir(self.directory)
+            raise TransportError(
+                f"the temporary folder {tempfile.gettempdir()} has too long a path for a match's sockets"
+                f" ({longest} characters in their paths, at most {IPC_PATH_MAX}): set TMPDIR to a shorter path"
+            )
+        self.context = zmq.Context()
         # Bots under other uids may pass through (to their own endpoint and workdir) but not list it.
         os.chmod(self.directory, 0o711 if os.geteuid() == 0 else 0o700)
         if (me := _start_time(os.getpid())) is not None:
@@ -413,10 +427,14 @@ class Hub:
 
     def _bind(self, address: str) -> zmq.Socket:  # type: ignore[type-arg]
         socket = self.context.socket(zmq.ROUTER)
-        socket.setsockopt(zmq.LINGER, 0)
-        socket.setsockopt(zmq.MAXMSGSIZE, HARD_FRAME_LIMIT)
-        socket.setsockopt(zmq.RCVHWM, 1000)
-        socket.bind(address)
+        try:
+            socket.setsockopt(zmq.LINGER, 0)
+            socket.setsockopt(zmq.MAXMSGSIZE, HARD_FRAME_LIMIT)
+            socket.setsockopt(zmq.RCVHWM, 1000)
+            socket.bind(address)
+        except zmq.ZMQError as exc:
+            socket.close(linger=0)
+            raise TransportError(f"cannot open the endpoint {address}: {exc}") from None
         return socket
 
     def _watch(self, endpoint: Endpoint) -> None:
@@ -472,7 +490,7 @@ class Hub:
         for endpoint in self.endpoints:
             if isinstance(endpoint, Endpoint):
                 endpoint.socket.close(linger=0)
-        self.context.term()
+        self.context.destroy(linger=0)  # any other socket of the context too: term() would wait for it forever
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
