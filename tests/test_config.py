@@ -53,6 +53,16 @@ def test_bad_config_names_the_problem(tmp_path: Path, text: str, message: str) -
         load_config(write(tmp_path, text))
 
 
+def test_a_config_saved_with_a_byte_order_mark_and_windows_line_ends_reads_as_without(tmp_path: Path) -> None:
+    """Notepad's UTF-8 (a BOM, CRLF): tomllib alone refuses the BOM ("Invalid statement at line 1, column 1")."""
+    plain = load_config(write(tmp_path, BASE + "seed = 3\n"))
+    windows = tmp_path / "windows" / "t.toml"
+    windows.parent.mkdir()
+    windows.write_bytes(b"\xef\xbb\xbf" + (BASE + "seed = 3\n").replace("\n", "\r\n").encode())
+    config = load_config(windows)
+    assert config.entrants == plain.entrants and config.fingerprint() == plain.fingerprint()
+
+
 def test_missing_config_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no such tournament config"):
         load_config(tmp_path / "absent.toml")

@@ -256,7 +256,7 @@ def load_config(path: str | Path) -> TournamentConfig:
     """Read and validate a tournament config; every problem becomes a ConfigError naming the file and the key."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM (Notepad's UTF-8) read as none
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such tournament config") from None
     except (OSError, UnicodeDecodeError) as exc:
