@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import resource
 import shutil
 import signal
 import stat
@@ -323,6 +325,30 @@ bootstrap = 50
 
 @pytest.mark.slow
 @pytest.mark.timeout(240)
+@pytest.mark.timeout(120)
+def test_a_bot_that_connects_without_end_cannot_take_the_referees_last_descriptor(tmp_path: Path) -> None:
+    """Each connection to a bot's endpoint is a descriptor of the referee's, and libzmq aborts the whole process
+    when an accept finds none left: a bot that forked and connected without end (64 processes of 253 connections
+    at the default limits) ended its match with 'Too many open files (src/ipc_listener.cpp)', under a referee
+    limited to 8,192. The referee now fits its bots' descriptors to what it may hold."""
+    flooder = tmp_path / "conn-flood.py"  # the mode is the script's name
+    shutil.copyfile(BOTS / "adversary.py", flooder)
+    logs = tmp_path / "logs"
+    command = [sys.executable, "-m", "arena", "match", str(flooder), "random", "--variant", "two-hand", "--games", "2"]
+    done = subprocess.run(
+        [*command, "--log-dir", str(logs)],
+        capture_output=True,
+        text=True,
+        timeout=100,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (8192, 8192)),
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert [line.split()[1] for line in done.stdout.splitlines()[-2:]] == ["2", "2"], done.stdout  # both games
+    (log,) = logs.glob("*conn-flood*.log")
+    said = re.search(r"conn-flood: (\d+) children hold (\d+) connections", log.read_text())
+    assert said is not None and int(said[2]) >= 1000, log.read_text()[-2000:]  # the flood was real
+
+
 def test_a_tournament_with_a_flooding_entrant_stores_every_game(tmp_path: Path) -> None:
     flooder = tmp_path / "stranger-flood.py"  # adversary.py takes its mode from its name
     shutil.copy(BOTS / "adversary.py", flooder)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from arena.engine.game import Game
 from arena.engine.options import make_rules
 from arena.engine.record import game_record, replay
+from arena.play import referee
 from arena.play.local import play_game
+from arena.play.matchspec import MIN_OPEN_FILES, BotEntry, MatchSpec
 from arena.play.runner import Message
 from arena.tournament.ranking import comparisons
 
@@ -36,3 +40,23 @@ def test_bots_that_always_pass_get_a_drawn_game_at_the_hand_limit() -> None:
 def test_the_hand_limit_does_not_touch_normal_games() -> None:
     record = play_game([always_pass] * 2, "two-hand", {"stick_the_dealer": True}, seed=1)
     assert "drawn" not in record and record["winners"]
+
+
+@pytest.mark.parametrize(
+    ("bots", "have", "open_files"),
+    [(2, 1_048_576, 256), (2, 20_000, 148), (4, 20_000, 74), (4, 8_192, 28), (4, 1_024, 16)],
+)
+def test_bots_descriptors_are_fitted_to_what_the_referee_may_hold(
+    monkeypatch: pytest.MonkeyPatch, bots: int, have: int, open_files: int
+) -> None:
+    """Every process of every bot, at its open_files, fits beside the referee's own headroom (floor: 16)."""
+    asked: list[int] = []
+    monkeypatch.setattr(referee, "raise_open_files", lambda needed: asked.append(needed) or have)
+    entrants = [BotEntry(name=f"b{k}", argv=["x"]) for k in range(bots)]
+    spec = MatchSpec(match_id="m", variant="two-hand", bots=entrants, games=[])
+    limits = referee.fitted_limits(spec)
+    assert asked == [bots * 64 * 256 + referee.DESCRIPTOR_HEADROOM]
+    assert limits.open_files == open_files
+    assert limits.replace(open_files=256) == spec.limits  # nothing else changes
+    fits = bots * limits.processes * limits.open_files + referee.DESCRIPTOR_HEADROOM <= have
+    assert fits or open_files == MIN_OPEN_FILES

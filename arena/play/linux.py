@@ -35,6 +35,24 @@ def check(result: int, what: str) -> None:
         raise OSError(code, f"{what}: {os.strerror(code)}")
 
 
+def raise_open_files(needed: int) -> int:
+    """Raise this process's limit of open descriptors to ``needed`` (never lower it): the soft limit up to the
+    hard one, and the hard one too where we may (root, up to ``fs.nr_open``); else as far as the hard limit. The
+    limit it has now."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= needed:
+        return soft
+    for wanted in ((needed, max(hard, needed)), (min(needed, hard), hard)):
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, wanted)
+            break
+        except (ValueError, OSError):
+            continue
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
 def prctl(option: int, value: int) -> None:
     """``prctl(option, value)``; raises OSError on failure."""
     check(LIBC.prctl(option, ctypes.c_ulong(value), 0, 0, 0), "prctl")

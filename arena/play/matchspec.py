@@ -35,6 +35,9 @@ def absolute(paths: tuple[str, ...]) -> tuple[str, ...]:
     return paths
 
 
+MIN_OPEN_FILES = 16  # a bot process's descriptors, at the least (its streams, its endpoint, a runtime's files)
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     """What each bot process may use. Enforcement depends on the OS and on running as root (SECURITY.md)."""
@@ -69,7 +72,14 @@ class Limits:
         metadata=_about("CPU share of the bot's tree in cores (its cgroup's quota); unset: no limit", gt=0),
     )
     file_size_mb: int = field(default=64, metadata=_about("Largest file the bot may write (RLIMIT_FSIZE), MiB", ge=1))
-    open_files: int = field(default=256, metadata=_about("Open file descriptors per process (RLIMIT_NOFILE)", ge=16))
+    open_files: int = field(
+        default=256,
+        metadata=_about(
+            "Open file descriptors per process (RLIMIT_NOFILE); lowered for a match where its referee could not hold"
+            " every connection its bots could open (SECURITY.md)",
+            ge=MIN_OPEN_FILES,
+        ),
+    )
     disk_mb: int = field(default=64, metadata=_about("Size of the bot's private /tmp, which holds its home, MiB", ge=1))
     readable: tuple[str, ...] = field(default=(), metadata=_about("More host paths every bot may read"))
     writable: tuple[str, ...] = field(

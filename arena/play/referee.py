@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -29,7 +30,8 @@ from arena.play.botproc import BotCommand, BotProcess
 from arena.play.clock import TimeControl
 from arena.play.cpus import pin_match, unpin, unpin_thread
 from arena.play.incoming import Hello, MessageError, Reply, canonical_reply, read_bot_message
-from arena.play.matchspec import MatchSpec, SpecError
+from arena.play.linux import raise_open_files
+from arena.play.matchspec import MIN_OPEN_FILES, Limits, MatchSpec, SpecError
 from arena.play.runner import DETAIL_LIMIT, EXCERPT_LIMIT, Answer, Message, Violation, play
 from arena.play.sandbox import Jail, require_isolation
 from arena.play.transport import Channel, Hub
@@ -52,6 +54,33 @@ BURST_FRAMES = 1000
 DRAIN_BUDGET = STRANGER_FRAMES + BURST_FRAMES + 2  # a look at an unasked endpoint empties it, or finds a flood
 
 
+# What the referee needs beyond its bots' connections: its own files and pipes, ZeroMQ's sockets and signals.
+DESCRIPTOR_HEADROOM = 1024
+_short_warned = False
+
+
+def fitted_limits(spec: MatchSpec) -> Limits:
+    """The limits the match's bots run under: the spec's, with ``open_files`` lowered where this process could not
+    hold every connection the bots could open to their endpoints (each process of a bot may hold ``open_files``;
+    libzmq aborts the whole referee when an accept finds no descriptor left: a bot that forked and connected
+    without end used to end its match that way). The referee's own limit is raised first, as far as it may go."""
+    global _short_warned
+    limits, bots = spec.limits, len(spec.bots)
+    have = raise_open_files(bots * limits.processes * limits.open_files + DESCRIPTOR_HEADROOM)
+    per_process = (have - DESCRIPTOR_HEADROOM) // (bots * limits.processes)
+    if per_process >= limits.open_files:
+        return limits
+    if per_process < MIN_OPEN_FILES and not _short_warned:
+        _short_warned = True
+        print(
+            f"warning: this process may open {have} descriptors, too few for the connections its bots could make"
+            f" ({bots} bots of {limits.processes} processes): a bot could end its match (raise the hard limit,"
+            " ulimit -Hn, or lower limits.processes)",
+            file=sys.stderr,
+        )
+    return limits.replace(open_files=max(MIN_OPEN_FILES, per_process))
+
+
 class Referee:
     """Runs a match: implements the runner's ``Seats`` over real processes and sockets."""
 
@@ -62,6 +91,7 @@ class Referee:
         for game in spec.games:
             if sorted(game.seating) != list(range(len(spec.bots))) or len(game.seating) != self.rules.players:
                 raise ArenaError(f"a {spec.variant} game seats each of {self.rules.players} bots exactly once")
+        self.limits = fitted_limits(spec)  # what each bot process runs under
         self.hub = Hub()
         self.endpoints: list[Channel] = []
         self.processes: list[BotProcess | None] = []
@@ -114,7 +144,7 @@ class Referee:
             self.hub.renew(endpoint)  # what the dead process (or its leftovers) sent is dropped unread
             self.expired[b], self.answered[b] = set(), set()  # (request ids never repeat: nothing to mistake)
             log = self.log_dir / f"{self.spec.match_id}-bot{b}-{entry.name}.log"
-            jail = Jail(self.spec.limits, workdir=self.hub.workdir(endpoint))  # its own uid when we are root
+            jail = Jail(self.limits, workdir=self.hub.workdir(endpoint))  # its own uid when we are root
             self.hub.admit(endpoint, jail.gid)  # the endpoint opens to this process alone
             command = BotCommand(entry.name, tuple(entry.argv), entry.transport)
             process = self.processes[b] = BotProcess(command, endpoint.address, log, jail=jail)

@@ -580,7 +580,8 @@ class Jail:
         )
         who = f"uid {self.uid}" if self.uid is not None else "the referee's uid"
         view = "private view" if self.caps.mount and (self.caps.root or self.caps.userns) else "host filesystem"
-        return f"{memory}, cpu {self.limits.cpu_seconds} s, {who}, {view}"
+        files = f"{self.limits.open_files} open files a process"
+        return f"{memory}, {files}, cpu {self.limits.cpu_seconds} s, {who}, {view}"
 
     def release(self) -> None:
         """Give back the uid, remove the cgroup and the workdir (call after ``sweep``)."""

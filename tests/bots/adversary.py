@@ -23,6 +23,8 @@ Plays a seeded-random legal action like raw_random.py, thinking ``--think`` seco
                      a bot that shares the referee's uid); creates DIR/hijacked when done (or found none)
     spawn-and-wait   starts a child in a session of its own that ignores SIGTERM, SIGINT and SIGHUP, records it in
                      DIR, then plays on
+    conn-flood       before its hello, forks 48 children (or as many as it may), each holding as many bare connections
+                     to its endpoint as it may (each costs the referee a descriptor); says how many on stderr, plays on
 
 Misbehaviour in answers (dup-keys, long-id, escapes) happens at the first decision of game ``--game`` (default 0).
 """
@@ -35,6 +37,8 @@ import json
 import os
 import random
 import signal
+import socket as socket_module
+import sys
 import threading
 import time
 import traceback
@@ -130,6 +134,35 @@ def relay(front: zmq.Socket, back: zmq.Socket) -> None:
                 front.send_multipart([victim, back.recv()])
 
 
+def connect_flood() -> None:
+    """Fork 48 children (or as many as the bot may), each holding as many bare connections to the endpoint as it may (no
+    ZMTP greeting: each costs the referee a descriptor until libzmq's handshake timeout); report the total."""
+    path = endpoint.removeprefix("ipc://")
+    reading, writing = os.pipe()
+    children = 0
+    while children < 48:  # of the 64 tasks a bot may have: room left for its own ZeroMQ threads
+        try:
+            pid = os.fork()
+        except OSError:
+            break  # at the bot's process limit
+        if pid == 0:
+            os.close(reading)
+            held = []
+            with contextlib.suppress(OSError):
+                while True:
+                    conn = socket_module.socket(socket_module.AF_UNIX, socket_module.SOCK_STREAM)
+                    held.append(conn)
+                    conn.connect(path)
+            os.write(writing, b"%d\n" % (len(held) - 1))
+            time.sleep(600)
+            os._exit(0)
+        children += 1
+    os.close(writing)
+    with os.fdopen(reading) as counts:  # one line from each child (they hold the pipe open: no end to read to)
+        total = sum(int(counts.readline()) for _ in range(children))
+    print(f"conn-flood: {children} children hold {total} connections", file=sys.stderr, flush=True)
+
+
 def hijack() -> None:
     own = Path(endpoint.removeprefix("ipc://"))
     context = zmq.Context.instance()
@@ -162,6 +195,8 @@ if mode == "spawn-and-wait":
     Path(args.out, f"{token}-{child}").write_text(str(os.getuid()))
 if mode == "disk-hog":
     report(hog_disk())
+if mode == "conn-flood":
+    connect_flood()
 
 context = zmq.Context()
 socket = context.socket(zmq.DEALER)
