@@ -410,6 +410,32 @@ def parent_of(pid: int) -> int:
     return int(fields[PPID])
 
 
+def test_waiting_on_a_server_whose_socket_is_past_descriptor_1023_waits(tmp_path: Path) -> None:
+    """A referee holding its bots' connections may hand its server a descriptor past 1023, which select() refuses:
+    wait() then returned at once, and a bot's wait() spun a core instead of sleeping."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        pytest.skip(f"this process may open only {hard} descriptors")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
+    forkserver.reset()  # first: ending a server frees its descriptors
+    held = [os.open(os.devnull, os.O_RDONLY)]
+    while held[-1] < 1100:  # every free descriptor below: the server's socket takes the lowest one left
+        held.append(os.open(os.devnull, os.O_RDONLY))
+    try:
+        handle = forkserver.server(forkserver.BOTS)
+        assert handle.socket.fileno() > 1023
+        start = time.monotonic()
+        handle.wait(0.2)
+        assert time.monotonic() - start >= 0.04  # it slept (50 ms at most at a time), no news having come
+    finally:
+        for fd in held:
+            os.close(fd)
+        forkserver.reset()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
 def test_only_python_scripts_run_by_this_python_are_forked(monkeypatch: pytest.MonkeyPatch) -> None:
     assert forkserver.eligible((sys.executable, "/bots/mine.py"))
     assert not forkserver.eligible(("/usr/bin/python3.9", "/bots/mine.py"))

@@ -320,9 +320,12 @@ class ForkServer:
 
     def wait(self, timeout: float | None) -> None:
         """Wait up to ``timeout`` seconds for news from the server, and take it in."""
-        # at most 50 ms: another thread may take in (and store) the news this one waits for
+        # at most 50 ms: another thread may take in (and store) the news this one waits for. poll, not select: the
+        # socket's descriptor may be past 1023 in a referee that holds its bots' connections (select refuses it)
         with contextlib.suppress(OSError, ValueError):
-            select.select([self.socket], [], [], 0.05 if timeout is None else min(timeout, 0.05))
+            waiting = select.poll()
+            waiting.register(self.socket, select.POLLIN)
+            waiting.poll(50 if timeout is None else max(0, min(timeout, 0.05)) * 1000)
         self._pump()
         if not self.alive():  # its children died with it
             time.sleep(min(timeout or 0.05, 0.05))
