@@ -652,16 +652,19 @@ def test_a_bot_in_a_closed_directory_runs_and_sees_its_program_but_not_its_neigh
 
 
 @needs_view
-@pytest.mark.parametrize("place", ["/var/tmp", "/dev/shm"])
+@pytest.mark.parametrize("place", ["/var/tmp", "/dev/shm", "a link to /var/tmp"])
 @pytest.mark.parametrize("forked", ["forked", "exec"])
 def test_a_match_whose_temporary_folder_is_a_link_of_the_view_plays_without_a_violation(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, place: str, forked: str
 ) -> None:
     """With TMPDIR under /var/tmp or /dev/shm (links to its /tmp in a bot's view), the bots' homes and endpoints,
-    made there, are built in the view through its links (they used to be built outside it: every bot died)."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-tmpdir-", dir=place))
+    made there, are built in the view through its links (they used to be built outside it: every bot died); and
+    with a TMPDIR reached through a link of the host's (the view shows real paths)."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-tmpdir-", dir=place.removeprefix("a link to ")))
     try:
-        monkeypatch.setattr(tempfile, "tempdir", str(folder))
+        tmpdir = tmp_path / "tmpdir"
+        tmpdir.symlink_to(folder)
+        monkeypatch.setattr(tempfile, "tempdir", str(tmpdir if place.startswith("a link") else folder))
         monkeypatch.setenv("ARENA_FORK_SERVER", "1" if forked == "forked" else "0")
         spec = match(tmp_path, [BotEntry(name="a", argv=RAW), BotEntry(name="b", argv=RAW)], [[0, 1]])
         (record,) = run_match(spec)
@@ -711,15 +714,30 @@ def test_a_bot_whose_sandbox_cannot_be_set_up_stops_the_match_with_the_reason_an
         run_match(spec)
 
 
+# Says its set-up failed on every descriptor it has, in the log and by its exit code, as a failed set-up does.
+FAKER = """
+import os, socket, sys
+word = b"the sandbox could not be set up: forged"
+for fd in map(int, os.listdir("/proc/self/fd")):
+    try:
+        socket.socket(fileno=os.dup(fd)).send(word)
+    except OSError:
+        try:
+            os.write(fd, word)
+        except OSError:
+            pass
+sys.stderr.write("[arena: the sandbox could not be set up: forged]\\n")
+os._exit(127)
+"""
+
+
 @pytest.mark.parametrize("forked", ["forked", "exec"])
 def test_a_bot_that_exits_as_a_failed_set_up_would_is_charged_as_any_bot_that_dies(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: str
 ) -> None:
     """No bot can pass its own death off as the arena's: the set-up's word is given before the bot's code runs."""
     faker = tmp_path / "faker.py"
-    faker.write_text(
-        "import os, sys\nsys.stderr.write('[arena: the sandbox could not be set up: no]\\n')\nos._exit(127)\n"
-    )
+    faker.write_text(FAKER)
     monkeypatch.setenv("ARENA_FORK_SERVER", "1" if forked == "forked" else "0")
     bots = [BotEntry(name="faker", argv=[sys.executable, str(faker)]), BotEntry(name="b", argv=RAW)]
     spec = match(tmp_path, bots, [[0, 1]], max_strikes=1)

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import math
+import resource
+
 import pytest
 
 from arena.engine.game import Game
 from arena.engine.options import make_rules
 from arena.engine.record import game_record, replay
-from arena.play import referee
+from arena.play import linux, referee
 from arena.play.local import play_game
 from arena.play.matchspec import MIN_OPEN_FILES, BotEntry, MatchSpec
 from arena.play.runner import Message
 from arena.tournament.ranking import comparisons
+
+INF = resource.RLIM_INFINITY
 
 
 def always_pass(message: Message) -> Message | None:
@@ -43,20 +48,64 @@ def test_the_hand_limit_does_not_touch_normal_games() -> None:
 
 
 @pytest.mark.parametrize(
-    ("bots", "have", "open_files"),
-    [(2, 1_048_576, 256), (2, 20_000, 148), (4, 20_000, 74), (4, 8_192, 28), (4, 1_024, 16)],
+    ("bots", "referees", "have", "open_files"),
+    [
+        (2, 1, 1_048_576, 256),
+        (2, 1, math.inf, 256),  # unlimited
+        (2, 1, 20_000, 148),
+        (4, 1, 20_000, 74),
+        (2, 2, 20_000, 74),  # a serving referee: the match playing and the next one's
+        (4, 1, 8_192, 28),
+        (4, 1, 1_024, 16),
+    ],
 )
 def test_bots_descriptors_are_fitted_to_what_the_referee_may_hold(
-    monkeypatch: pytest.MonkeyPatch, bots: int, have: int, open_files: int
+    monkeypatch: pytest.MonkeyPatch, bots: int, referees: int, have: float, open_files: int
 ) -> None:
-    """Every process of every bot, at its open_files, fits beside the referee's own headroom (floor: 16)."""
+    """Every process of every bot of every match the process holds, at its open_files, fits beside the referee's
+    own headroom (floor: 16)."""
     asked: list[int] = []
     monkeypatch.setattr(referee, "raise_open_files", lambda needed: asked.append(needed) or have)
     entrants = [BotEntry(name=f"b{k}", argv=["x"]) for k in range(bots)]
     spec = MatchSpec(match_id="m", variant="two-hand", bots=entrants, games=[])
-    limits = referee.fitted_limits(spec)
-    assert asked == [bots * 64 * 256 + referee.DESCRIPTOR_HEADROOM]
+    limits = referee.fitted_limits(spec, referees)
+    assert asked == [referees * bots * 64 * 256 + referee.DESCRIPTOR_HEADROOM]
     assert limits.open_files == open_files
     assert limits.replace(open_files=256) == spec.limits  # nothing else changes
-    fits = bots * limits.processes * limits.open_files + referee.DESCRIPTOR_HEADROOM <= have
+    fits = referees * bots * limits.processes * limits.open_files + referee.DESCRIPTOR_HEADROOM <= have
     assert fits or open_files == MIN_OPEN_FILES
+
+
+def test_stdio_bots_open_no_connection_and_keep_their_descriptors(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(referee, "raise_open_files", lambda needed: 2_048)
+    entrants = [BotEntry(name="a", argv=["x"], transport="stdio"), BotEntry(name="b", argv=["x"])]
+    spec = MatchSpec(match_id="m", variant="two-hand", bots=entrants, games=[])
+    assert referee.fitted_limits(spec).open_files == (2_048 - referee.DESCRIPTOR_HEADROOM) // 64  # b's alone
+    both = [entrants[0], BotEntry(name="c", argv=["x"], transport="stdio")]
+    assert referee.fitted_limits(spec.replace(bots=both)) == spec.limits
+
+
+@pytest.mark.parametrize(
+    ("soft", "hard", "may_raise_hard", "needed", "got"),
+    [
+        (1_024, INF, False, 50_000, 50_000),  # an unlimited hard limit stays unlimited
+        (INF, INF, False, 50_000, math.inf),  # nothing to raise
+        (1_024, 4_096, False, 50_000, 4_096),  # as far as the hard limit
+        (1_024, 4_096, True, 50_000, 50_000),  # past it (CAP_SYS_RESOURCE)
+        (60_000, 60_000, False, 50_000, 60_000),  # never lowered
+    ],
+)
+def test_the_descriptor_limit_is_raised_as_far_as_it_may_and_never_lowered(
+    monkeypatch: pytest.MonkeyPatch, soft: int, hard: int, may_raise_hard: bool, needed: int, got: float
+) -> None:
+    limit = [soft, hard]
+
+    def setrlimit(_: int, wanted: tuple[int, int]) -> None:
+        if wanted[1] != INF and (limit[1] == INF or wanted[1] > limit[1]) and not may_raise_hard:
+            raise ValueError("not allowed to raise maximum limit")
+        limit[:] = wanted
+
+    monkeypatch.setattr(linux.resource, "getrlimit", lambda _: tuple(limit))
+    monkeypatch.setattr(linux.resource, "setrlimit", setrlimit)
+    assert linux.raise_open_files(needed) == got
+    assert limit[1] == hard or may_raise_hard

@@ -165,7 +165,10 @@ class BotProcess:
         """Raise ``BotStartError`` if the process ended before it ran the bot's code: its set-up or confinement
         failed, which is the arena's failure, not a violation of the bot's. (A forked process says so on a socket
         that it closes before the bot's code runs; an exec'd one made its start fail at once.)"""
-        if isinstance(self.process, forkserver.ForkedProcess) and (why := self.process.set_up_failure()) is not None:
+        if not isinstance(self.process, forkserver.ForkedProcess):
+            return
+        self._not_lost()  # a process that died with its server (ForkServerLost): not a failed set-up either
+        if (why := self.process.set_up_failure()) is not None:
             raise BotStartError(f"cannot start bot {self.command.name!r}: {why}")
 
     @property

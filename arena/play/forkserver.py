@@ -200,13 +200,13 @@ class ForkedProcess:
         doing, not the bot's), or None when its set-up was done. Ask once it has ended. The child says so on a
         socket it closes before the bot's code runs, so no bot can forge it."""
         if self._setup is not None:
-            with self._setup:
-                try:
-                    said = self._setup.recv(4096, socket.MSG_DONTWAIT)
-                except BlockingIOError:
-                    return None  # still setting up: it has not ended
-                except OSError:
-                    said = b""
+            try:
+                said = self._setup.recv(4096, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                return None  # still setting up: it has not ended (asked too early: ask again later)
+            except OSError:
+                said = b""
+            self._setup.close()
             self._setup = None
             if said != SET_UP:
                 self._setup_failure = said.decode(errors="replace") or "its process ended before it was set up"
@@ -455,7 +455,9 @@ def spawn_referee(launch: Launch, streams: tuple[int, int, int]) -> ForkedProces
     ``subprocess.Popen`` with ``start_new_session`` would, and starts a fork server for its bots by exec (a layout
     of their own: see the module's docstring). Retries once on a fresh server."""
     handle, pid, setup = _fork(REFEREES, launch, streams)
-    return ForkedProcess(handle, pid, (None, None, None), setup)
+    if setup is not None:
+        setup.close()  # a referee's set-up is not confined: its failures are its own exit status
+    return ForkedProcess(handle, pid, (None, None, None))
 
 
 def _fork(kind: str, launch: Launch, streams: tuple[int, int, int]) -> tuple[ForkServer, int, socket.socket | None]:

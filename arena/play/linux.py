@@ -1,4 +1,5 @@
-"""What the arena asks of Linux directly: libc calls through ctypes, and a process's line in ``/proc/PID/stat``.
+"""What the arena asks of Linux directly: libc calls through ctypes, a process's line in ``/proc/PID/stat``, and
+the process's own limit of open descriptors.
 
 The libc functions are bound once, at import, so that a child between fork and exec only calls them (no import, no
 lock). Elsewhere than Linux ``LIBC`` is None and the callers fall back (no namespaces, no parent-death signal).
@@ -7,7 +8,9 @@ lock). Elsewhere than Linux ``LIBC`` is None and the callers fall back (no names
 from __future__ import annotations
 
 import ctypes
+import math
 import os
+import resource
 import signal
 import sys
 from collections.abc import Iterator
@@ -35,22 +38,30 @@ def check(result: int, what: str) -> None:
         raise OSError(code, f"{what}: {os.strerror(code)}")
 
 
-def raise_open_files(needed: int) -> int:
-    """Raise this process's limit of open descriptors to ``needed`` (never lower it): the soft limit up to the
-    hard one, and the hard one too where we may (root, up to ``fs.nr_open``); else as far as the hard limit. The
-    limit it has now."""
-    import resource
-
+def raise_open_files(needed: int) -> float:
+    """Raise this process's limit of open descriptors towards ``needed`` (never lower it): the soft limit up to the
+    hard one, and the hard one too where we may (with CAP_SYS_RESOURCE, up to ``fs.nr_open``). The soft limit it
+    has now (``math.inf``: unlimited)."""
+    unlimited = resource.RLIM_INFINITY
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft == resource.RLIM_INFINITY or soft >= needed:
-        return soft
-    for wanted in ((needed, max(hard, needed)), (min(needed, hard), hard)):
+    if soft != unlimited and soft < needed:
         try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, wanted)
-            break
-        except (ValueError, OSError):
-            continue
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+            with open("/proc/sys/fs/nr_open") as nr_open:
+                ceiling = int(nr_open.read())
+        except (OSError, ValueError):
+            ceiling = needed
+        wanted = min(needed, ceiling)
+        attempts = [(wanted, hard if hard == unlimited else max(hard, wanted))]
+        if hard != unlimited and hard < wanted:
+            attempts.append((hard, hard))  # not allowed past it: as far as it goes
+        for limits in attempts:
+            try:
+                resource.setrlimit(resource.RLIMIT_NOFILE, limits)
+                break
+            except (ValueError, OSError):
+                continue
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return math.inf if soft == unlimited else soft
 
 
 def prctl(option: int, value: int) -> None:

@@ -59,23 +59,29 @@ DESCRIPTOR_HEADROOM = 1024
 _short_warned = False
 
 
-def fitted_limits(spec: MatchSpec) -> Limits:
+def fitted_limits(spec: MatchSpec, referees: int = 1) -> Limits:
     """The limits the match's bots run under: the spec's, with ``open_files`` lowered where this process could not
-    hold every connection the bots could open to their endpoints (each process of a bot may hold ``open_files``;
-    libzmq aborts the whole referee when an accept finds no descriptor left: a bot that forked and connected
-    without end used to end its match that way). The referee's own limit is raised first, as far as it may go."""
+    hold every connection the bots could open to their endpoints (each process of a ZeroMQ bot may hold
+    ``open_files``; libzmq aborts the whole referee when an accept finds no descriptor left: a bot that forked and
+    connected without end used to end its match that way). ``referees``: how many matches this process holds at
+    once, each with its bots (a serving referee: the match playing and the next one's, prepared). The process's own
+    limit is raised first, as far as it may go."""
     global _short_warned
-    limits, bots = spec.limits, len(spec.bots)
-    have = raise_open_files(bots * limits.processes * limits.open_files + DESCRIPTOR_HEADROOM)
-    per_process = (have - DESCRIPTOR_HEADROOM) // (bots * limits.processes)
-    if per_process >= limits.open_files:
+    limits = spec.limits
+    connecting = sum(entry.transport != "stdio" for entry in spec.bots) * referees  # stdio bots cannot connect
+    if not connecting:
         return limits
+    needed = connecting * limits.processes * limits.open_files + DESCRIPTOR_HEADROOM
+    have = raise_open_files(needed)
+    if have >= needed:
+        return limits
+    per_process = int(have - DESCRIPTOR_HEADROOM) // (connecting * limits.processes)
     if per_process < MIN_OPEN_FILES and not _short_warned:
         _short_warned = True
         print(
-            f"warning: this process may open {have} descriptors, too few for the connections its bots could make"
-            f" ({bots} bots of {limits.processes} processes): a bot could end its match (raise the hard limit,"
-            " ulimit -Hn, or lower limits.processes)",
+            f"warning: the referee may open {have} descriptors, too few for the connections its bots could make"
+            f" ({connecting} bots of {limits.processes} processes): a bot could end its match (raise the hard"
+            " limit, ulimit -Hn, or lower limits.processes)",
             file=sys.stderr,
         )
     return limits.replace(open_files=max(MIN_OPEN_FILES, per_process))
@@ -84,14 +90,15 @@ def fitted_limits(spec: MatchSpec) -> Limits:
 class Referee:
     """Runs a match: implements the runner's ``Seats`` over real processes and sockets."""
 
-    def __init__(self, spec: MatchSpec) -> None:
+    def __init__(self, spec: MatchSpec, *, beside: int = 0) -> None:
+        """``beside``: how many other matches this process may hold with their bots while this one plays."""
         self.spec = spec
         self.rules = make_rules(spec.variant, spec.options)
         self.time_control = TimeControl.parse(spec.time, max_decision=spec.max_decision)
         for game in spec.games:
             if sorted(game.seating) != list(range(len(spec.bots))) or len(game.seating) != self.rules.players:
                 raise ArenaError(f"a {spec.variant} game seats each of {self.rules.players} bots exactly once")
-        self.limits = fitted_limits(spec)  # what each bot process runs under
+        self.limits = fitted_limits(spec, 1 + beside)  # what each bot process runs under
         self.hub = Hub()
         self.endpoints: list[Channel] = []
         self.processes: list[BotProcess | None] = []
@@ -654,7 +661,7 @@ class Prepared:
 
     def __init__(self, spec: MatchSpec) -> None:
         self.spec = spec
-        self.referee = Referee(spec)
+        self.referee = Referee(spec, beside=1)  # the match playing meanwhile
         self.failures: list[tuple[int, Violation]] = []
         self.error: BaseException | None = None
         self._ready = threading.Event()
@@ -710,7 +717,7 @@ def serve(specs: Iterator[tuple[MatchSpec, MatchSpec | None]], emit: Callable[[d
                     referee, failures = taken
                 prepared = None
             if referee is None:
-                referee = Referee(spec)
+                referee = Referee(spec, beside=1)  # and the next match's, prepared while this one plays
                 failures = referee.start()
             if upcoming is not None and not referee.could_carry_on(upcoming, spec):
                 prepared = Prepared(upcoming)

@@ -56,9 +56,9 @@ LOCK_DIRS = ("/run/euchre-arena/uids", f"{tempfile.gettempdir()}/euchre-arena-ui
 SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "opt")
 DEVICES = ("null", "zero", "full", "random", "urandom")
 # Mount points of the view a program's directory may not cover (a bot in /tmp sees its file, not the host's /tmp).
-PRIVATE_POINTS = ("/", "/tmp", "/dev", "/proc", "/sys", "/var", "/var/tmp")
 # Folders of the view that are links to its /tmp: a bot's shared memory and /var/tmp count against its disk limit.
 VIEW_LINKS = {"/dev/shm": "/tmp", "/var/tmp": "/tmp"}
+PRIVATE_POINTS = ("/", "/tmp", "/dev", "/proc", "/sys", "/var", *VIEW_LINKS)
 SYS_DIRS = ("/sys/devices/system/cpu",)
 
 _CLONE_NEWNS = 0x00020000
@@ -764,7 +764,7 @@ def _monitor(bot: int) -> None:  # pragma: no cover - runs in the child
     referee's lingers), and dies with the referee, which takes the bot's whole namespace with it.
     """
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    os.closerange(3, 65536)
+    os.closerange(3, max(65536, resource.getrlimit(resource.RLIMIT_NOFILE)[0]))  # a referee may hold more now
     while True:
         try:
             _, status = os.waitpid(bot, 0)

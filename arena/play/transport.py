@@ -347,13 +347,14 @@ class Hub:
 
     def __init__(self) -> None:
         remove_stale_directories()
-        self.directory = tempfile.mkdtemp(prefix="arena-")
-        longest = len(f"{self.directory}/ep{MAX_ENDPOINTS}/bot{MAX_ENDPOINTS}.sock")
+        # its real path: a bot's view shows real paths (a TMPDIR reached through a link would not be there)
+        self.directory = os.path.realpath(tempfile.mkdtemp(prefix="arena-"))
+        longest = len(os.fsencode(f"{self.directory}/ep{MAX_ENDPOINTS}/bot{MAX_ENDPOINTS}.sock"))  # bytes
         if longest > IPC_PATH_MAX:
             os.rmdir(self.directory)
             raise TransportError(
                 f"the temporary folder {tempfile.gettempdir()} has too long a path for a match's sockets"
-                f" ({longest} characters in their paths, at most {IPC_PATH_MAX}): set TMPDIR to a shorter path"
+                f" ({longest} bytes in their paths, at most {IPC_PATH_MAX}): set TMPDIR to a shorter path"
             )
         self.context = zmq.Context()
         # Bots under other uids may pass through (to their own endpoint and workdir) but not list it.
