@@ -10,6 +10,7 @@ are wide (hundreds of milliseconds) so that a busy machine cannot make them flak
 from __future__ import annotations
 
 import itertools
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from probing import acts, match, probe, read_dump
 from arena.errors import ArenaError
 from arena.play.clock import Clock, TimeControl, TimeControlError
 from arena.play.referee import run_match
+from arena.play.transport import Endpoint
 
 ROUNDING = 0.002  # time_left_ms is rounded to the millisecond, timing.thinking to 0.1 ms
 
@@ -233,6 +235,28 @@ def test_a_request_that_ends_in_a_violation_is_charged_too(tmp_path: Path) -> No
     shown = [r["msg"]["time_left_ms"] for r in acts(tmp_path / "bot0.jsonl")]
     assert shown[0] == 2250
     assert shown[2] <= shown[1] + 250 - 500 + 1, shown[:3]
+
+
+def test_a_referee_held_up_right_after_it_sends_a_request_still_charges_the_whole_think(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The clock starts as the request leaves: a referee held up right after its send (a busy host) gives the bot
+    no time for free. It started after the send, and a loaded machine once charged a 500 ms think 489 ms."""
+    sent = Endpoint.send
+    asked: list[bytes] = []
+
+    def send_then_stall(self: Endpoint, data: bytes) -> bool:
+        done = sent(self, data)
+        if self.index == 0 and b'"type":"act"' in data and len(asked) < 3:
+            asked.append(data)
+            time.sleep(0.2)  # the referee descheduled: the bot has the request and thinks meanwhile
+        return done
+
+    monkeypatch.setattr(Endpoint, "send", send_then_stall)
+    _, (record,) = two_hand(tmp_path, ["--think", "0:2:0.5"], time="2+0.25", max_decision=30)
+    assert record["violations"] == [] and len(asked) == 3
+    shown = [r["msg"]["time_left_ms"] for r in acts(tmp_path / "bot0.jsonl")]
+    assert shown[2] <= shown[1] + 250 - 500 + 1, shown[:3]  # the whole 500 ms left the bank
 
 
 @pytest.mark.slow  # waits out real allowances
