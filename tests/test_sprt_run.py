@@ -187,3 +187,21 @@ def test_a_mixed_four_hand_test_partners_new_with_a_copy_of_base(tmp_path: Path)
         assert sorted(game.players[side::2]) == ["heuristic", "random-partner"]
         assert list(game.players[1 - side :: 2]) == ["random", "random"]
     assert {g.players.index("heuristic") % 2 for g in games} == {0, 1}  # NEW's side held both hands of the deals
+
+
+def test_a_test_whose_matches_all_fail_stops_soon_and_says_it_stopped_short(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every referee fails (here: a TMPDIR too deep for the match's sockets). The test stops after a few matches in
+    a row failed, not after all 2,500 of its cap, and says it stopped short (exit 1), not "inconclusive at the cap"
+    (exit 0) as it did."""
+    deep = tmp_path / ("d" * (110 - len(str(tmp_path))))
+    deep.mkdir()
+    monkeypatch.setenv("TMPDIR", str(deep))
+    done = run_arena("sprt", "random", "random", "--variant", "two-hand", "--db", tmp_path / "t.db", "--quiet")
+    assert done.returncode == 1, done.stderr[-2000:]
+    lines = done.stderr.splitlines()
+    failed = [line for line in lines if line.startswith("warning: match ")]
+    assert 8 <= len(failed) <= 16, lines[-3:]  # give_up_after: 8, and those already running when it stopped
+    assert "stopped after 8 matches in a row failed with no game stored between" in done.stderr
+    assert lines[-1].startswith("Stopped short: 0 games stored") and "inconclusive" not in done.stdout

@@ -187,4 +187,11 @@ def sprt_command(**kwargs: Any) -> None:
             err=True,
         )
         raise SystemExit(130)
+    if state.verdict is None and state.errors:  # not at the cap: matches could not be played (the warnings say why)
+        click.echo(
+            f"Stopped short: {state.games} games stored in {db}, {status_line(state)}. Matches could not be played"
+            " (see the warnings above): run the same command to play them.",
+            err=True,
+        )
+        raise SystemExit(1)
     click.echo(verdict_line(state, new.name, base.name, seconds=time.monotonic() - started))

@@ -266,6 +266,7 @@ def _play(
     for thread in threads:
         thread.start()
     interrupted = False
+    failed_in_a_row = 0  # matches that failed since the last stored game
     try:
         while any(t.is_alive() for t in threads) or not results.empty():
             try:
@@ -276,7 +277,15 @@ def _play(
                 if payload and not stopping.is_set():
                     state.errors.append(f"match {key}: {payload}")
                     record_failure(store, key, payload)
+                    failed_in_a_row += 1
+                    if failed_in_a_row >= give_up_after(jobs):  # nothing plays (a broken host, a bot that cannot
+                        state.errors.append(  # start): not thousands of matches more, each failing the same way
+                            f"stopped after {failed_in_a_row} matches in a row failed with no game stored between"
+                        )
+                        stopping.set()
+                        executor.cancel()
                 continue
+            failed_in_a_row = 0
             _store(store, state, book, key, payload)
             if on_progress:
                 on_progress(state)
@@ -291,6 +300,11 @@ def _play(
     for thread in threads:
         thread.join(timeout=10)
     return state, interrupted
+
+
+def give_up_after(jobs: int) -> int:
+    """How many matches in a row may fail, no game stored between, before the test stops: a few per slot."""
+    return max(8, 4 * jobs)
 
 
 def _store(store: Store, state: SprtState, book: PairBook, key: str, payload: tuple[str, GameRecord]) -> None:
