@@ -113,6 +113,11 @@ def test_max_hands_reaches_every_match_and_counts_in_the_fingerprint_only_when_s
         ),
         pytest.param(BASE + "[limits]\nreadable = ['data']\n", "'limits.readable': 'data' is not an absolute path"),
         pytest.param(
+            BASE + "[limits]\nreadable = ['/var/tmp/']\n",
+            "'limits.readable': '/var/tmp/' is one of the folders each bot has its own of: name a folder inside it",
+            id="a-bots-own-folder",
+        ),
+        pytest.param(
             BASE + "[options]\ndeck = 33\n", "bad value for rule option 'deck': must be 24, 32 or 25 (got 33)"
         ),
         pytest.param('name = ""\n', "missing key 'entrants': the bots that play", id="missing-entrants"),

@@ -46,6 +46,7 @@ def test_a_spec_goes_through_json_unchanged() -> None:
         (lambda d: d["limits"].update(memory_mb=32), "spec.limits.memory_mb: must be at least 64 (got 32)"),
         (lambda d: d["limits"].update(cpu_cores=0), "spec.limits.cpu_cores: must be more than 0"),
         (lambda d: d["limits"].update(writable=["tmp"]), "spec.limits.writable: 'tmp' is not an absolute path"),
+        (lambda d: d["limits"].update(writable=["/tmp"]), "spec.limits.writable: '/tmp' is one of the folders each"),
         (lambda d: d.update(max_decision=True), "spec.max_decision: must be a number (got True)"),
         (lambda d: d.update(games={}), "spec.games: must be a list (got dict)"),
         (lambda d: d.update(policy="lenient"), "spec.policy: must be one of 'forfeit', 'substitute'"),

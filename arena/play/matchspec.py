@@ -27,11 +27,19 @@ def _about(description: str, **bounds: float) -> dict[str, Any]:
     return {"description": description, **bounds}
 
 
-def absolute(paths: tuple[str, ...]) -> tuple[str, ...]:
-    """``paths``, if every one is absolute; SpecError (a ValueError) naming the first that is not."""
+# Folders of which a bot's private view has its own (arena.play.sandbox): shown the host's, it would have no /tmp
+# to make its home in, or no /dev, /proc of its own.
+OWN_FOLDERS = ("/", "/tmp", "/var", "/var/tmp", "/dev", "/dev/shm", "/proc", "/sys")
+
+
+def exposable(paths: tuple[str, ...]) -> tuple[str, ...]:
+    """``paths``, if every one is absolute and none is a folder of which a bot has its own; SpecError (a ValueError)
+    naming the first that is not."""
     for path in paths:
         if not os.path.isabs(path):
             raise SpecError(f"{path!r} is not an absolute path")
+        if os.path.normpath(path) in OWN_FOLDERS:
+            raise SpecError(f"{path!r} is one of the folders each bot has its own of: name a folder inside it")
     return paths
 
 
@@ -87,13 +95,13 @@ class Limits:
         metadata=_about("Host directories every bot may write, shared by all bots (tests and debugging)"),
     )
 
-    ABSOLUTE: ClassVar[tuple[str, ...]] = ("readable", "writable")  # keys whose paths must be absolute
+    ABSOLUTE: ClassVar[tuple[str, ...]] = ("readable", "writable")  # keys whose paths must be exposable
 
     def __post_init__(self) -> None:
         _validate(self)
         for key in self.ABSOLUTE:
             try:
-                absolute(getattr(self, key))
+                exposable(getattr(self, key))
             except SpecError as exc:
                 raise SpecError(f"{key}: {exc}") from None
 

@@ -32,7 +32,7 @@ from pydantic.fields import FieldInfo
 from arena.engine.options import OPTION_DEFAULTS, OPTION_NAMES, VARIANTS, RuleOptions, make_rules
 from arena.errors import ArenaError
 from arena.play.clock import TimeControl
-from arena.play.matchspec import Limits, absolute
+from arena.play.matchspec import Limits, exposable
 
 
 class ConfigError(ArenaError, ValueError):
@@ -63,7 +63,7 @@ class _LimitsChecks(BaseModel):
     @field_validator(*Limits.ABSOLUTE, check_fields=False)  # the fields come with the mirror below
     @classmethod
     def _absolute(cls, paths: tuple[str, ...]) -> tuple[str, ...]:
-        return absolute(paths)
+        return exposable(paths)
 
 
 def _limits_fields() -> dict[str, Any]:
