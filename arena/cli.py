@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the CLI imports its modules lazily: a command costs only wh
     from pathlib import Path
 
     from arena.engine.record import GameRecord
-    from arena.play.matchspec import MatchSpec
+    from arena.play.matchspec import Limits, MatchSpec
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}  # inherited by every command
 VARIANTS_HELP = "two-hand, three-hand, four-hand, four-hand-32 or british (docs/rules.md)"
@@ -954,7 +954,25 @@ def doctor_command() -> None:
     for line in capabilities().describe():
         click.echo(line)
     click.echo(cgroups.describe(limits.memory_mb * 1024 * 1024, limits.processes, limits.cpu_cores))
+    click.echo(descriptors_line(limits))
     click.echo(forkserver.describe())
+
+
+def descriptors_line(limits: Limits) -> str:
+    """The open files a bot process gets at ``limits`` here: the referee holds each bot's connections, and fits
+    ``open_files`` to the descriptors it may have (arena.play.referee.fitted_limits; SECURITY.md)."""
+    from arena.play.matchspec import BotEntry, MatchSpec
+    from arena.play.referee import fitted_limits
+
+    def files(bots: int, referees: int) -> int:
+        entrants = [BotEntry(name=f"b{k}", argv=["bot"]) for k in range(bots)]
+        spec = MatchSpec(match_id="doctor", variant="two-hand", bots=entrants, games=[], limits=limits)
+        return fitted_limits(spec, referees).open_files
+
+    return (
+        f"open files a bot process: {files(2, 1)} in a match of two bots, {files(4, 1)} of four; in a tournament"
+        f" {files(2, 2)} and {files(4, 2)} (of {limits.open_files}: what the referee can hold of their connections)"
+    )
 
 
 @main.command("bots")

@@ -18,6 +18,8 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.errors import ArenaError
 from arena.play import forkserver
+from arena.play.matchspec import BotEntry, MatchSpec
+from arena.play.referee import fitted_limits
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -389,6 +391,11 @@ def test_bench_protocol_prints_both_rates_and_their_ratio_as_json(
     assert stdio["request_bytes"] > stdio["reply_bytes"] > 0
 
 
+def spec_of(bots: int) -> MatchSpec:
+    entrants = [BotEntry(name=f"b{k}", argv=["x"]) for k in range(bots)]
+    return MatchSpec(match_id="m", variant="two-hand", bots=entrants, games=[])
+
+
 def test_doctor_says_what_confinement_this_host_gives_a_bot_one_line_each(monkeypatch: pytest.MonkeyPatch) -> None:
     from arena.play import cgroups, forkserver
     from arena.play.sandbox import capabilities
@@ -397,9 +404,12 @@ def test_doctor_says_what_confinement_this_host_gives_a_bot_one_line_each(monkey
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[: len(capabilities().describe())] == capabilities().describe()
-    assert lines[-2].startswith("memory and tasks: ")
+    assert lines[-3].startswith("memory and tasks: ")
     kind = cgroups.detect().kind
-    assert (f"cgroup {kind}" in lines[-2]) if kind != "none" else ("RLIMIT_AS" in lines[-2])
+    assert (f"cgroup {kind}" in lines[-3]) if kind != "none" else ("RLIMIT_AS" in lines[-3])
+    two, four = (fitted_limits(spec_of(bots), 2).open_files for bots in (2, 4))  # a tournament's
+    assert lines[-2].startswith("open files a bot process: ")
+    assert f"in a tournament {two} and {four} (of 256" in lines[-2]
     assert lines[-1].startswith("python bots: forked" if forkserver.enabled() else "python bots: started by exec")
     monkeypatch.setenv("ARENA_FORK_SERVER", "0")
     off = CliRunner().invoke(main, ["doctor"]).output.splitlines()[-1]
