@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from helpers import ARENA, ROOT, run_arena, write_tournament
 
+from arena.tournament.run import give_up_after, nothing_plays
 from arena.tournament.store import Store
 
 CONFIG = """
@@ -186,3 +187,13 @@ def test_a_second_run_of_a_running_tournament_says_so_in_one_line_and_the_first_
     assert unbroken.result.returncode == 0, unbroken.result.stderr
     with Store.open(unbroken.db, create=False) as store:
         assert store.game_count() == 36  # the first run finished undisturbed
+
+
+def test_a_run_stops_taking_matches_only_when_every_pairing_keeps_failing() -> None:
+    """A broken host fails every pairing's matches: stop after a few in a row. One broken entrant fails only its
+    own pairings while the others play (and store games, which starts the count again): go on."""
+    everyone = {"a|b", "a|x", "b|x"}
+    assert nothing_plays(["a|x", "b|x", "a|b"] * 3, everyone, jobs=2)
+    assert not nothing_plays(["a|x", "b|x"] * 8, everyone, jobs=2)  # x's pairings alone: a|b may still play
+    assert not nothing_plays(["a|x", "b|x", "a|b"] * 2, everyone, jobs=2)  # not yet a few a slot
+    assert give_up_after(1) == 8 and give_up_after(4) == 16

@@ -162,11 +162,16 @@ def test_a_temporary_folder_too_deep_for_the_sockets_is_one_clear_error(
     assert done.returncode == 1, done.stderr  # every match failed: the run is not done
     assert "too long a path" in (tmp_path / "deep-logs" / "random-raw_random_r0_0-1-referee.log").read_text()
     assert re.search(r"warning: (\d+) of \1 games were not played: run the same command to play them\n$", done.stderr)
+    failed = [line for line in done.stderr.splitlines() if line.startswith("warning: match ")]
+    assert 8 <= len(failed) < 40, failed  # it stopped taking matches after 8 failed in a row (of 40)
+    assert "warning: stopped: 8 matches in a row failed, of every pairing, with no game stored" in done.stderr
 
 
 DEEP_TOURNAMENT = """
 name = "deep"
 variant = "two-hand"
 entrants = ["random", "{raw}"]
-games_per_pairing = 2
+games_per_pairing = 80
+games_per_match = 2
+jobs = 2
 """

@@ -33,7 +33,7 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import Executor, LocalExecutor, run_match, slot
 from arena.tournament.growth import entrant_digests
 from arena.tournament.ranking import cluster_of
-from arena.tournament.run import record_failure
+from arena.tournament.run import give_up_after, record_failure
 from arena.tournament.schedule import Pairing, PlannedGame, pairing_matches, pairings_for, plan_games
 from arena.tournament.store import Store
 
@@ -300,11 +300,6 @@ def _play(
     for thread in threads:
         thread.join(timeout=10)
     return state, interrupted
-
-
-def give_up_after(jobs: int) -> int:
-    """How many matches in a row may fail, no game stored between, before the test stops: a few per slot."""
-    return max(8, 4 * jobs)
 
 
 def _store(store: Store, state: SprtState, book: PairBook, key: str, payload: tuple[str, GameRecord]) -> None:

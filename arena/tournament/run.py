@@ -145,6 +145,8 @@ def _run(
             live.record(c)
     work = _Work(grouped)
     results: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
+    stopping = threading.Event()  # nothing can be played: the slots take no more matches
+    pairing_of = {spec.match_id: keys[0].split("/", 1)[0] for spec, keys in matches}  # keys: PAIRING/deal/seating
 
     cores = idlest(slots) if config.pin and here else []
 
@@ -156,9 +158,9 @@ def _run(
 
         with slot(executor):
             chain = work.take()
-            while chain is not None:
+            while chain is not None and not stopping.is_set():
                 following = None
-                while (planned := work.next(chain)) is not None:
+                while not stopping.is_set() and (planned := work.next(chain)) is not None:
                     spec, keys = planned
                     upcoming = work.peek(chain)
                     if upcoming is None:  # the chain's last match: the slot takes its next chain now, to prepare it
@@ -175,6 +177,7 @@ def _run(
     for thread in threads:
         thread.start()
     finished = played = 0
+    failed: list[str] = []  # the pairings of the matches that failed since the last stored game
     interrupted = False
     led_at = -LEADER_EVERY
     try:
@@ -191,7 +194,14 @@ def _run(
                 if payload:
                     progress.errors.append(f"match {key}: {payload}")
                     record_failure(store, key, payload)
+                    failed.append(pairing_of.get(key, key))
+                    if not stopping.is_set() and nothing_plays(failed, set(pairing_of.values()), slots):
+                        progress.errors.append(
+                            f"stopped: {len(failed)} matches in a row failed, of every pairing, with no game stored"
+                        )
+                        stopping.set()
                 continue
+            failed.clear()
             spec, record = payload
             store.add_game(key, spec.match_id, record)
             played += 1
@@ -290,6 +300,18 @@ def _lead(progress: Progress, live: LiveFit) -> bool:
     progress.leader = top.name if top and top.groups == 1 else None
     progress.leader_elo = top.elo if top and top.groups == 1 else 0.0
     return shown != (progress.leader, progress.leader_elo, progress.groups)
+
+
+def give_up_after(jobs: int) -> int:
+    """How many matches in a row may fail, no game stored between, before a run stops taking more: a few a slot."""
+    return max(8, 4 * jobs)
+
+
+def nothing_plays(failed: list[str], pairings: set[str], jobs: int) -> bool:
+    """Whether a run should stop taking matches: ``failed`` (the pairings of the matches that failed in a row, no
+    game stored between) is long and spans every pairing of the plan: a broken host, not one broken entrant, whose
+    pairings fail while the others play on."""
+    return len(failed) >= give_up_after(jobs) and set(failed) >= pairings
 
 
 def record_failure(store: Store, match_id: str, what: str) -> None:
