@@ -488,10 +488,8 @@ class Hub:
 
     def close(self) -> None:
         """Close every socket and remove the private directory (pipes are closed with their processes)."""
-        for endpoint in self.endpoints:
-            if isinstance(endpoint, Endpoint):
-                endpoint.socket.close(linger=0)
-        self.context.destroy(linger=0)  # any other socket of the context too: term() would wait for it forever
+        # every socket of the context, the endpoints' and any other left open (term() would wait for it forever)
+        self.context.destroy(linger=0)
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
