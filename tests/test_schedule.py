@@ -9,7 +9,7 @@ import pytest
 
 from arena.play.botproc import BotCommand
 from arena.tournament.config import TournamentConfig
-from arena.tournament.schedule import deal_seed, pairings_for, plan_games, plan_matches
+from arena.tournament.schedule import deal_seed, pairing_of, pairings_for, plan_games, plan_matches
 
 NAMES = ["a", "b", "c", "d", "e"]
 
@@ -85,6 +85,13 @@ def test_every_pairing_plays_the_same_deals() -> None:
     seeds = {tuple(sorted({g.seed for g in plan_games(cfg, p)})) for p in pairings_for(NAMES, 2, "self")}
     assert len(seeds) == 1
     assert deal_seed(1, 0) != deal_seed(2, 0) and deal_seed(1, 0) == deal_seed(1, 0)
+
+
+@pytest.mark.parametrize(("variant", "players"), [("two-hand", 2), ("three-hand", 3), ("four-hand", 4)])
+def test_a_game_keys_pairing_is_the_pairing_it_was_planned_for(variant: str, players: int) -> None:
+    cfg = config(variant, partnership="mixed") if players == 4 else config(variant)
+    games = all_games(cfg, players)
+    assert games and all(pairing_of(g.key) == g.pairing for g in games)
 
 
 def test_matches_skip_done_games_and_never_let_one_process_see_two_rotations_of_a_deal() -> None:

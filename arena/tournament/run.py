@@ -28,7 +28,7 @@ from arena.tournament.gauntlet import remember_candidate
 from arena.tournament.growth import bind, planned_keys
 from arena.tournament.ranking import cluster_of, comparisons
 from arena.tournament.ratings import LiveFit
-from arena.tournament.schedule import plan_matches
+from arena.tournament.schedule import pairing_of, plan_matches
 from arena.tournament.store import Store
 
 Planned = tuple[MatchSpec, list[str]]  # a match to play and the tournament keys of its games
@@ -146,7 +146,8 @@ def _run(
     work = _Work(grouped)
     results: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
     stopping = threading.Event()  # nothing can be played: the slots take no more matches
-    pairing_of = {spec.match_id: keys[0].split("/", 1)[0] for spec, keys in matches}  # keys: PAIRING/deal/seating
+    pairing = {spec.match_id: pairing_of(keys[0]) for spec, keys in matches}
+    pairings = set(pairing.values())
 
     cores = idlest(slots) if config.pin and here else []
 
@@ -194,8 +195,8 @@ def _run(
                 if payload:
                     progress.errors.append(f"match {key}: {payload}")
                     record_failure(store, key, payload)
-                    failed.append(pairing_of.get(key, key))
-                    if not stopping.is_set() and nothing_plays(failed, set(pairing_of.values()), slots):
+                    failed.append(pairing.get(key, key))
+                    if not stopping.is_set() and nothing_plays(failed, pairings, slots):
                         progress.errors.append(
                             f"stopped: {len(failed)} matches in a row failed, of every pairing, with no game stored"
                         )

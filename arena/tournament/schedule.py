@@ -76,6 +76,11 @@ def scheduled_pairings(config: TournamentConfig, names: list[str]) -> list[Pairi
     return [p for p in pairings if candidate in p.slots]
 
 
+def pairing_of(game_key: str) -> str:
+    """The pairing a game key names (a key is ``PAIRING/deal/rotation``, made in ``plan_games``)."""
+    return game_key.split("/", 1)[0]
+
+
 def plan_games(config: TournamentConfig, pairing: Pairing) -> list[PlannedGame]:
     """The games of one pairing: every deal in every rotation (duplicate), or one rotation per deal in turn."""
     games = []
