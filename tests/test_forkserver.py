@@ -152,6 +152,37 @@ def test_exit_codes_signals_and_tracebacks_reach_the_referee(tmp_path: Path, sta
     assert not sleeper.alive() and sleeper.exit_description() == "killed by signal SIGKILL"
 
 
+ENDING = """
+import atexit, sys, threading, time
+late = open(sys.argv[1], "w")  # left open: the end of the program flushes it
+late.write("written, never flushed")
+atexit.register(print, "atexit ran", file=sys.stderr)
+threading.Thread(target=lambda: (time.sleep(0.2), print("thread done", file=sys.stderr))).start()
+print("main done", file=sys.stderr)
+if len(sys.argv) > 2:
+    sys.exit(sys.argv[2] if not sys.argv[2].lstrip("-").isdigit() else int(sys.argv[2]))
+"""
+
+
+@pytest.mark.parametrize("how", [[], ["7"], ["-1"], ["a message"]], ids=["falls-off", "code-7", "code-minus-1", "text"])
+def test_a_forked_bot_ends_as_the_same_script_run_by_python_does(
+    tmp_path: Path, started: list[BotProcess], how: list[str]
+) -> None:
+    """A forked child skips the interpreter's teardown of every module (what makes a forked process's end slow), and
+    nothing a program sees of its end changes: threads waited for, atexit run, files left open written, the exit
+    status and message of ``sys.exit``; the same as ``python script.py`` (run here by exec, beside it)."""
+    bot = start(started, tmp_path, "ending", ENDING, str(tmp_path / "forked.txt"), *how)
+    log = ended(bot, tmp_path, "ending")
+    execd = subprocess.run(
+        [sys.executable, str(tmp_path / "ending.py"), str(tmp_path / "execd.txt"), *how],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert log == execd.stderr
+    assert [line for line in log.splitlines() if line not in how] == ["main done", "thread done", "atexit ran"]
+    assert bot.exit_description() == f"exited with code {execd.returncode}"
+    assert (tmp_path / "forked.txt").read_text() == (tmp_path / "execd.txt").read_text() == "written, never flushed"
+
+
 def test_a_stdio_bot_talks_over_its_own_pipes(tmp_path: Path, started: list[BotProcess]) -> None:
     bot = start(
         started,
