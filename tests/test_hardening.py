@@ -456,6 +456,68 @@ def test_bot_uids_are_exclusive_while_held_and_reusable_after() -> None:
             identity.release()
 
 
+def spare_uids(count: int) -> str:
+    """``ARENA_UID_RANGE`` for ``count`` uids at the top of the default range, where no bot of a concurrent test
+    goes (each takes the first free uid), one stretch for each test process."""
+    first, size = sandbox.UID_RANGE
+    return f"{first + size - count * (1 + os.getpid() % 200)}:{count}"
+
+
+@needs_root
+def test_a_bot_takes_the_first_free_uid_so_a_host_uses_no_more_uids_than_it_runs_bots_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ARENA_UID_RANGE", spare_uids(8))
+    first, _ = uid_range()
+    held = [claim_uid() for _ in range(3)]
+    try:
+        assert [i.uid for i in held] == [first, first + 1, first + 2]
+        held[1].release(clean=True)
+        held[1] = claim_uid()
+        assert held[1].uid == first + 1  # the hole, not a uid no bot had yet (and its keyrings for ever)
+    finally:
+        for identity in held:
+            identity.release(clean=True)
+
+
+@needs_root
+def test_only_a_uid_not_given_back_clean_is_looked_for_in_proc_at_its_claim(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_UID_RANGE", spare_uids(1))
+    looked: list[int] = []
+
+    def counted(uid: int) -> list[int]:
+        looked.append(uid)
+        return processes_of(uid)
+
+    monkeypatch.setattr(sandbox, "processes_of", counted)
+    identity = claim_uid()
+    identity.release(clean=True)
+    identity = claim_uid()
+    assert looked == []
+    identity.release()  # as a referee that dies holding it gives it back
+    identity = claim_uid()
+    assert looked == [identity.uid]
+    identity.release(clean=True)
+
+
+@needs_root
+def test_a_jail_whose_end_left_nothing_under_its_uid_gives_it_back_clean(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("ARENA_UID_RANGE", spare_uids(1))
+    os.chmod(tmp_path, 0o755)
+    jail = Jail(Limits(), workdir=tmp_path)
+    assert jail.identity is not None
+    lock = Path(f"/proc/self/fd/{jail.identity.lock}").resolve()
+    assert lock.read_bytes() == sandbox.HELD
+    program = ("sleep", "600")
+    process = subprocess.Popen(program, preexec_fn=jail.confinement(program, "stdio").apply, start_new_session=True)
+    jail.sweep(process.pid)
+    assert process.wait(timeout=5) == -9
+    jail.release()
+    assert lock.read_bytes() == b""
+
+
 @needs_root
 def test_a_uid_sweep_kills_every_process_of_the_uid_even_in_other_sessions(tmp_path: Path) -> None:
     identity = claim_uid()
