@@ -301,7 +301,9 @@ def test_the_cgroups_of_a_dead_referee_are_swept_by_the_next(make: Callable[...,
     pid, *dirs = dead.stdout.readline().split()
     dead.kill()
     assert dead.wait(timeout=SECONDS) == -signal.SIGKILL
-    assert all(os.path.isdir(d) for d in dirs) and not gone(int(pid))  # the bot outlived its referee
+    # The bot outlived its referee; unless a referee of a concurrent test, starting just now, swept them first (the
+    # same outcome by another hand: seen once in a full run).
+    assert not gone(int(pid)) if all(os.path.isdir(d) for d in dirs) else not any(os.path.exists(d) for d in dirs)
     mine = make("alive", memory_bytes=64 * MIB, tasks=8)  # sweeps as it creates
     assert not any(os.path.exists(d) for d in dirs)
     assert gone(int(pid))

@@ -52,6 +52,13 @@ needs_root = pytest.mark.skipif(not CAPS.root, reason="bots get uids of their ow
 needs_view = pytest.mark.skipif(not (CAPS.root and CAPS.mount), reason="no private filesystem view on this machine")
 
 
+def spare_uids(count: int) -> str:
+    """``ARENA_UID_RANGE`` for ``count`` uids at the top of the default range, where no bot of a concurrent test
+    goes (each takes the first free uid), one stretch for each test process."""
+    first, size = sandbox.UID_RANGE
+    return f"{first + size - count * (1 + os.getpid() % 200)}:{count}"
+
+
 def hostile(name: str, *args: str | Path) -> BotEntry:
     """A hostile.py bot with these arguments."""
     return BotEntry(name=name, argv=[*HOSTILE, *map(str, args)])
@@ -267,8 +274,15 @@ ZOO: list[Any] = [
 
 @pytest.mark.parametrize(("args", "limits", "settings", "kind", "tag"), ZOO)
 def test_a_hostile_bot_gets_its_documented_outcome_and_leaves_nothing_running(
-    tmp_path: Path, args: list[str], limits: Limits | None, settings: dict[str, Any], kind: str | None, tag: str | None
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    limits: Limits | None,
+    settings: dict[str, Any],
+    kind: str | None,
+    tag: str | None,
 ) -> None:
+    monkeypatch.setenv("ARENA_UID_RANGE", spare_uids(16))  # its uids are no concurrent test's bots' once given back
     pid_dir = tmp_path / "pids"
     pid_dir.mkdir()
     bots = [hostile("innocent", "polite"), hostile("hostile", *args, "--pid-dir", pid_dir)]
@@ -456,13 +470,6 @@ def test_bot_uids_are_exclusive_while_held_and_reusable_after() -> None:
             identity.release()
 
 
-def spare_uids(count: int) -> str:
-    """``ARENA_UID_RANGE`` for ``count`` uids at the top of the default range, where no bot of a concurrent test
-    goes (each takes the first free uid), one stretch for each test process."""
-    first, size = sandbox.UID_RANGE
-    return f"{first + size - count * (1 + os.getpid() % 200)}:{count}"
-
-
 @needs_root
 def test_a_bot_takes_the_first_free_uid_so_a_host_uses_no_more_uids_than_it_runs_bots_at_once(
     monkeypatch: pytest.MonkeyPatch,
@@ -537,12 +544,12 @@ def test_a_uid_sweep_kills_every_process_of_the_uid_even_in_other_sessions(tmp_p
 
 @needs_root
 def test_a_uid_given_back_with_processes_left_is_swept_at_its_next_claim(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_UID_RANGE", spare_uids(1))  # a uid no concurrent test's bot takes once given back
     identity = claim_uid()
     uid = identity.uid
     left = subprocess.Popen(["sleep", "600"], user=uid, group=uid, extra_groups=[], start_new_session=True)
     try:
         identity.release()  # as by a referee that died holding it
-        monkeypatch.setenv("ARENA_UID_RANGE", f"{uid}:1")
         again = claim_uid()
         assert again.uid == uid
         assert left.wait(timeout=5) == -9  # the claim killed what was left under the uid
@@ -597,9 +604,7 @@ print("found" if found > 0 else "none", "added" if added > 0 else "refused")
 def test_a_key_left_in_a_uids_keyring_is_gone_for_the_next_process_of_the_uid(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    held = claim_uid()
-    held.release()
-    monkeypatch.setenv("ARENA_UID_RANGE", f"{held.uid}:1")  # both processes get this uid
+    monkeypatch.setenv("ARENA_UID_RANGE", spare_uids(1))  # both processes get this uid (no concurrent test's bot)
     os.chmod(tmp_path, 0o755)
     said = []
     for run in range(2):
