@@ -455,8 +455,6 @@ def _open_results(source: str | None, db_path: str | None) -> tuple[Any, Any]:
     """The store and (when a config is given) the config behind a CONFIG-or-DB argument."""
     from pathlib import Path
 
-    from arena.tournament.config import load_config
-    from arena.tournament.run import default_db
     from arena.tournament.store import Store
 
     config = None
@@ -465,15 +463,25 @@ def _open_results(source: str | None, db_path: str | None) -> tuple[Any, Any]:
             raise click.UsageError("give a tournament CONFIG or a results DB (or --db)")
         path = Path(source)
         if path.suffix == ".toml":
-            config = load_config(path)
+            from arena.tournament.run import default_db
+
+            config = _load_config(path)
             db_path = str(default_db(path))
         else:
             db_path = source
     elif source is not None and source.endswith(".toml"):
-        config = load_config(source)
+        config = _load_config(source)
     if not Path(db_path).exists():
         raise ArenaError(f"no results database at {db_path} (run the tournament first)")
     return Store.open(db_path, create=False), config
+
+
+def _load_config(path: str | Path) -> Any:
+    """A tournament config, imported only by the commands given one (a database alone needs no validation models:
+    ``arena ranking --db`` starts in half the time)."""
+    from arena.tournament.config import load_config
+
+    return load_config(path)
 
 
 def _say_no_games(store: Any, fmt: str) -> bool:

@@ -18,14 +18,17 @@ import json
 import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 from arena.engine.record import GameRecord
-from arena.play.botproc import BotCommand
-from arena.tournament.config import TournamentConfig
 from arena.tournament.ranking import cluster_of, comparisons
 from arena.tournament.ratings import elo_of_score, score_interval
-from arena.tournament.store import Store
 from arena.tournament.tables import render
+
+if TYPE_CHECKING:  # for the reading commands (ranking, crosstable), which need neither the config nor the referee
+    from arena.play.botproc import BotCommand
+    from arena.tournament.config import TournamentConfig
+    from arena.tournament.store import Store
 
 CANDIDATE_META = "gauntlet.candidate"
 """The store's meta key that names a gauntlet's candidate (its resolved name, as in the game records)."""
