@@ -587,15 +587,18 @@ def test_a_bot_whose_cgroup_is_empty_at_its_end_needs_no_uid_sweep(
         jail.release()
 
 
-# Looks for a key in its user keyring, then leaves one there: what a bot would do to pass its cards on.
+# Looks for a key in its user keyring and in its persistent keyring (which the kernel keeps three days), then
+# leaves one in each: what a bot would do to pass its cards on to a later process of its uid.
 KEYRING_BOT = """
 import ctypes, os
 libc = ctypes.CDLL(None, use_errno=True)
 add_key, keyctl = {"x86_64": (248, 250), "aarch64": (217, 219)}[os.uname().machine]
 L = ctypes.c_long
-found = libc.syscall(L(keyctl), L(10), L(-4), b"user", b"arena-test-hand", L(0))  # KEYCTL_SEARCH in @u
-added = libc.syscall(L(add_key), b"user", b"arena-test-hand", b"AS KH 9D", ctypes.c_size_t(8), L(-4))
-print("found" if found > 0 else "none", "added" if added > 0 else "refused")
+persistent = libc.syscall(L(keyctl), L(22), L(-1), L(-2))  # KEYCTL_GET_PERSISTENT, linked into its process keyring
+for ring in (-4, persistent):
+    found = libc.syscall(L(keyctl), L(10), L(ring), b"user", b"arena-test-hand", L(0))  # KEYCTL_SEARCH
+    added = libc.syscall(L(add_key), b"user", b"arena-test-hand", b"AS KH 9D", ctypes.c_size_t(8), L(ring))
+    print("found" if found > 0 else "none", "added" if added > 0 else "refused", end=" ")
 """
 
 
@@ -621,7 +624,10 @@ def test_a_key_left_in_a_uids_keyring_is_gone_for_the_next_process_of_the_uid(
         said.append(done.stdout.split())
     if said[0][1] == "refused":
         pytest.skip("this kernel or container gives processes no keyrings")
-    assert said == [["none", "added"], ["none", "added"]]  # the second process did not find the first one's key
+    if said[0][3] == "refused":  # a kernel without persistent keyrings: the user keyring alone
+        said = [words[:2] for words in said]
+    # the second process found neither of the first one's keys (the persistent one: before the fix)
+    assert said == [["none", "added"] * (len(said[0]) // 2)] * 2
 
 
 SESSION_BOT = """
@@ -669,6 +675,63 @@ def test_a_bot_does_not_share_the_session_keyring_of_its_referee(tmp_path: Path,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["session", "keys:", "0"]  # not the referee's key (1 before the fix)
+
+
+# Fills its uid's key quota (200 keys) in the keyrings the kernel keeps with the uid, so that a later process of
+# the uid could not join a session keyring of its own (counted against that quota) and kept its referee's.
+QUOTA_BOT = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+add_key, keyctl = {"x86_64": (248, 250), "aarch64": (217, 219)}[os.uname().machine]
+L = ctypes.c_long
+persistent = libc.syscall(L(keyctl), L(22), L(-1), L(-2))
+added = 0
+for ring in (-4, persistent):
+    while libc.syscall(L(add_key), b"user", b"k%d" % added, b"x" * 90, ctypes.c_size_t(90), L(ring)) > 0:
+        added += 1
+print("keys added:", added)
+"""
+
+REFEREE_OF_TWO = """
+import sys
+from pathlib import Path
+from arena.play.botproc import BotCommand, BotProcess
+from arena.play.matchspec import Limits
+from arena.play.sandbox import Jail
+folder = Path(sys.argv[1])
+for n, script in enumerate(sys.argv[2:]):
+    (folder / f"home{n}").mkdir()
+    bot = BotProcess(BotCommand("s", (sys.executable, script)), "stdio", folder / f"bot{n}.log",
+                     jail=Jail(Limits(), workdir=folder / f"home{n}"))
+    bot.process.wait(timeout=30)
+    bot.kill()
+    print((folder / f"bot{n}.log").read_text().splitlines()[-1])
+"""
+
+
+@needs_root
+@pytest.mark.skipif(os.uname().machine not in ("x86_64", "aarch64"), reason="the test bot knows these machines' calls")
+@pytest.mark.parametrize("forked", ["1", "0"])
+def test_a_bot_that_fills_its_uids_key_quota_leaves_the_next_process_of_the_uid_its_own_session_keyring(
+    tmp_path: Path, forked: str
+) -> None:
+    """Found by a review: a new session keyring counted against the bot uid's quota, and the join's failure was
+    ignored, so the next bot of the uid kept the session keyring of its referee (and of the other bots)."""
+    os.chmod(tmp_path, 0o755)
+    (tmp_path / "quota_bot.py").write_text(QUOTA_BOT)
+    (tmp_path / "session_bot.py").write_text(SESSION_BOT)
+    referee = REFEREE_IN_A_SESSION.split("folder = Path", 1)[0] + REFEREE_OF_TWO
+    done = subprocess.run(
+        [sys.executable, "-c", referee, tmp_path, tmp_path / "quota_bot.py", tmp_path / "session_bot.py"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "ARENA_FORK_SERVER": forked, "ARENA_UID_RANGE": spare_uids(1)},  # both bots: one uid
+    )
+    assert done.returncode == 0, done.stderr
+    filled, session = done.stdout.splitlines()
+    assert int(filled.split()[-1]) > 0
+    assert session.split() == ["session", "keys:", "0"]  # not the referee's key
 
 
 def test_the_process_table_tells_running_processes_from_zombies_and_reads_their_uids() -> None:

@@ -8,6 +8,7 @@ lock). Elsewhere than Linux ``LIBC`` is None and the callers fall back (no names
 from __future__ import annotations
 
 import ctypes
+import errno
 import math
 import os
 import resource
@@ -73,26 +74,50 @@ def prctl(option: int, value: int) -> None:
 _KEYCTL = {"x86_64": 250, "aarch64": 219, "i686": 288, "armv7l": 311, "riscv64": 219, "ppc64le": 271}.get(
     os.uname().machine
 )
-KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR = 1, 7
-KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -4, -5
+KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR, KEYCTL_UNLINK, KEYCTL_GET_PERSISTENT = 1, 7, 9, 22
+KEY_SPEC_SESSION_KEYRING, KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -3, -4, -5
+# Errors that mean this process has no keyrings to use (the kernel has none, or a seccomp policy refuses keyctl to
+# every process of the container): then a bot has none to read either.
+_NO_KEYRINGS = {errno.ENOSYS, errno.EOPNOTSUPP, errno.EPERM}
 
 
-def clear_keyrings() -> None:
-    """In a child that has just taken a bot's uid: a session keyring of its own, and the uid's user and
-    user-session keyrings emptied.
+def _keyctl(*args: int | None) -> int:
+    """keyctl(2) with these arguments (None: a NULL pointer); its result, negative on failure (errno set)."""
+    number = _KEYCTL
+    assert number is not None  # callers return first where the call is unknown
+    words = [None if a is None else ctypes.c_long(a) for a in args]
+    return int(LIBC.syscall(ctypes.c_long(number), *words))
+
+
+def own_session_keyring() -> None:
+    """In a child about to take a bot's uid (still root): join a new, empty session keyring, owned by root.
 
     A process inherits its parent's session keyring: a referee started from an ssh login, a systemd service or a
-    container has one, and every bot would share it, to read the referee's keys and to pass notes to the others
-    (a new anonymous one, joined here, holds nothing). The user keyrings outlive the uid's processes (the kernel keeps
-    them with the user): emptied, a bot cannot leave there what it knows for a later process of the same uid.
-    Failures are ignored: a kernel or container without keyrings has none to share.
+    container has one, and every bot would share it, to read the referee's keys and to pass notes to the others.
+    Joined before the uid changes, the new keyring counts against root's key quota, not the bot uid's, which a
+    bot can fill (200 keys) so that the next process of its uid could not join one and kept its referee's. Raises
+    OSError where the kernel has keyrings and still gives none (the bot must not start with its referee's).
     """
     if LIBC is None or _KEYCTL is None:
         return
-    call, word = LIBC.syscall, ctypes.c_long
-    call(word(_KEYCTL), word(KEYCTL_JOIN_SESSION_KEYRING), None)
+    if _keyctl(KEYCTL_JOIN_SESSION_KEYRING, None) < 0:
+        code = ctypes.get_errno()
+        if code not in _NO_KEYRINGS:
+            raise OSError(code, f"a session keyring of its own: {os.strerror(code)}")
+
+
+def empty_user_keyrings() -> None:
+    """In a child that has just taken a bot's uid: empty the keyrings the kernel keeps with the uid, which outlive
+    its processes (its user, user-session and persistent keyrings), so that a bot cannot leave there what it knows
+    for a later process of the same uid. Failures are ignored: a kernel or container without keyrings has none."""
+    if LIBC is None or _KEYCTL is None:
+        return
     for keyring in (KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING):
-        call(word(_KEYCTL), word(KEYCTL_CLEAR), word(keyring))
+        _keyctl(KEYCTL_CLEAR, keyring)
+    persistent = _keyctl(KEYCTL_GET_PERSISTENT, -1, KEY_SPEC_SESSION_KEYRING)  # linked into the session keyring
+    if persistent > 0:
+        _keyctl(KEYCTL_CLEAR, persistent)
+        _keyctl(KEYCTL_UNLINK, persistent, KEY_SPEC_SESSION_KEYRING)
 
 
 def die_with_parent() -> None:

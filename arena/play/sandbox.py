@@ -40,7 +40,8 @@ from arena.play.linux import (
     SESSION,
     STATE,
     check,
-    clear_keyrings,
+    empty_user_keyrings,
+    own_session_keyring,
     prctl,
     processes,
 )
@@ -444,10 +445,11 @@ class Confinement:
                     if LIBC is not None:  # elsewhere: the limits the OS honours
                         raise
             if uid is not None:
+                own_session_keyring()  # as root: in root's key quota, which no bot can fill
                 os.setgroups([])
                 os.setresgid(uid, uid, uid)
                 os.setresuid(uid, uid, uid)
-                clear_keyrings()  # what an earlier process of the uid may have left for this one
+                empty_user_keyrings()  # what an earlier process of the uid may have left for this one
             os.chdir(home)
             if LIBC is not None:
                 prctl(PR_SET_NO_NEW_PRIVS, 1)
