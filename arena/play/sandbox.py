@@ -52,7 +52,9 @@ MIB = 1024 * 1024
 # overrides it. The default lies above the ranges systemd hands to users and containers (up to 0x6FFFFFFF).
 UID_RANGE = (1_900_000_000, 65_536)
 LOCK_DIRS = ("/run/euchre-arena/uids", f"{tempfile.gettempdir()}/euchre-arena-uids")
-HELD = b"held\n"  # in a uid's lock file while it is held (or was, by a referee that died holding it)
+# A uid's lock file says CLEAN once the uid was given back with nothing left under it; anything else (HELD while it
+# is held, or was by a referee that died holding it; empty when new, or written by an older arena) means: look.
+HELD, CLEAN = b"held\n", b"clean\n"
 # Host directories every bot sees read-only (when they exist): enough to run programs, nothing that holds data.
 SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "opt")
 DEVICES = ("null", "zero", "full", "random", "urandom")
@@ -257,12 +259,14 @@ class Identity:
         return self.uid
 
     def release(self, clean: bool = False) -> None:
-        """Give the uid back. ``clean``: nothing runs under it (its processes were all seen gone), so that its next
-        claim need not look (otherwise it does, as after a referee that died holding it)."""
+        """Give the uid back. ``clean``: nothing runs under it and nothing can (its cgroup, where all of its processes
+        were born, was removed), so that its next claim need not look; otherwise it does, as after a referee that
+        died holding it."""
         if self.lock >= 0:
             if clean:
                 with contextlib.suppress(OSError):
-                    os.ftruncate(self.lock, 0)
+                    os.pwrite(self.lock, CLEAN, 0)
+                    os.ftruncate(self.lock, len(CLEAN))
             os.close(self.lock)
             self.lock = -1
 
@@ -302,8 +306,8 @@ def claim_uid() -> Identity:
     makes the kernel's key collector walk all the keys there are. Drawn at random from the 65,536, a league's host
     came to hold 116,000 of them, and its collector to take 5 % of the processor time of a run of the tests.
 
-    The lock file says whether the uid was given back clean (empty) or is held, or was by a referee that died
-    holding it (``HELD``): only then is /proc read for what runs under it (1-3 ms a claim).
+    Its lock file says whether the uid was given back clean (``CLEAN``): otherwise /proc is read for what runs under
+    it (1-3 ms a claim).
     """
     global _reaped_orphans
     directory = _lock_dir()
@@ -318,9 +322,10 @@ def claim_uid() -> Identity:
     for uid in range(first, first + count):
         fd = _try_lock(directory, uid)
         if fd is not None:
-            if os.fstat(fd).st_size and processes_of(uid):  # not given back clean: left by a referee that died
+            if os.pread(fd, len(CLEAN) + 1, 0) != CLEAN and processes_of(uid):  # left by a referee that died
                 sweep_uid(uid)
             os.pwrite(fd, HELD, 0)
+            os.ftruncate(fd, len(HELD))
             return Identity(uid, fd)
     raise SandboxError(f"all {count} bot uids from {first} are taken")
 
@@ -471,7 +476,6 @@ class Jail:
         self.caps = capabilities()
         self.workdir = str(workdir)
         self.identity: Identity | None = claim_uid() if self.caps.root else None
-        self._swept = False  # whether its end left nothing running under its uid
         self.cgroup = _cgroup_for(limits)
         if self.identity is not None and not self.caps.mount:
             os.chown(self.workdir, self.identity.uid, self.identity.gid)
@@ -578,7 +582,8 @@ class Jail:
         if self.identity is not None:
             # An empty cgroup: nothing of the uid runs (every process of it since the claim was born in the cgroup,
             # joining it being the first thing a bot's process does, and none can leave it): no sweep to make.
-            self._swept = not (self.cgroup is None or self.cgroup.pids()) or sweep_uid(self.identity.uid)
+            if self.cgroup is None or self.cgroup.pids():
+                sweep_uid(self.identity.uid)
         elif LIBC is not None:
             _kill_adopted(session)
 
@@ -600,11 +605,15 @@ class Jail:
         return f"{memory}, {files}, cpu {self.limits.cpu_seconds} s, {who}, {view}"
 
     def release(self) -> None:
-        """Give back the uid, remove the cgroup and the workdir (call after ``sweep``)."""
-        if self.cgroup is not None:
-            self.cgroup.remove()
+        """Give back the uid, remove the cgroup and the workdir (call after ``sweep``).
+
+        The uid goes back clean only when its cgroup is gone: every process of the uid since the claim was born in
+        it, and none can join it now (a child still setting up, which a kill by process group missed, fails to).
+        Without a cgroup, a child that had not yet taken the uid when it was swept might take it later: its next
+        claim looks in /proc, as before."""
+        removed = self.cgroup is not None and self.cgroup.remove()
         if self.identity is not None:
-            self.identity.release(clean=self._swept)
+            self.identity.release(clean=removed)
         _empty(Path(self.workdir))
         _empty(Path(f"{self.workdir}.files"))
 
