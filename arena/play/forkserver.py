@@ -87,9 +87,8 @@ PRELOAD = {
         "zmq.backend",
         "orjson",
         "argparse",
-        "runpy",
     ),
-    REFEREES: ("arena.play.referee", "runpy"),
+    REFEREES: ("arena.play.referee",),
 }
 ROOM, ROOM_SIZE = "ARENA_ROOM", 16384
 ARGS, ENVIRONMENT = (ARG_START, ARG_END), (ENV_START, ENV_END)
@@ -714,18 +713,23 @@ def main(started: set[str]) -> None:
     script as ``python script.py`` would, or a referee's code as ``python -c`` would (an uncaught exception: its
     traceback, from the script's frames on, and exit code 1). ``started``: the modules the interpreter held before
     it imported this one."""
-    import runpy
 
     launch = serve(int(sys.argv[1]), started, sys.argv[3] if len(sys.argv) > 3 else BOTS)
     code = launch.argv[2] if launch.argv[1] == "-c" else None
     script = "<string>" if code is not None else launch.argv[1]
-    status = 0
+    preloaded = set(sys.modules)
+    main_module = sys.modules["__main__"] = types.ModuleType("__main__")
+    status: int | None = 0  # None: ended by an uncaught KeyboardInterrupt
     try:
-        if code is None:
-            runpy.run_path(script, run_name="__main__")
+        if code is None:  # as runpy.run_path runs a script file (its globals kept, to be let go as CPython does)
+            with io.open_code(os.path.abspath(script)) as source:
+                compiled = compile(source.read(), script, "exec")
+            main_module.__dict__.update(
+                __file__=script, __cached__=None, __loader__=None, __package__="", __spec__=None
+            )
         else:
-            module = sys.modules["__main__"] = types.ModuleType("__main__")
-            exec(compile(code, script, "exec"), module.__dict__)
+            compiled = compile(code, script, "exec")
+        exec(compiled, main_module.__dict__)
     except SystemExit as stop:
         status = _exit_status(stop)
     except BaseException as exc:
@@ -734,55 +738,93 @@ def main(started: set[str]) -> None:
             trace = trace.tb_next
         trace = trace or exc.__traceback__
         sys.excepthook(type(exc), exc.with_traceback(trace), trace)
-        if isinstance(exc, KeyboardInterrupt):  # as CPython ends: by the signal itself
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGINT)
-        status = 1
-    _end(status)
+        status = None if isinstance(exc, KeyboardInterrupt) else 1
+        del exc, trace
+    _end(status, main_module, preloaded)
 
 
 def _exit_status(stop: SystemExit) -> int:  # pragma: no cover - runs in the server's child
-    """The exit status CPython gives an uncaught ``SystemExit``: its code, 0 for None, else the code printed and 1."""
+    """The exit status CPython gives an uncaught ``SystemExit`` (its message printed first, as CPython does): its
+    code as a C long (-1 past one), 0 for None, else the code printed on stderr and 1."""
     if stop.code is None:
         return 0
     if isinstance(stop.code, int):
-        return stop.code & 0xFF
-    with contextlib.suppress(Exception):
-        print(stop.code, file=sys.stderr)
+        value = int.__int__(stop.code)  # its value, whatever its class makes of operators
+        return (value if -(2**63) <= value < 2**63 else -1) & 0xFF
+    text = f"{stop.code}\n"
+    try:
+        if sys.stderr is None:
+            os.write(2, text.encode(errors="backslashreplace"))
+        else:
+            sys.stderr.write(text)
+    except Exception:
+        pass
     return 1
 
 
-def _end(status: int) -> NoReturn:  # pragma: no cover - runs in the server's child
-    """End the child as the interpreter's exit would, less the teardown of every module (which Python does not
-    promise to run: ``__del__`` of what still exists at exit may not be called), as ``multiprocessing`` ends the
-    children it forks.
+def _end(status: int | None, main_module: types.ModuleType, preloaded: set[str]) -> NoReturn:  # pragma: no cover
+    """End the child (it runs in the server's child) as the interpreter's exit would, less the teardown of the
+    modules the server imported, as ``multiprocessing`` ends the children it forks.
 
-    The teardown is what a forked child pays most for at its end: it touches every object the server imported,
+    That teardown is what a forked child paid most for at its end: it touches every object the server imported,
     copying the memory it shared with the server, 11-13 ms of processor time for each bot (against 1.3 ms for
-    this), most of what a bot of a short match costs once its game is over. What a program sees of an exit is kept,
-    in CPython's order: non-daemon threads are waited for, ``atexit`` functions run (``logging`` flushes its
-    handlers there, ``weakref.finalize`` its finalizers), files the program left open are flushed (the teardown
-    would have closed them), and standard output and error are flushed (a failure to: status 120).
+    this), most of what a bot of a short match costs once its game is over. What a program sees of its exit is
+    kept, in CPython's order: non-daemon threads are waited for; ``atexit`` functions run (``logging`` flushes its
+    handlers there, ``weakref.finalize`` its finalizers); the program's own modules, ``__main__`` first, are cleared
+    as CPython clears modules and what is left is collected, so that what they held is finalized as the teardown
+    would (files written and closed, a gzip or zip file given its end); standard output and error are flushed (a
+    failure to: status 120, as CPython); an uncaught KeyboardInterrupt (``status`` None) ends it by SIGINT.
     """
-    with contextlib.suppress(Exception):
+    try:
         threading._shutdown()  # type: ignore[attr-defined]
+    except BaseException as exc:  # interrupted while waiting: CPython says so and goes on
+        _say_ignored("on threading shutdown", exc)
     atexit._run_exitfuncs()
-    _flush_left_open()
+    own = [main_module] + [sys.modules[name] for name in reversed(sys.modules) if name not in preloaded]
+    for name in set(sys.modules) - preloaded:
+        del sys.modules[name]
+    for module in own:  # sys.modules may hold anything: only modules' own globals are cleared
+        namespace = module.__dict__ if isinstance(module, types.ModuleType) else None
+        if type(namespace) is dict:
+            _clear(namespace)
+    del own, module, namespace
+    gc.collect()
+    failed = False
     for stream in (sys.stdout, sys.stderr):
         try:
-            if stream is not None:
-                stream.flush()
+            if stream is None or stream.closed:
+                continue
         except Exception:
-            status = status or 120
-    os._exit(status)
+            continue
+        try:
+            stream.flush()
+        except Exception as exc:
+            failed = True
+            if stream is sys.stdout:
+                _say_ignored(f"in: {stream!r}", exc)
+    if status is None:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+        status = 130
+    os._exit(120 if failed else status)
 
 
-def _flush_left_open() -> None:  # pragma: no cover - runs in the server's child
-    """Flush every writable file the child opened and left open: text files before the binary ones they write to.
+def _clear(namespace: dict[str, object]) -> None:  # pragma: no cover - runs in the server's child
+    """Clear a module's globals as CPython does at exit: names with one leading underscore first, then the rest but
+    ``__builtins__``, each set to None (what they held is released in that order, not as cyclic garbage, in which
+    a file could be closed before the buffer that writes to it is flushed)."""
+    for names in (
+        [k for k in namespace if k.startswith("_") and not k.startswith("__")],
+        [k for k in namespace if k != "__builtins__"],
+    ):
+        for name in names:
+            namespace[name] = None
 
-    Only the child's own objects are looked at: what the server imported is frozen out of the collector's lists."""
-    files = [f for f in gc.get_objects() if isinstance(f, io.IOBase)]
-    for file in sorted(files, key=lambda f: not isinstance(f, io.TextIOBase)):
-        with contextlib.suppress(Exception):
-            if not file.closed and file.writable():
-                file.flush()
+
+def _say_ignored(where: str, exc: BaseException) -> None:  # pragma: no cover - runs in the server's child
+    """Report an exception the exit goes past, as CPython does (``Exception ignored ...``), on stderr if it can."""
+    import traceback
+
+    with contextlib.suppress(Exception):
+        sys.stderr.write(f"Exception ignored {where}\n" + "".join(traceback.format_exception_only(exc)))
+        sys.stderr.flush()
