@@ -712,25 +712,33 @@ def main(started: set[str]) -> None:
     """``SERVER_COMMAND FD ROOM KIND``: serve on the socket FD, preloading for KIND; in each child, run the bot's
     script as ``python script.py`` would, or a referee's code as ``python -c`` would (an uncaught exception: its
     traceback, from the script's frames on, and exit code 1). ``started``: the modules the interpreter held before
-    it imported this one."""
+    it imported this one.
 
-    launch = serve(int(sys.argv[1]), started, sys.argv[3] if len(sys.argv) > 3 else BOTS)
+    A bot ends as the interpreter ends, by its teardown of every module, which copies most of the memory the child
+    shared with its server (11-13 ms of processor time a bot). Ending without it was tried and given up: a bot's
+    objects left to the collector are finalized in an order that can lose what a file left open still buffers
+    (CPython's teardown avoids it), and ``__del__`` methods then see their globals gone or not, unlike CPython.
+    A referee, the arena's own code, which holds nothing to finalize, ends without it (``_end``)."""
+    kind = sys.argv[3] if len(sys.argv) > 3 else BOTS
+    launch = serve(int(sys.argv[1]), started, kind)
     code = launch.argv[2] if launch.argv[1] == "-c" else None
     script = "<string>" if code is not None else launch.argv[1]
-    preloaded = set(sys.modules)
-    main_module = sys.modules["__main__"] = types.ModuleType("__main__")
-    status: int | None = 0  # None: ended by an uncaught KeyboardInterrupt
+    status = 0
+    # The code runs in a __main__ that stays in sys.modules to the end, as under python script.py (runpy.run_path's
+    # goes at once): what its globals hold is let go by the interpreter's teardown of __main__, in CPython's order.
+    module = sys.modules["__main__"] = types.ModuleType("__main__")
     try:
-        if code is None:  # as runpy.run_path runs a script file (its globals kept, to be let go as CPython does)
+        if code is None:  # the globals runpy.run_path gives a script file
             with io.open_code(os.path.abspath(script)) as source:
                 compiled = compile(source.read(), script, "exec")
-            main_module.__dict__.update(
-                __file__=script, __cached__=None, __loader__=None, __package__="", __spec__=None
-            )
+            module.__dict__.update(__file__=script, __cached__=None, __loader__=None, __package__="", __spec__=None)
         else:
             compiled = compile(code, script, "exec")
-        exec(compiled, main_module.__dict__)
+        del module  # sys.modules holds it
+        exec(compiled, sys.modules["__main__"].__dict__)
     except SystemExit as stop:
+        if kind != REFEREES:
+            raise
         status = _exit_status(stop)
     except BaseException as exc:
         trace = exc.__traceback__
@@ -738,9 +746,13 @@ def main(started: set[str]) -> None:
             trace = trace.tb_next
         trace = trace or exc.__traceback__
         sys.excepthook(type(exc), exc.with_traceback(trace), trace)
-        status = None if isinstance(exc, KeyboardInterrupt) else 1
-        del exc, trace
-    _end(status, main_module, preloaded)
+        if isinstance(exc, KeyboardInterrupt):  # as CPython ends: by the signal itself
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGINT)
+        status = 1
+    if kind != REFEREES:
+        sys.exit(status)
+    _end(status)
 
 
 def _exit_status(stop: SystemExit) -> int:  # pragma: no cover - runs in the server's child
@@ -751,74 +763,46 @@ def _exit_status(stop: SystemExit) -> int:  # pragma: no cover - runs in the ser
     if isinstance(stop.code, int):
         value = int.__int__(stop.code)  # its value, whatever its class makes of operators
         return (value if -(2**63) <= value < 2**63 else -1) & 0xFF
-    text = f"{stop.code}\n"
     try:
+        text = f"{stop.code}\n"
+    except Exception:  # CPython writes what it can: here, the line's end
+        text = "\n"
+    with contextlib.suppress(Exception):
         if sys.stderr is None:
             os.write(2, text.encode(errors="backslashreplace"))
         else:
             sys.stderr.write(text)
-    except Exception:
-        pass
     return 1
 
 
-def _end(status: int | None, main_module: types.ModuleType, preloaded: set[str]) -> NoReturn:  # pragma: no cover
-    """End the child (it runs in the server's child) as the interpreter's exit would, less the teardown of the
-    modules the server imported, as ``multiprocessing`` ends the children it forks.
-
-    That teardown is what a forked child paid most for at its end: it touches every object the server imported,
-    copying the memory it shared with the server, 11-13 ms of processor time for each bot (against 1.3 ms for
-    this), most of what a bot of a short match costs once its game is over. What a program sees of its exit is
-    kept, in CPython's order: non-daemon threads are waited for; ``atexit`` functions run (``logging`` flushes its
-    handlers there, ``weakref.finalize`` its finalizers); the program's own modules, ``__main__`` first, are cleared
-    as CPython clears modules and what is left is collected, so that what they held is finalized as the teardown
-    would (files written and closed, a gzip or zip file given its end); standard output and error are flushed (a
-    failure to: status 120, as CPython); an uncaught KeyboardInterrupt (``status`` None) ends it by SIGINT.
-    """
+def _end(status: int) -> NoReturn:  # pragma: no cover - runs in the server's child
+    """End a forked referee as the interpreter's exit would, less the teardown of every module (as
+    ``multiprocessing`` ends the children it forks): 11-13 ms of processor time less for each. In CPython's order:
+    non-daemon threads are waited for, ``atexit`` functions run, standard output and error are flushed (a failure
+    to: status 120)."""
+    threads = sys.modules.get("threading")
     try:
-        threading._shutdown()  # type: ignore[attr-defined]
+        if threads is not None:
+            threads._shutdown()
     except BaseException as exc:  # interrupted while waiting: CPython says so and goes on
         _say_ignored("on threading shutdown", exc)
     atexit._run_exitfuncs()
-    own = [main_module] + [sys.modules[name] for name in reversed(sys.modules) if name not in preloaded]
-    for name in set(sys.modules) - preloaded:
-        del sys.modules[name]
-    for module in own:  # sys.modules may hold anything: only modules' own globals are cleared
-        namespace = module.__dict__ if isinstance(module, types.ModuleType) else None
-        if type(namespace) is dict:
-            _clear(namespace)
-    del own, module, namespace
-    gc.collect()
     failed = False
     for stream in (sys.stdout, sys.stderr):
-        try:
-            if stream is None or stream.closed:
-                continue
-        except Exception:
+        if stream is None:
             continue
+        try:
+            if stream.closed:
+                continue
+        except Exception:  # no such attribute, or it fails: CPython takes the stream for open
+            pass
         try:
             stream.flush()
         except Exception as exc:
             failed = True
             if stream is sys.stdout:
                 _say_ignored(f"in: {stream!r}", exc)
-    if status is None:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGINT)
-        status = 130
     os._exit(120 if failed else status)
-
-
-def _clear(namespace: dict[str, object]) -> None:  # pragma: no cover - runs in the server's child
-    """Clear a module's globals as CPython does at exit: names with one leading underscore first, then the rest but
-    ``__builtins__``, each set to None (what they held is released in that order, not as cyclic garbage, in which
-    a file could be closed before the buffer that writes to it is flushed)."""
-    for names in (
-        [k for k in namespace if k.startswith("_") and not k.startswith("__")],
-        [k for k in namespace if k != "__builtins__"],
-    ):
-        for name in names:
-            namespace[name] = None
 
 
 def _say_ignored(where: str, exc: BaseException) -> None:  # pragma: no cover - runs in the server's child
