@@ -640,12 +640,9 @@ def test_a_key_left_in_a_uids_keyring_is_gone_for_the_next_process_of_the_uid(
         jail.release()
         assert done.returncode == 0, done.stderr
         said.append(done.stdout.split())
-    if said[0][1] == "refused":
-        pytest.skip("this kernel or container gives processes no keyrings")
-    if said[0][3] == "refused":  # a kernel without persistent keyrings: the user keyring alone
-        said = [words[:2] for words in said]
-    # the second process found neither of the first one's keys (the persistent one: before the fix)
-    assert said == [["none", "added"] * (len(said[0]) // 2)] * 2
+    # Refused: a bot may not use keyrings at all (seccomp); before, the second process found the key the first left
+    # in its persistent keyring
+    assert said == [["none", "refused", "none", "refused"]] * 2
 
 
 SESSION_BOT = """
@@ -748,8 +745,44 @@ def test_a_bot_that_fills_its_uids_key_quota_leaves_the_next_process_of_the_uid_
     )
     assert done.returncode == 0, done.stderr
     filled, session = done.stdout.splitlines()
-    assert int(filled.split()[-1]) > 0
+    assert int(filled.split()[-1]) == 0  # refused (seccomp); before, 195 keys filled the uid's quota
     assert session.split() == ["session", "keys:", "0"]  # not the referee's key
+
+
+# Two bots of different uids would share a keyring by its name: one makes it, opens it to all and leaves a key, the
+# other joins it by name (found by a review). The bot tries each key management call and says how each went.
+KEY_CALLS_BOT = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+add_key, request_key, keyctl = {"x86_64": (248, 249, 250), "aarch64": (217, 218, 219)}[os.uname().machine]
+L = ctypes.c_long
+said = []
+for name, call in (
+    ("join", lambda: libc.syscall(L(keyctl), L(1), b"box")),
+    ("add_key", lambda: libc.syscall(L(add_key), b"user", b"note", b"JH JD", ctypes.c_size_t(5), L(-3))),
+    ("request_key", lambda: libc.syscall(L(request_key), b"user", b"note", None, L(0))),
+):
+    said.append(f"{name}:{'ok' if call() >= 0 else os.strerror(ctypes.get_errno())}")
+print(*said)
+"""
+
+
+@pytest.mark.skipif(os.uname().machine not in ("x86_64", "aarch64"), reason="the test bot knows these machines' calls")
+@pytest.mark.parametrize("forked", ["1", "0"])
+def test_a_bot_may_not_use_keyrings_at_all(tmp_path: Path, forked: str) -> None:
+    os.chmod(tmp_path, 0o755)
+    (tmp_path / "key_calls.py").write_text(KEY_CALLS_BOT)
+    referee = REFEREE_IN_A_SESSION.split("folder = Path", 1)[0] + REFEREE_OF_TWO
+    done = subprocess.run(
+        [sys.executable, "-c", referee, tmp_path, tmp_path / "key_calls.py"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "ARENA_FORK_SERVER": forked},
+    )
+    assert done.returncode == 0, done.stderr
+    refused = os.strerror(1)  # EPERM
+    assert done.stdout.strip() == f"join:{refused} add_key:{refused} request_key:{refused}"
 
 
 def test_the_process_table_tells_running_processes_from_zombies_and_reads_their_uids() -> None:
