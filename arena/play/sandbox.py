@@ -614,10 +614,10 @@ class Jail:
         Without a cgroup, a child that had not yet taken the uid when it was swept might take it later: its next
         claim looks in /proc, as before."""
         removed = self.cgroup is not None and self.cgroup.remove()
+        _empty(Path(self.workdir))  # first: a late child that takes the uid after this fails at its home
+        _empty(Path(f"{self.workdir}.files"))
         if self.identity is not None:
             self.identity.release(clean=removed)
-        _empty(Path(self.workdir))
-        _empty(Path(f"{self.workdir}.files"))
 
 
 def plain_environment() -> dict[str, str]:
