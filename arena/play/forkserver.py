@@ -724,6 +724,8 @@ def main(started: set[str]) -> None:
     code = launch.argv[2] if launch.argv[1] == "-c" else None
     script = "<string>" if code is not None else launch.argv[1]
     status = 0
+    if kind != REFEREES:  # registered first, so run last: after the bot's own atexit functions
+        atexit.register(_spare_the_servers_modules, set(sys.modules) - started)
     # The code runs in a __main__ that stays in sys.modules to the end, as under python script.py (runpy.run_path's
     # goes at once): what its globals hold is let go by the interpreter's teardown of __main__, in CPython's order.
     module = sys.modules["__main__"] = types.ModuleType("__main__")
@@ -753,6 +755,24 @@ def main(started: set[str]) -> None:
     if kind != REFEREES:
         sys.exit(status)
     _end(status)
+
+
+def _spare_the_servers_modules(imported: set[str]) -> None:  # pragma: no cover - runs in the server's child
+    """At a bot's exit, after its threads and its atexit functions: keep the interpreter's teardown off the modules
+    the fork server imported (``imported``), which the bot shares with it, so that the teardown does not copy them.
+
+    They leave ``sys.modules`` (which the teardown clears and collects) and are held for ever (a reference of our
+    own that nothing releases), so that neither their globals nor what those hold is let go: 11-13 ms of processor
+    time a bot, most of its end. What the bot made (``__main__``, the modules it imported, the objects it left in
+    them) goes through the teardown as under ``python script.py``; a global of the bot naming such a module still
+    finds it whole (where CPython might have cleared it first)."""
+    import ctypes
+
+    for name in imported:
+        module = sys.modules.get(name)
+        if isinstance(module, types.ModuleType) and name not in ("sys", "builtins", "__main__"):
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(module))
+            del sys.modules[name]
 
 
 def _exit_status(stop: SystemExit) -> int:  # pragma: no cover - runs in the server's child
