@@ -747,7 +747,7 @@ def main(started: set[str]) -> None:
         while trace is not None and trace.tb_frame.f_code.co_filename != script:
             trace = trace.tb_next
         trace = trace or exc.__traceback__
-        sys.excepthook(type(exc), exc.with_traceback(trace), trace)
+        _report(exc.with_traceback(trace))
         if isinstance(exc, KeyboardInterrupt):  # as CPython ends: by the signal itself
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             os.kill(os.getpid(), signal.SIGINT)
@@ -755,6 +755,20 @@ def main(started: set[str]) -> None:
     if kind != REFEREES:
         sys.exit(status)
     _end(status)
+
+
+def _report(exc: BaseException) -> None:  # pragma: no cover - runs in the server's child
+    """Print an uncaught exception with ``sys.excepthook``, as CPython does, also when the hook itself fails."""
+    try:
+        sys.excepthook(type(exc), exc, exc.__traceback__)
+    except BaseException as failure:
+        failure.__context__ = None  # it arose while the original was being handled: CPython shows it alone
+        with contextlib.suppress(BaseException):
+            print("Error in sys.excepthook:", file=sys.stderr)
+            trace = failure.__traceback__.tb_next if failure.__traceback__ else None  # from the hook's frame on
+            sys.__excepthook__(type(failure), failure.with_traceback(trace), trace)
+            print("\nOriginal exception was:", file=sys.stderr)
+            sys.__excepthook__(type(exc), exc, exc.__traceback__)
 
 
 def _spare_the_servers_modules(imported: set[str]) -> None:  # pragma: no cover - runs in the server's child
