@@ -782,9 +782,9 @@ def _spare_the_servers_modules(imported: set[str]) -> None:  # pragma: no cover 
     finds it whole (where CPython might have cleared it first)."""
     import ctypes
 
-    for name in imported:
+    for name in imported:  # (sys, builtins and __main__ were there before the server: not among them)
         module = sys.modules.get(name)
-        if isinstance(module, types.ModuleType) and name not in ("sys", "builtins", "__main__"):
+        if isinstance(module, types.ModuleType):
             ctypes.pythonapi.Py_IncRef(ctypes.py_object(module))
             del sys.modules[name]
 

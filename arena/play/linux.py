@@ -139,11 +139,11 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
 
 
-def refuse_keyrings() -> bool:
+def refuse_keyrings() -> None:
     """In a bot's child, after ``no_new_privs``: refuse it (and all it starts) the key management calls, with EPERM.
-    Another machine's calls (a 32-bit or x32 ABI) end the process. False where this machine is not known here."""
+    Another machine's calls (a 32-bit or x32 ABI) end the process. Nothing where this machine is not known here."""
     if LIBC is None or _KEY_CALLS is None:
-        return False
+        return
     arch, add_key, request_key, keyctl = _KEY_CALLS
     program = [
         (_LD_W_ABS, 0, 0, 4),  # seccomp_data.arch
@@ -161,7 +161,6 @@ def refuse_keyrings() -> bool:
     filters = (_SockFilter * len(program))(*(_SockFilter(*step) for step in program))
     fprog = _SockFprog(len(program), filters)
     check(LIBC.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
-    return True
 
 
 def die_with_parent() -> None:

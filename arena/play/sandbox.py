@@ -372,9 +372,8 @@ def processes_of(uid: int) -> list[int]:
     return [pid for pid, running, uids in _processes() if running and uid in uids]
 
 
-def sweep_uid(uid: int) -> bool:
-    """SIGKILL every process running as ``uid``, however it got there (forked, double-forked, its own session);
-    whether none is left.
+def sweep_uid(uid: int) -> None:
+    """SIGKILL every process running as ``uid``, however it got there (forked, double-forked, its own session).
 
     A child takes the uid and signals -1: the kernel delivers SIGKILL to every process of that uid in one pass, with
     forks held off meanwhile, so a fork bomb cannot outrun it. Repeated until /proc shows none left.
@@ -391,9 +390,8 @@ def sweep_uid(uid: int) -> bool:
                 os._exit(0)
         os.waitpid(pid, 0)
         if not processes_of(uid):
-            return True
+            return
         time.sleep(0.002 * attempt)
-    return False
 
 
 # ---- one bot process ----
