@@ -120,19 +120,20 @@ def _moments(pdf: list[float]) -> tuple[float, float]:
     return mu, var
 
 
-def _tilt(phat: list[float], u: list[float]) -> list[float]:
-    """The distribution ``phat_i / (1 + x u_i)`` whose ``u`` has mean 0: the root ``x`` of the secular equation.
+def _tilt(phat: list[float], u: list[float], start: float = 0.0) -> tuple[list[float], float]:
+    """The distribution ``phat_i / (1 + x u_i)`` whose ``u`` has mean 0, and ``x``: the root of the secular equation.
 
     ``f(x) = sum_i phat_i u_i / (1 + x u_i)`` falls from +inf to -inf between the poles ``-1 / max u`` and
-    ``-1 / min u``; a safeguarded Newton iteration finds its one root there. (The inner loop of every LLR: the
-    products ``phat_i u_i`` and ``phat_i u_i^2`` are taken once, not at every Newton step.)
+    ``-1 / min u``; a safeguarded Newton iteration finds its one root there, from ``start`` if it lies between them
+    (the root of a nearby ``u``: a fixed point's iterates), else from 0. (The inner loop of every LLR: the products
+    ``phat_i u_i`` and ``phat_i u_i^2`` are taken once, not at every Newton step.)
     """
     high, low = max(u), min(u)
     if high <= 0.0 or low >= 0.0:  # no distribution on these points has the wanted mean: the nearest is a point mass
         raise SprtError("the constraint lies outside the outcomes' range")
     left, right = -1.0 / high, -1.0 / low
     terms = [(v, p * v, p * v * v) for p, v in zip(phat, u, strict=True)]
-    x = 0.0
+    x = start if left < start < right else 0.0
     for _ in range(200):
         f = fp = 0.0
         for v, pv, pvv in terms:
@@ -149,12 +150,12 @@ def _tilt(phat: list[float], u: list[float]) -> list[float]:
             x = nxt
             break
         x = nxt
-    return [p / (1.0 + x * v) for p, v in zip(phat, u, strict=True)]
+    return [p / (1.0 + x * v) for p, v in zip(phat, u, strict=True)], x
 
 
 def mle_with_mean(phat: list[float], s: float) -> list[float]:
     """The distribution on ``SCORES`` of mean ``s`` most likely to give the observed distribution ``phat``."""
-    return _tilt(phat, [a - s for a in SCORES])
+    return _tilt(phat, [a - s for a in SCORES])[0]
 
 
 def mle_with_t(phat: list[float], t: float, reference: float = 0.5) -> list[float]:
@@ -166,13 +167,14 @@ def mle_with_t(phat: list[float], t: float, reference: float = 0.5) -> list[floa
     not depend on ``p``: the first tilt is the fixed point, returned at once.
     """
     pdf = [1.0 / len(SCORES)] * len(SCORES)
+    x = 0.0  # the last tilt's root: the next one's Newton start (the iterates' u change less and less)
     for _ in range(300):
         mu, var = _moments(pdf)
         sigma = math.sqrt(var)
         u = [a - reference - t * (var + (a - mu) ** 2) / (2.0 * sigma) for a in SCORES]
         if max(u) <= 0.0 or min(u) >= 0.0:
             raise SprtError(f"no distribution of pair outcomes has the t-value {t:g}")
-        nxt = _tilt(phat, u)
+        nxt, x = _tilt(phat, u, x)
         if t == 0.0:  # H0 of most tests: every further step would give this same tilt
             return nxt
         change = max(abs(p - q) for p, q in zip(pdf, nxt, strict=True))
