@@ -10,7 +10,6 @@ the build stays linear; the peak memory whether it stays flat.
 
 from __future__ import annotations
 
-import multiprocessing
 import resource
 import tempfile
 import time
@@ -64,6 +63,8 @@ def _child(kind: str, db: str, out: str, answer: Any) -> None:
 
 def _measure(kind: str, db: Path, out: Path) -> tuple[float, float]:
     """Seconds and peak MB of one measurement, run in a fresh (spawned) process."""
+    import multiprocessing  # here: the command line imports this module for every command (10 ms)
+
     context = multiprocessing.get_context("spawn")
     receive, send = context.Pipe(duplex=False)
     process = context.Process(target=_child, args=(kind, str(db), str(out), send))
