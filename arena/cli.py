@@ -197,6 +197,12 @@ def bench_tournament(games: int, rounds: int, as_json: bool) -> None:
         f" {result['first_game_ms_jobs2']:.0f} ms with jobs 2: ceiling {result['start_ceiling']:.2f}"
         "  (the ratio if all after the first game of jobs 1 were split evenly over two slots)"
     )
+    busy = result["busy_cores_jobs1"], result["busy_cores_jobs2"]
+    if None not in busy:
+        click.echo(
+            f"busy    {busy[0]:.2f} cores with jobs 1, {busy[1]:.2f} with jobs 2  (the whole machine's, over each run:"
+            f" two jobs keep {busy[1] / busy[0]:.2f}x the cores busy, the ratio's bound before the host's cost)"
+        )
     forked, execd = result["match_cpu_ms_forked"], result["match_cpu_ms_exec"]
     click.echo(
         f"match   {forked:6.1f} ms processor time with bots forked, {execd:6.1f} ms exec'd: {forked / execd:.2f}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from click.testing import CliRunner
@@ -31,6 +32,11 @@ def test_bench_tournament_prints_rates_their_ratio_the_share_of_play_the_hosts_c
     for jobs, rate in ((1, one), (2, two)):
         assert 0 < first[jobs] < 8 / rate
     assert figures["start_ceiling"] == pytest.approx(8 / one / (first[2] + (8 / one - first[1]) / 2))
+    # the machine's busy cores: at least the run's own work (a core's worth at most per slot and core, and some
+    # for the coordinator and the bots' start; another process of the host may add to it), never more than it has
+    cores = os.cpu_count() or 1
+    for jobs in (1, 2):
+        assert 0.3 < figures[f"busy_cores_jobs{jobs}"] <= cores + 0.05
     # a match's processor time counts the bots either way (a match of two Python bots takes well over 20 ms);
     # which way is cheaper is the benchmark's to show, not a test's
     for way in ("forked", "exec"):

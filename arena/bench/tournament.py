@@ -8,6 +8,10 @@ starting, in series, then the first game), which two jobs cannot share. From it 
 leaves: the ratio the run would reach if everything after the first game of jobs 1 were split evenly over two
 slots, after jobs 2's own start.
 
+And how busy the whole machine was during each run (``/proc/stat``: cores' worth of processor time the run took,
+beside its wall time): with one job the arena keeps about one core busy, so two jobs can reach at most the cores
+they keep busy against that, less what running side by side costs each game (the host's figure).
+
 Also what a short match costs, set-up included, with Python bots forked from the fork server and started by exec
 (``match_cost``): processor time of the referee and of everything it started, per one-game match of two random
 bots, the two ways interleaved."""
@@ -47,13 +51,14 @@ def bench_config(games: int) -> TournamentConfig:
 
 @dataclass(frozen=True, slots=True)
 class RunRates:
-    """One bench run: games/s of the whole run and of its games' play alone; its seconds, and the seconds to its
-    first stored game."""
+    """One bench run: games/s of the whole run and of its games' play alone; its seconds, the seconds to its first
+    stored game, and the cores the machine kept busy meanwhile."""
 
     games_per_second: float
     play_only: float
     seconds: float
     first_game: float
+    busy_cores: float | None  # the machine's processor time over the run's wall time (None: no /proc/stat)
 
 
 def games_per_second(config: TournamentConfig, jobs: int) -> RunRates:
@@ -68,7 +73,7 @@ def games_per_second(config: TournamentConfig, jobs: int) -> RunRates:
             first.append(time.perf_counter())
 
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp, Store.open(Path(tmp) / "bench.db") as store:
-        start = time.perf_counter()
+        busy, start = _busy_seconds(), time.perf_counter()
         report = run_tournament(
             config,
             store,
@@ -78,10 +83,24 @@ def games_per_second(config: TournamentConfig, jobs: int) -> RunRates:
             on_progress=stored,
         )
         elapsed = time.perf_counter() - start
+        used = _busy_seconds()
         if report.errors or report.played != report.total or not first:
             raise RuntimeError(f"the bench tournament did not complete: {report.errors[:3]}")
         play = sum(record["timing"]["seconds"] for _, _, record in store.records())
-    return RunRates(report.played / elapsed, report.played / play, elapsed, first[0] - start)
+    cores = None if busy is None or used is None else (used - busy) / elapsed
+    return RunRates(report.played / elapsed, report.played / play, elapsed, first[0] - start, cores)
+
+
+def _busy_seconds() -> float | None:
+    """Processor seconds the whole machine has spent busy since boot (every core; iowait counts as idle), from the
+    first line of /proc/stat: user, nice, system, irq, softirq and steal. None where there is no such file."""
+    try:
+        with open("/proc/stat", "rb") as stat:
+            fields = stat.readline().split()
+    except OSError:
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields[1:9])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
 def start_ceiling(one: RunRates, two: RunRates) -> float:
@@ -129,6 +148,11 @@ def _spin(count: int) -> float:
     for i in range(count):
         total += i
     return time.perf_counter() - start
+
+
+def _mean(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return sum(known) / len(known) if known and len(known) == len(values) else None
 
 
 def host_scaling(count: int = 3_000_000) -> float:
@@ -180,6 +204,8 @@ def run(games: int = 48, rounds: int = 2) -> dict[str, Any]:
         "first_game_ms_jobs1": sum(r.first_game for r in ones) / rounds * 1000,
         "first_game_ms_jobs2": sum(r.first_game for r in twos) / rounds * 1000,
         "start_ceiling": sum(map(start_ceiling, ones, twos)) / rounds,
+        "busy_cores_jobs1": _mean([r.busy_cores for r in ones]),
+        "busy_cores_jobs2": _mean([r.busy_cores for r in twos]),
         "match_cpu_ms_forked": cpu[True] * 1000,
         "match_cpu_ms_exec": cpu[False] * 1000,
         "match_wall_ms_forked": wall[True] * 1000,
