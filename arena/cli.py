@@ -197,6 +197,11 @@ def bench_tournament(games: int, rounds: int, as_json: bool) -> None:
         f" {result['first_game_ms_jobs2']:.0f} ms with jobs 2: ceiling {result['start_ceiling']:.2f}"
         "  (the ratio if all after the first game of jobs 1 were split evenly over two slots)"
     )
+    click.echo(
+        f"steady  {result['steady_jobs1_games_per_second']:.2f} games/s with jobs 1,"
+        f" {result['steady_jobs2_games_per_second']:.2f} with jobs 2: ratio {result['steady_ratio']:.2f}"
+        "  (from each run's first stored game to its last: without the start and the end)"
+    )
     busy = result["busy_cores_jobs1"], result["busy_cores_jobs2"]
     if None not in busy:
         click.echo(

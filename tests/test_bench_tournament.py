@@ -32,6 +32,14 @@ def test_bench_tournament_prints_rates_their_ratio_the_share_of_play_the_hosts_c
     for jobs, rate in ((1, one), (2, two)):
         assert 0 < first[jobs] < 8 / rate
     assert figures["start_ceiling"] == pytest.approx(8 / one / (first[2] + (8 / one - first[1]) / 2))
+    # between the first and the last stored game: seven games in less than the whole run, so faster than its rate
+    # of 8 over the run would be if it had no start; the ratio is the two steady rates'
+    for jobs, rate in ((1, one), (2, two)):
+        steady = figures[f"steady_jobs{jobs}_games_per_second"]
+        assert steady > 7 / (8 / rate - first[jobs])
+    assert figures["steady_ratio"] == pytest.approx(
+        figures["steady_jobs2_games_per_second"] / figures["steady_jobs1_games_per_second"]
+    )
     # the machine's busy cores: at least the run's own work (a core's worth at most per slot and core, and some
     # for the coordinator and the bots' start; another process of the host may add to it), never more than it has
     cores = os.cpu_count() or 1

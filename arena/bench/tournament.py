@@ -12,6 +12,9 @@ And how busy the whole machine was during each run (``/proc/stat``: cores' worth
 beside its wall time): with one job the arena keeps about one core busy, so two jobs can reach at most the cores
 they keep busy against that, less what running side by side costs each game (the host's figure).
 
+And the rate between each run's first and last stored game (``steady``): the run without its start and its end,
+what a league of many matches pays per game; and its ratio.
+
 Also what a short match costs, set-up included, with Python bots forked from the fork server and started by exec
 (``match_cost``): processor time of the referee and of everything it started, per one-game match of two random
 bots, the two ways interleaved."""
@@ -52,13 +55,14 @@ def bench_config(games: int) -> TournamentConfig:
 @dataclass(frozen=True, slots=True)
 class RunRates:
     """One bench run: games/s of the whole run and of its games' play alone; its seconds, the seconds to its first
-    stored game, and the cores the machine kept busy meanwhile."""
+    stored game, the cores the machine kept busy meanwhile, and games/s between its first and last stored game."""
 
     games_per_second: float
     play_only: float
     seconds: float
     first_game: float
     busy_cores: float | None  # the machine's processor time over the run's wall time (None: no /proc/stat)
+    steady: float  # games/s from the first stored game to the last: the run without its start and its end
 
 
 def games_per_second(config: TournamentConfig, jobs: int) -> RunRates:
@@ -66,11 +70,10 @@ def games_per_second(config: TournamentConfig, jobs: int) -> RunRates:
     (the games' own time, from the first game_start to game_end, summed), and the run split at its first game."""
     commands = resolve_entrants(config.entrants)
     forkserver.reset()  # each run starts its fork server, as a run of the command line does
-    first: list[float] = []  # when the first game was stored
+    stored_at: list[float] = []  # when each game was stored
 
     def stored(_: object) -> None:
-        if not first:
-            first.append(time.perf_counter())
+        stored_at.append(time.perf_counter())
 
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp, Store.open(Path(tmp) / "bench.db") as store:
         busy, start = _busy_seconds(), time.perf_counter()
@@ -84,11 +87,13 @@ def games_per_second(config: TournamentConfig, jobs: int) -> RunRates:
         )
         elapsed = time.perf_counter() - start
         used = _busy_seconds()
-        if report.errors or report.played != report.total or not first:
+        if report.errors or report.played != report.total or len(stored_at) < 2:
             raise RuntimeError(f"the bench tournament did not complete: {report.errors[:3]}")
         play = sum(record["timing"]["seconds"] for _, _, record in store.records())
     cores = None if busy is None or used is None else (used - busy) / elapsed
-    return RunRates(report.played / elapsed, report.played / play, elapsed, first[0] - start, cores)
+    first, last = stored_at[0], stored_at[-1]
+    steady = (len(stored_at) - 1) / (last - first)
+    return RunRates(report.played / elapsed, report.played / play, elapsed, first - start, cores, steady)
 
 
 def _busy_seconds() -> float | None:
@@ -204,6 +209,9 @@ def run(games: int = 48, rounds: int = 2) -> dict[str, Any]:
         "first_game_ms_jobs1": sum(r.first_game for r in ones) / rounds * 1000,
         "first_game_ms_jobs2": sum(r.first_game for r in twos) / rounds * 1000,
         "start_ceiling": sum(map(start_ceiling, ones, twos)) / rounds,
+        "steady_jobs1_games_per_second": sum(r.steady for r in ones) / rounds,
+        "steady_jobs2_games_per_second": sum(r.steady for r in twos) / rounds,
+        "steady_ratio": sum(r.steady for r in twos) / sum(r.steady for r in ones),
         "busy_cores_jobs1": _mean([r.busy_cores for r in ones]),
         "busy_cores_jobs2": _mean([r.busy_cores for r in twos]),
         "match_cpu_ms_forked": cpu[True] * 1000,
