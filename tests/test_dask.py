@@ -15,6 +15,7 @@ tournament (``make`` runs a module's tests in one xdist worker: ``--dist loadfil
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import signal
@@ -23,22 +24,24 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from helpers import ARENA, ROOT, run_arena, write_tournament
 
+from arena.bench.cluster import DaskProcesses
 from arena.errors import ArenaError
 from arena.play import forkserver
 from arena.tournament.config import TournamentConfig, load_config
 from arena.tournament.store import Store
 
-distributed = pytest.importorskip("distributed")
-dask = pytest.importorskip("dask")
+if TYPE_CHECKING:
+    from arena.tournament.dask_worker import ShippedBot
 
-from arena.bench.cluster import DaskProcesses  # noqa: E402  (after the skip: these import Dask)
-from arena.tournament.dask_executor import DaskExecutor  # noqa: E402
-from arena.tournament.dask_worker import ShippedBot, install  # noqa: E402
+# Dask is imported by the tests that use it, not with the module: every xdist worker collects every module, and
+# ``import distributed`` costs ~0.8 s of processor time (the arena's Dask modules import it too).
+if importlib.util.find_spec("distributed") is None or importlib.util.find_spec("dask") is None:
+    pytest.skip("could not import 'distributed': the dask extra is not installed", allow_module_level=True)
 
 CONFIG = """
 name = "dask-test"
@@ -129,6 +132,10 @@ def test_a_local_cluster_gives_the_local_table(config_path: Path, local_run: Pat
     The workers are threads of this process (what travels between processes is the other tests' matter: the
     cluster of ``dask`` commands); each task still plays its match in a referee process, as on any worker.
     """
+    import dask
+    import distributed
+
+    from arena.tournament.dask_executor import DaskExecutor
     from arena.tournament.run import resolve_entrants, run_tournament
 
     config = load_config(config_path)
@@ -181,6 +188,8 @@ def wait_for_games(db: Path, at_least: int, process: subprocess.Popen[bytes]) ->
 def join_worker(cluster: DaskProcesses, folder: Path) -> subprocess.Popen[bytes]:
     """One more worker of one thread for ``cluster``, started as its own were (``dask worker``, on 127.0.0.1, in a
     session of its own), once the scheduler counts it."""
+    import distributed
+
     folder.mkdir(parents=True, exist_ok=True)
     loopback = ["--host", "127.0.0.1", "--no-dashboard", "--dashboard-address", "127.0.0.1:0"]
     with open(folder / "dask.log", "ab") as log:
@@ -311,13 +320,15 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
 
 
 def shipped(path: Path, name: str = "bot") -> tuple[ShippedBot, dict[str, bytes]]:
-    from arena.tournament.dask_worker import digest_of
+    from arena.tournament.dask_worker import ShippedBot, digest_of
 
     digest = digest_of(path)
     return ShippedBot(name, "zmq", path.name, digest, False), {digest: path.read_bytes()}
 
 
 def test_a_shipped_bot_is_written_once_checked_by_hash_and_run_with_this_hosts_runtime(tmp_path: Path) -> None:
+    from arena.tournament.dask_worker import install
+
     source = ROOT / "tests" / "bots" / "raw_random.py"
     bot, contents = shipped(source, "raw")
     entry = install(bot, contents, tmp_path / "cache")
@@ -329,6 +340,8 @@ def test_a_shipped_bot_is_written_once_checked_by_hash_and_run_with_this_hosts_r
 
 
 def test_a_worker_without_a_bots_runtime_says_so_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.tournament.dask_worker import install
+
     bot, contents = shipped(ROOT / "bots" / "node" / "euchre_bot.js", "nodebot")
     monkeypatch.setenv("PATH", str(tmp_path))  # a worker with no node on its PATH
     with pytest.raises(ArenaError) as caught:
@@ -337,6 +350,8 @@ def test_a_worker_without_a_bots_runtime_says_so_in_one_line(tmp_path: Path, mon
 
 
 def test_a_bot_on_a_declared_shared_path_is_checked_not_shipped(tmp_path: Path) -> None:
+    from arena.tournament.dask_worker import ShippedBot, install
+
     source = tmp_path / "shared" / "mine.py"
     source.parent.mkdir()
     source.write_bytes((ROOT / "tests" / "bots" / "raw_random.py").read_bytes())
@@ -368,8 +383,12 @@ class Replaying:
 
 @pytest.mark.parametrize("sent", [2, 4], ids=["half-sent", "all-sent"])
 def test_a_rerun_task_plays_only_the_rest_of_its_match_and_each_game_arrives_once(tmp_path: Path, sent: int) -> None:
+    import dask
+    import distributed
+
     from arena.play.botproc import resolve_bot
     from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+    from arena.tournament.dask_executor import DaskExecutor
     from arena.tournament.dask_worker import progress_key
 
     bot = resolve_bot("random")
