@@ -39,10 +39,10 @@ With ``--once`` the bot misbehaves only if MARKER does not exist yet (and create
 behaves. ``--dump`` appends every frame received to FILE, ``--pid-dir`` leaves a file named for each pid it starts
 (``TOKEN-PID``: a bot's pid is its own namespace's, its token tells it apart on the host; the file holds
 the uid it runs as), ``--noise`` writes that many bytes to stderr first, ``--wait-for FILE`` makes a slow
-starter that connects once FILE exists (or after 5 s). A thief creates ``--signal FILE`` once it has spoken; a
-flooder creates FILE.coming before its answer and FILE after its burst, and a bot with ``--hold FILE`` then holds
-back its next answer until FILE exists (so that the burst is read while that bot is being asked). ``--spin`` burns
-a CPU in a thread meanwhile.
+starter that connects once FILE exists (or after 5 s). A thief creates ``--signal FILE`` once it has spoken (or
+given up); a flooder creates FILE.coming before its answer and FILE after its burst, and a bot with ``--hold FILE``
+then holds back its next answer until FILE exists (so that the burst is read while that bot is being asked).
+``--spin`` burns a CPU in a thread meanwhile.
 """
 
 import argparse
@@ -121,9 +121,12 @@ if args.noise:
 
 
 def steal() -> None:
-    """Find another bot of this match by its environment, say hello with its token, and answer for it, badly."""
+    """Find another bot of this match by its environment, say hello with its token, and answer for it, badly; or,
+    having found none within 2 s, say so (``--signal``) and give up."""
     directory = Path(endpoint.removeprefix("ipc://")).parent
-    deadline = time.monotonic() + 10
+    # The other bots start before this one, so an environment that can be read is read within the first scans: 2 s
+    # is ample even on a slow host (the slow starter waiting on --signal would otherwise wait its 5 s).
+    deadline = time.monotonic() + 2
     while time.monotonic() < deadline:
         for proc in Path("/proc").iterdir():
             try:
@@ -148,6 +151,8 @@ def steal() -> None:
                         )
                         send(stolen, {"type": "action", "request_id": message["request_id"], "action": action})
         time.sleep(0.005)
+    if args.signal:  # nothing to steal: the slow starter may go on
+        Path(args.signal).touch()
 
 
 def neighbours() -> set[str]:
