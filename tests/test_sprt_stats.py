@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.sprt.stats import (
+    EPSILON,
     NELO_PER_T,
     SCORES,
     Pentanomial,
@@ -134,6 +135,32 @@ def test_the_constrained_maxima_meet_their_constraints(counts: list[int], s: flo
     sigma = math.sqrt(sum(qi * (a - mu) ** 2 for qi, a in zip(q, SCORES, strict=True)))
     assert sum(q) == pytest.approx(1.0)
     assert (mu - 0.5) / sigma == pytest.approx(t, abs=1e-6)
+
+
+@settings(max_examples=cases(100), deadline=None)
+@given(
+    st.lists(st.one_of(st.just(0), st.integers(1, 100), st.integers(1, 100_000)), min_size=5, max_size=5).filter(any),
+    st.sampled_from([2.0, 5.0, 10.0, 50.0, -5.0, -10.0]),
+)
+def test_the_normalized_maximum_is_found_for_large_counts_with_empty_cells(counts: list[int], nelo: float) -> None:
+    # Thousands of pairs and a cell never seen (as when one side never loses a pair twice): the regularised cell is
+    # tilted up a thousandfold, rounding moves the iterates by up to 1e-8, and the fixed point must still be found
+    # (the first implementation stopped only at 1e-12 and failed on some 2.5 % of such counts).
+    weights = [n if n else EPSILON for n in counts]  # as the LLR regularises an empty cell
+    phat = [w / sum(weights) for w in weights]
+    t = math.sqrt(2.0) * nelo / NELO_PER_T
+    q = mle_with_t(phat, t)
+    mu = sum(qi * a for qi, a in zip(q, SCORES, strict=True))
+    var = sum(qi * (a - mu) ** 2 for qi, a in zip(q, SCORES, strict=True))
+    assert sum(q) == pytest.approx(1.0)
+    assert (mu - 0.5) / math.sqrt(var) == pytest.approx(t, abs=1e-7)
+    u = [a - 0.5 - t * (var + (a - mu) ** 2) / (2.0 * math.sqrt(var)) for a in SCORES]
+    assert sum(pi * ui for pi, ui in zip(q, u, strict=True)) == pytest.approx(0.0, abs=1e-7)  # the tilt's condition
+
+
+def test_a_count_that_defeated_the_fixed_point_gives_its_llr() -> None:
+    counts = Pentanomial((0, 269, 1743, 1677, 2529))  # 6,218 pairs, never two losses: far above nelo 10
+    assert 0.0 < llr_normalized(counts, 0.0, 5.0) < llr_normalized(counts, 0.0, 10.0)
 
 
 # ---- simulation: the observed error rates ----

@@ -165,14 +165,25 @@ def mle_with_t(phat: list[float], t: float, reference: float = 0.5) -> list[floa
     ``u`` of both signs even when ``phat`` is nearly a point mass), each step damped (70 % of the way to the next
     iterate: the plain iteration can oscillate; damped, it converges within some fifty steps). At ``t = 0`` ``u`` does
     not depend on ``p``: the first tilt is the fixed point, returned at once.
+
+    ``u`` depends on ``p`` through its mean and variance alone, so the fixed point is also one of the map from
+    ``(mu, var)`` to the moments of its tilt. Once two iterates are within 0.03 of each other, a Newton step on that
+    two-variable map (``_newton_step``) replaces the damped one for as long as each brings the iterates closer (after
+    one that does not, the steps are damped to the end): some 12 tilts in all against 23, to the same fixed point.
+
+    It stops when two iterates agree to 1e-12; or, once they have come within 1e-8, when five steps have not brought
+    them nearer than they came, and returns the nearer of the two that did. Where a cell of ``phat`` is nearly empty
+    (a count of 0 among tens of thousands) rounding alone moves the iterates by up to 1e-8, and the steps wander
+    there instead of converging.
     """
     pdf = [1.0 / len(SCORES)] * len(SCORES)
+    mu, var = _moments(pdf)
     x = 0.0  # the last tilt's root: the next one's Newton start (the iterates' u change less and less)
+    last, newton = math.inf, True
+    best, closest, since = math.inf, pdf, 0  # the nearest two iterates came, the second of them, steps since
     for _ in range(300):
-        mu, var = _moments(pdf)
-        sigma = math.sqrt(var)
-        u = [a - reference - t * (var + (a - mu) ** 2) / (2.0 * sigma) for a in SCORES]
-        if max(u) <= 0.0 or min(u) >= 0.0:
+        u = _offsets(mu, var, t, reference)
+        if u is None:
             raise SprtError(f"no distribution of pair outcomes has the t-value {t:g}")
         nxt, x = _tilt(phat, u, x)
         if t == 0.0:  # H0 of most tests: every further step would give this same tilt
@@ -180,8 +191,55 @@ def mle_with_t(phat: list[float], t: float, reference: float = 0.5) -> list[floa
         change = max(abs(p - q) for p, q in zip(pdf, nxt, strict=True))
         if change < 1e-12:
             return nxt
-        pdf = [0.3 * p + 0.7 * q for p, q in zip(pdf, nxt, strict=True)]
+        best, closest, since = (change, nxt, 0) if change < best else (best, closest, since + 1)
+        if best < 1e-8 and since == 5:  # as near as rounding lets the iterates come
+            return closest
+        newton = newton and change < last  # a Newton step that did not bring the iterates closer: damped from now on
+        step = _newton_step(phat, t, reference, (mu, var), nxt, x) if newton and change < 0.03 else None
+        last = change if step is not None else math.inf
+        if step is None:
+            pdf = [0.3 * p + 0.7 * q for p, q in zip(pdf, nxt, strict=True)]
+            mu, var = _moments(pdf)
+        else:
+            pdf, (mu, var) = nxt, step
     raise SprtError(f"the distribution with t-value {t:g} was not found (no convergence)")
+
+
+def _offsets(mu: float, var: float, t: float, reference: float) -> list[float] | None:
+    """The ``u`` of ``mle_with_t``'s tilt for a distribution of mean ``mu`` and variance ``var``; None where it has
+    one sign (no distribution on ``SCORES`` then has the t-value)."""
+    sigma = math.sqrt(var)
+    u = [a - reference - t * (var + (a - mu) ** 2) / (2.0 * sigma) for a in SCORES]
+    return u if max(u) > 0.0 and min(u) < 0.0 else None
+
+
+def _newton_step(
+    phat: list[float], t: float, reference: float, at: tuple[float, float], tilted: list[float], x: float
+) -> tuple[float, float] | None:
+    """One Newton step towards the root of ``F(mu, var) - (mu, var)``, ``F`` the moments of the tilt at ``(mu, var)``
+    (``tilted``, whose root was ``x``), its Jacobian by forward differences (two more tilts); None where the step
+    cannot be taken (a tilt or the new point has no distribution, the Jacobian is singular, the variance would not
+    be positive): the caller then takes a damped step."""
+    mu, var = at
+    f_mu, f_var = _moments(tilted)
+    h_mu, h_var = 1e-7, 1e-7 * var
+    moved = []
+    for point in ((mu + h_mu, var), (mu, var + h_var)):
+        u = _offsets(*point, t, reference)
+        if u is None:
+            return None
+        moved.append(_moments(_tilt(phat, u, x)[0]))
+    (a_mu, a_var), (b_mu, b_var) = moved
+    j11, j12 = (a_mu - f_mu) / h_mu - 1.0, (b_mu - f_mu) / h_var
+    j21, j22 = (a_var - f_var) / h_mu, (b_var - f_var) / h_var - 1.0
+    det = j11 * j22 - j12 * j21
+    if det == 0.0:
+        return None
+    r_mu, r_var = f_mu - mu, f_var - var
+    new_mu, new_var = mu + (r_var * j12 - r_mu * j22) / det, var + (r_mu * j21 - r_var * j11) / det
+    if not new_var > 0.0 or _offsets(new_mu, new_var, t, reference) is None:
+        return None
+    return new_mu, new_var
 
 
 def llr_logistic(counts: Pentanomial, elo0: float, elo1: float, *, epsilon: float = EPSILON) -> float:
