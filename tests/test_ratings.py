@@ -142,6 +142,25 @@ def test_perfect_records_in_a_chain_converge_even_with_a_very_weak_prior() -> No
     assert ratings["A"] == pytest.approx(-ratings["C"], abs=1e-6)
 
 
+def test_a_pairing_one_side_never_lost_played_thousands_of_times_is_fitted_with_the_rest() -> None:
+    # Two counts the first fit could not finish ("did not converge"): along a pairing one side never lost the
+    # posterior is so flat that rounding alone moved its steps by 1e-7, and they never reached the tolerance.
+    apart = head_to_head("p0", "p3", 10_000, 0, tag="a") + head_to_head("p1", "p2", 10_193, 19_807, tag="b")
+    ratings = fit_elo(apart)
+    assert ratings["p0"] > ratings["p3"] + 1000
+    score = 10_193 / 30_000  # 30,000 games against a prior of one: the fit is the head-to-head score's Elo
+    assert ratings["p1"] - ratings["p2"] == pytest.approx(400.0 * math.log10(score / (1.0 - score)), abs=0.5)
+    chain = (
+        head_to_head("p2", "p3", 0, 1_000, tag="a")
+        + head_to_head("p1", "p2", 7_053, 2_947, tag="b")
+        + head_to_head("p0", "p1", 3_000, 0, tag="c")
+        + head_to_head("p1", "p3", 1_000, 0, tag="d")
+    )
+    rows = rank_table(chain)
+    assert [row.name for row in rows] == ["p0", "p1", "p3", "p2"]
+    assert all(math.isfinite(row.elo) and row.plus_minus is not None and row.plus_minus > 0 for row in rows)
+
+
 def test_anchor_pins_a_named_player_and_keeps_the_gaps() -> None:
     data = head_to_head("A", "B", 30, 10) + head_to_head("B", "C", 20, 20, tag="bc")
     free = fit_elo(data)

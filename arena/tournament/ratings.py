@@ -66,6 +66,7 @@ ELO_PER_NAT = 400.0 / math.log(10.0)
 
 _MAX_ITERATIONS = 200
 _TOLERANCE = 1e-10  # natural units; the quadratic last step leaves far less
+_ROUNDING = 1e-12  # relative: a gain of the log-posterior below this part of it is rounding
 
 Side = tuple[str, ...]
 Result = tuple[Side, Side, bool]
@@ -339,17 +340,21 @@ def _solve(low: Sequence[Sequence[float]], rhs: Sequence[float]) -> list[float]:
 def _newton(model: _Model, prior: float) -> tuple[list[float], list[float]]:
     """Maximise the log-posterior (damped Newton) from 0; return strengths and the negated Hessian there.
 
-    The log-posterior is strictly concave, so a Newton step that lowers it is an overshoot and is halved. The
-    returned point adds the last step, which is below the tolerance; near the optimum Newton's error is quadratic,
-    so the result is far more accurate than the tolerance itself. Always starting from 0 makes the live leader
-    (``LiveFit``) and the table the same computation, bit for bit.
+    The log-posterior is strictly concave, so a Newton step that lowers it is an overshoot and is halved. The fit
+    ends when the step is below the tolerance, or when the gain it predicts (the Newton decrement, step . gradient)
+    is below what rounding lets the log-posterior show: a pairing that one side never lost, played some thousands
+    of times, leaves the posterior so flat along it that rounding alone moves the steps there by 1e-7, and they
+    never reach the tolerance. The returned point adds the last step; near the optimum Newton's error is
+    quadratic, so the result is far more accurate than the step itself. Always starting from 0 makes the live
+    leader (``LiveFit``) and the table the same computation, bit for bit.
     """
     games, scores = model.games, model.scores
     base = [0.0] * len(model.players)
     best, grad, hess = _evaluate(model, games, scores, prior, base)
     step = _solve(_cholesky(len(base), hess), grad)
     for _ in range(_MAX_ITERATIONS):
-        if max(map(abs, step), default=0.0) < _TOLERANCE:
+        gain = sum(s * g for s, g in zip(step, grad, strict=True))
+        if max(map(abs, step), default=0.0) < _TOLERANCE or gain < _ROUNDING * max(1.0, abs(best)):
             theta = [b + s for b, s in zip(base, step, strict=True)]
             return theta, _evaluate(model, games, scores, prior, theta)[2]
         trial = [b + s for b, s in zip(base, step, strict=True)]
@@ -357,8 +362,8 @@ def _newton(model: _Model, prior: float) -> tuple[list[float], list[float]]:
         if value < best:
             step = [s / 2.0 for s in step]
             continue
-        base, best, hess = trial, value, trial_hess
-        step = _solve(_cholesky(len(base), hess), trial_grad)
+        base, best, grad, hess = trial, value, trial_grad, trial_hess
+        step = _solve(_cholesky(len(base), hess), grad)
     raise RatingsError("the rating fit did not converge")
 
 
