@@ -145,11 +145,10 @@ def _tilt(phat: list[float], u: list[float], start: float = 0.0) -> tuple[list[f
         else:
             right = x
         step = x - f / fp
-        nxt = step if left < step < right else (left + right) / 2.0
-        if abs(nxt - x) <= 1e-15 * max(1.0, abs(x)):
-            x = nxt
+        if abs(step - x) <= 1e-15 * max(1.0, abs(x)):  # converged (f exactly 0 too, when x just became an end)
+            x = step
             break
-        x = nxt
+        x = step if left < step < right else (left + right) / 2.0
     return [p / (1.0 + x * v) for p, v in zip(phat, u, strict=True)], x
 
 
