@@ -203,7 +203,7 @@ def bench_tournament(games: int, rounds: int, as_json: bool) -> None:
         "  (from each run's first stored game to its last: without the start and the end)"
     )
     busy = result["busy_cores_jobs1"], result["busy_cores_jobs2"]
-    if None not in busy:
+    if None not in busy and busy[0] > 0:
         click.echo(
             f"busy    {busy[0]:.2f} cores with jobs 1, {busy[1]:.2f} with jobs 2  (the whole machine's, over each run:"
             f" two jobs keep {busy[1] / busy[0]:.2f}x the cores busy, the ratio's bound before the host's cost)"

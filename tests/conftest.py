@@ -25,10 +25,10 @@ settings.register_profile("quick", max_examples=20)
 settings.register_profile("thorough", max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
-# A suite started in the background (``make test &``, nohup, a CI runner's shell) inherits SIGINT ignored, and so
-# would every process the tests start: a run told to stop by Ctrl-C would then play on. The tests of Ctrl-C need it
-# delivered, so the suite's processes start with SIGINT at its default (an ignored signal is inherited through exec;
-# a handled one is reset to the default).
+# A suite started in the background by a shell without job control (``make test &`` in a script, some CI runners)
+# inherits SIGINT ignored, and so would every process the tests start: a run told to stop by Ctrl-C would then play
+# on. The tests of Ctrl-C need it delivered, so the suite's processes start with SIGINT at its default (an ignored
+# signal is inherited through exec; a handled one is reset to the default).
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 

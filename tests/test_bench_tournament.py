@@ -44,7 +44,7 @@ def test_bench_tournament_prints_rates_their_ratio_the_share_of_play_the_hosts_c
     # for the coordinator and the bots' start; another process of the host may add to it), never more than it has
     cores = os.cpu_count() or 1
     for jobs in (1, 2):
-        assert 0.3 < figures[f"busy_cores_jobs{jobs}"] <= cores + 0.05
+        assert 0.3 < figures[f"busy_cores_jobs{jobs}"] <= cores * 1.05  # tick accounting is coarse on some
     # a match's processor time counts the bots either way (a match of two Python bots takes well over 20 ms);
     # which way is cheaper is the benchmark's to show, not a test's
     for way in ("forked", "exec"):

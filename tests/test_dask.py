@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from helpers import ARENA, ROOT, run_arena, write_tournament
 
-from arena.bench.cluster import DaskProcesses
 from arena.errors import ArenaError
 from arena.play import forkserver
 from arena.tournament.config import TournamentConfig, load_config
@@ -42,6 +41,8 @@ if TYPE_CHECKING:
 # ``import distributed`` costs ~0.8 s of processor time (the arena's Dask modules import it too).
 if importlib.util.find_spec("distributed") is None or importlib.util.find_spec("dask") is None:
     pytest.skip("could not import 'distributed': the dask extra is not installed", allow_module_level=True)
+
+from arena.bench.cluster import DaskProcesses  # after the skip: it may come to import Dask
 
 CONFIG = """
 name = "dask-test"

@@ -35,7 +35,7 @@ from arena.play.botproc import resolve_bot
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.play.referee import run_match
 from arena.tournament.config import TournamentConfig
-from arena.tournament.run import resolve_entrants, run_tournament
+from arena.tournament.run import Progress, resolve_entrants, run_tournament
 from arena.tournament.store import Store
 
 
@@ -72,8 +72,9 @@ def games_per_second(config: TournamentConfig, jobs: int) -> RunRates:
     forkserver.reset()  # each run starts its fork server, as a run of the command line does
     stored_at: list[float] = []  # when each game was stored
 
-    def stored(_: object) -> None:
-        stored_at.append(time.perf_counter())
+    def stored(progress: Progress) -> None:
+        if progress.done > len(stored_at):  # a game stored (not a last line for the final leader)
+            stored_at.append(time.perf_counter())
 
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp, Store.open(Path(tmp) / "bench.db") as store:
         busy, start = _busy_seconds(), time.perf_counter()
@@ -98,11 +99,14 @@ def games_per_second(config: TournamentConfig, jobs: int) -> RunRates:
 
 def _busy_seconds() -> float | None:
     """Processor seconds the whole machine has spent busy since boot (every core; iowait counts as idle), from the
-    first line of /proc/stat: user, nice, system, irq, softirq and steal. None where there is no such file."""
+    first line of /proc/stat: user, nice, system, irq, softirq and steal (time a virtual machine's core wanted and
+    its host gave to another: demand, as busy as the rest). None where there is no such file or line."""
     try:
         with open("/proc/stat", "rb") as stat:
             fields = stat.readline().split()
     except OSError:
+        return None
+    if len(fields) < 9 or fields[0] != b"cpu":
         return None
     user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields[1:9])
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
