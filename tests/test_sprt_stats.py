@@ -158,6 +158,30 @@ def test_the_normalized_maximum_is_found_for_large_counts_with_empty_cells(count
     assert sum(pi * ui for pi, ui in zip(q, u, strict=True)) == pytest.approx(0.0, abs=1e-7)  # the tilt's condition
 
 
+@settings(max_examples=cases(100), deadline=None)
+@given(st.integers(0, 40), st.integers(0, 400), st.integers(0, 15), st.integers(0, 6))
+def test_counts_whose_first_newton_step_lands_on_a_pole_get_the_true_maximum(
+    c0: int, c2: int, c3: int, c4: int
+) -> None:
+    # With c1 = 3 c3 + 8 c4 the tilt's first Newton step at elo 0 lands on a pole of the secular equation; rounded one
+    # ulp inside, the step there is tiny too and was taken for convergence: q then summed to ~1e13, and
+    # (0, 11, 56, 1, 1) gave an LLR of -34 (H0 accepted) beside -0.7 for its neighbours (review 9).
+    counts = (c0, 3 * c3 + 8 * c4, c2, c3, c4)
+    if not any(counts):
+        return
+    weights = [n if n else EPSILON for n in counts]
+    phat = [w / sum(weights) for w in weights]
+    p = mle_with_mean(phat, 0.5)
+    assert sum(p) == pytest.approx(1.0)
+    assert sum(pi * a for pi, a in zip(p, SCORES, strict=True)) == pytest.approx(0.5, abs=1e-9)
+
+
+def test_one_drawn_pair_moves_the_llr_a_little_beside_a_pole() -> None:
+    test = Sprt(0, 5)
+    here, fewer = test.llr(Pentanomial((0, 11, 56, 1, 1))), test.llr(Pentanomial((0, 11, 55, 1, 1)))
+    assert here == pytest.approx(fewer, abs=0.05)
+
+
 def test_a_count_that_defeated_the_fixed_point_gives_its_llr() -> None:
     counts = Pentanomial((0, 269, 1743, 1677, 2529))  # 6,218 pairs, never two losses: far above nelo 10
     assert 0.0 < llr_normalized(counts, 0.0, 5.0) < llr_normalized(counts, 0.0, 10.0)

@@ -124,7 +124,8 @@ def _tilt(phat: list[float], u: list[float], start: float = 0.0) -> tuple[list[f
     """The distribution ``phat_i / (1 + x u_i)`` whose ``u`` has mean 0, and ``x``: the root of the secular equation.
 
     ``f(x) = sum_i phat_i u_i / (1 + x u_i)`` falls from +inf to -inf between the poles ``-1 / max u`` and
-    ``-1 / min u``; a safeguarded Newton iteration finds its one root there, from ``start`` if it lies between them
+    ``-1 / min u``; a safeguarded Newton iteration (it bisects the bracket where a step would leave it or did not
+    halve ``|f|``) finds its one root there, from ``start`` if it lies between them
     (the root of a nearby ``u``: a fixed point's iterates), else from 0. (The inner loop of every LLR: the products
     ``phat_i u_i`` and ``phat_i u_i^2`` are taken once, not at every Newton step.)
     """
@@ -134,21 +135,29 @@ def _tilt(phat: list[float], u: list[float], start: float = 0.0) -> tuple[list[f
     left, right = -1.0 / high, -1.0 / low
     terms = [(v, p * v, p * v * v) for p, v in zip(phat, u, strict=True)]
     x = start if left < start < right else 0.0
+    before = math.inf  # |f| at the last x
     for _ in range(200):
-        f = fp = 0.0
+        f = fp = size = 0.0
         for v, pv, pvv in terms:
             d = 1.0 + x * v
-            f += pv / d
+            term = pv / d
+            f += term
+            size += abs(term)
             fp -= pvv / (d * d)
         if f > 0.0:
             left = x
         else:
             right = x
         step = x - f / fp
-        if abs(step - x) <= 1e-15 * max(1.0, abs(x)):  # converged (f exactly 0 too, when x just became an end)
+        # Converged where the step is below rounding and the terms cancel: a root. Beside a pole the step is tiny
+        # too (f / fp is about the distance to the pole) but one term is all of f.
+        if abs(step - x) <= 1e-15 * max(1.0, abs(x)) and abs(f) <= 1e-9 * size:
             x = step
             break
-        x = step if left < step < right else (left + right) / 2.0
+        # bisect where Newton did not halve |f| (it landed by a pole) or would leave the bracket
+        newton = abs(f) <= before / 2.0 and left < step < right
+        x = step if newton else (left + right) / 2.0
+        before = abs(f)
     return [p / (1.0 + x * v) for p, v in zip(phat, u, strict=True)], x
 
 
