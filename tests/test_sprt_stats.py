@@ -154,8 +154,11 @@ def test_the_normalized_maximum_is_found_for_large_counts_with_empty_cells(count
     var = sum(qi * (a - mu) ** 2 for qi, a in zip(q, SCORES, strict=True))
     assert sum(q) == pytest.approx(1.0)
     assert (mu - 0.5) / math.sqrt(var) == pytest.approx(t, abs=1e-7)
+    # and it is the maximum's form, phat_i / (1 + x u_i) with u from its own moments: one x fits every cell
     u = [a - 0.5 - t * (var + (a - mu) ** 2) / (2.0 * math.sqrt(var)) for a in SCORES]
-    assert sum(pi * ui for pi, ui in zip(q, u, strict=True)) == pytest.approx(0.0, abs=1e-7)  # the tilt's condition
+    widest = max(range(len(u)), key=lambda i: abs(u[i]))
+    x = (phat[widest] / q[widest] - 1.0) / u[widest]
+    assert q == pytest.approx([p / (1.0 + x * v) for p, v in zip(phat, u, strict=True)], rel=1e-6, abs=1e-12)
 
 
 @settings(max_examples=cases(100), deadline=None)
