@@ -180,9 +180,9 @@ def mle_with_t(phat: list[float], t: float, reference: float = 0.5) -> list[floa
     one that does not, the steps are damped to the end): some 12 tilts in all against 23, to the same fixed point.
 
     It stops when two iterates agree to 1e-12; or, once they have come within 1e-8, when five steps have not brought
-    them nearer than they came, and returns the nearer of the two that did. Where a cell of ``phat`` is nearly empty
-    (a count of 0 among tens of thousands) rounding alone moves the iterates by up to 1e-8, and the steps wander
-    there instead of converging.
+    them nearer than they came, and returns the later iterate of the closest pair. Where a cell of ``phat`` is
+    nearly empty (a count of 0 among tens of thousands) rounding alone moves the iterates by up to 1e-8, and the
+    steps wander there instead of converging.
     """
     pdf = [1.0 / len(SCORES)] * len(SCORES)
     mu, var = _moments(pdf)
