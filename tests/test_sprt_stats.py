@@ -154,11 +154,13 @@ def test_the_normalized_maximum_is_found_for_large_counts_with_empty_cells(count
     var = sum(qi * (a - mu) ** 2 for qi, a in zip(q, SCORES, strict=True))
     assert sum(q) == pytest.approx(1.0)
     assert (mu - 0.5) / math.sqrt(var) == pytest.approx(t, abs=1e-7)
-    # and it is the maximum's form, phat_i / (1 + x u_i) with u from its own moments: one x fits every cell
+    # and it is the maximum's form, q_i = phat_i / (1 + x u_i) with u from its own moments: one x fits every cell of
+    # phat_i - q_i = x u_i q_i (x by least squares; in this form a cell near a pole is no harder than the others)
     u = [a - 0.5 - t * (var + (a - mu) ** 2) / (2.0 * math.sqrt(var)) for a in SCORES]
-    widest = max(range(len(u)), key=lambda i: abs(u[i]))
-    x = (phat[widest] / q[widest] - 1.0) / u[widest]
-    assert q == pytest.approx([p / (1.0 + x * v) for p, v in zip(phat, u, strict=True)], rel=1e-6, abs=1e-12)
+    slope = [v * qi for v, qi in zip(u, q, strict=True)]
+    gap = [p - qi for p, qi in zip(phat, q, strict=True)]
+    x = sum(g * w for g, w in zip(gap, slope, strict=True)) / sum(w * w for w in slope)
+    assert max(abs(g - x * w) for g, w in zip(gap, slope, strict=True)) < 1e-7
 
 
 @settings(max_examples=cases(100), deadline=None)
