@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 
 import pytest
 from helpers import cases
@@ -137,6 +138,12 @@ def test_the_constrained_maxima_meet_their_constraints(counts: list[int], s: flo
     assert (mu - 0.5) / sigma == pytest.approx(t, abs=1e-6)
 
 
+def frequencies(counts: Sequence[int]) -> list[float]:
+    """The observed distribution of pair outcomes as the LLR regularises it: an empty cell counts ``EPSILON``."""
+    weights = [n if n else EPSILON for n in counts]
+    return [w / sum(weights) for w in weights]
+
+
 @settings(max_examples=cases(100), deadline=None)
 @given(
     st.lists(st.one_of(st.just(0), st.integers(1, 100), st.integers(1, 100_000)), min_size=5, max_size=5).filter(any),
@@ -146,8 +153,7 @@ def test_the_normalized_maximum_is_found_for_large_counts_with_empty_cells(count
     # Thousands of pairs and a cell never seen (as when one side never loses a pair twice): the regularised cell is
     # tilted up a thousandfold, rounding moves the iterates by up to 1e-8, and the fixed point must still be found
     # (the first implementation stopped only at 1e-12 and failed on some 2.5 % of such counts).
-    weights = [n if n else EPSILON for n in counts]  # as the LLR regularises an empty cell
-    phat = [w / sum(weights) for w in weights]
+    phat = frequencies(counts)
     t = math.sqrt(2.0) * nelo / NELO_PER_T
     q = mle_with_t(phat, t)
     mu = sum(qi * a for qi, a in zip(q, SCORES, strict=True))
@@ -174,8 +180,7 @@ def test_counts_whose_first_newton_step_lands_on_a_pole_get_the_true_maximum(
     counts = (c0, 3 * c3 + 8 * c4, c2, c3, c4)
     if not any(counts):
         return
-    weights = [n if n else EPSILON for n in counts]
-    phat = [w / sum(weights) for w in weights]
+    phat = frequencies(counts)
     p = mle_with_mean(phat, 0.5)
     assert sum(p) == pytest.approx(1.0)
     assert sum(pi * a for pi, a in zip(p, SCORES, strict=True)) == pytest.approx(0.5, abs=1e-9)
