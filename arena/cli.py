@@ -175,8 +175,10 @@ def bench_tournament(games: int, rounds: int, as_json: bool) -> None:
     """A small tournament with jobs 1 and 2: games/s, share of play.
 
     The same tournament twice in one run, one match at a time and then two in parallel, and the ratio; and the
-    one-job rate against the rate of its games' play alone (starting referees and bots is the difference); and
-    the processor time of a short match with Python bots forked from the fork server against started by exec.
+    one-job rate against the rate of its games' play alone (starting referees and bots is the difference); the
+    rates between each run's first and last stored game (steady: without the start and the end) and how many
+    cores the machine kept busy in each (what bounds the ratio); and the processor time of a short match with
+    Python bots forked from the fork server against started by exec.
     """
     from arena.bench.tournament import run
 
