@@ -8,33 +8,24 @@ STAMP := $(VENV)/.installed
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv --without-pip $(VENV)
-	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
-		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
-		else \
-			echo "chromium and chromium-driver are missing (apt-get install them as root): the browser tests will skip"; \
-		fi; \
-	fi
-	@if ! command -v tmux >/dev/null; then \
-		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux; \
-		else \
-			echo "tmux is missing (apt-get install it as root): the terminal tests of arena play will skip"; \
-		fi; \
-	fi
 	@# uv (from PyPI, into .venv/uv) installs the project and its ~70 packages in 3-5 s where pip took 30-40 s, with
 	@# 7 s more for ensurepip: most of a fresh machine's set-up. Where uv cannot be had or fails, pip does it. (pip
 	@# also compiles all 5,700 modules, 15 s; the bytecode target below compiles the 1,600 the arena runs.)
 	@# compat: the checkout on sys.path (a .pth line) instead of setuptools' import hook, which costs every Python
 	@# process 15-30 ms of imports at start: every bot, referee and CLI the tests start (thousands). Where a future
 	@# setuptools drops the mode, the default install serves.
-	{ test -x $(VENV)/uv/bin/uv \
+	@# The Debian packages some tests drive (tools/system-packages.sh) install meanwhile: both mostly wait on the
+	@# network and the disk. Their output follows; either failing fails the set-up.
+	@tools/system-packages.sh >$(VENV)/system-packages.log 2>&1 & packages=$$!; \
+	{ { test -x $(VENV)/uv/bin/uv \
 		|| $(PYTHON) -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $(VENV)/uv uv; } \
 	&& $(VENV)/uv/bin/uv pip install --quiet --python $(BIN)/python \
 		--config-setting editable_mode=compat -e '.[test,dask]' \
 	|| { $(BIN)/python -m ensurepip --upgrade --default-pip \
 		&& { $(BIN)/pip install --quiet -e '.[test,dask]' --config-settings editable_mode=compat \
-			|| $(BIN)/pip install --quiet -e '.[test,dask]'; }; }
+			|| $(BIN)/pip install --quiet -e '.[test,dask]'; }; }; }; python=$$?; \
+	wait $$packages; system=$$?; cat $(VENV)/system-packages.log; \
+	test $$python = 0 -a $$system = 0
 	touch $(STAMP)
 
 # The package and its run-time dependencies compiled ahead (tools/bytecode.py): where PYTHONDONTWRITEBYTECODE is
