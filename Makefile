@@ -51,14 +51,14 @@ PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
 # is built once, not once in each worker. (Not loadgroup: xdist 3.8 groups by rewriting item._nodeid, which
 # pytest 9 ignores.)
 pytest: $(STAMP) bytecode
-	$(PYTEST) -q -n 3 --dist loadfile
+	$(PYTEST) -q -n 3 --dist loadfile --no-loadscope-reorder
 
 # The fast part while you work, about a minute (53-57 s here, 72 s when the host is slow): no kills, fuzzing,
 # benchmarks, waits on clocks or long matches, and the property tests with a fifth of their cases (Hypothesis
 # profile "quick"). Four workers: what is left mostly waits on bot processes (62 s against 92 s with two, same hour).
 check: $(STAMP) bytecode
 	$(BIN)/ruff check arena bots tests
-	HYPOTHESIS_PROFILE=quick $(PYTEST) -q -n 4 --dist loadfile -m "not slow"
+	HYPOTHESIS_PROFILE=quick $(PYTEST) -q -n 4 --dist loadfile --no-loadscope-reorder -m "not slow"
 
 # Mutation testing (docs/mutation.md): about an hour; not part of make test.
 mutate: $(STAMP)

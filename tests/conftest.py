@@ -15,6 +15,7 @@ import shutil
 import signal
 import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import zmq
@@ -31,6 +32,27 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 # signal is inherited through exec; a handled one is reset to the default).
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+# The modules that take longest, longest first (seconds of one xdist worker in a run of ``make test``, 2026-12-02):
+# dask 44, crash_resume 37, fuzz 31, report 30, languages 27, hardening 25, referee 23, adversaries 21, sprt_run 21,
+# ratings_coverage 19, engine_properties 17, search_bot 15, serve 13, clock 12, tournament 11, sprt_stats 10,
+# wheel 10, forkserver 9, report_live 8. ``--dist loadfile`` hands the workers whole modules in the order of
+# collection (``--no-loadscope-reorder``; xdist's own order, most tests first, started the one-test crash_resume
+# module last, and it ran alone for the last 30 s of a 180 s run). The rest follow in their usual order.
+LONGEST_FIRST = (
+    "test_dask.py", "test_crash_resume.py", "test_fuzz.py", "test_report.py", "test_languages.py",
+    "test_hardening.py", "test_referee.py", "test_adversaries.py", "test_sprt_run.py", "test_ratings_coverage.py",
+    "test_engine_properties.py", "test_search_bot.py", "test_serve.py", "test_clock.py", "test_tournament.py",
+    "test_sprt_stats.py", "test_wheel.py", "test_forkserver.py", "test_report_live.py",
+)  # fmt: skip
+_missing = [name for name in LONGEST_FIRST if not (Path(__file__).parent / name).exists()]
+assert not _missing, f"conftest.LONGEST_FIRST names modules that are gone: {_missing}"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest modules first (``LONGEST_FIRST``), the rest after them in the order collected."""
+    rank = {name: n for n, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 
 @pytest.fixture
