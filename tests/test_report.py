@@ -16,12 +16,12 @@ from helpers import run_arena, write_tournament
 
 from arena.bots.heuristic_bot import HeuristicBot
 from arena.bots.random_bot import RandomBot
+from arena.cli import main
 from arena.engine.options import make_rules
 from arena.engine.record import GameRecord
 from arena.play.local import play_game
 from arena.report import build
 from arena.report.build import build_report
-from arena.report.command import report_command
 from arena.tournament.ranking import crosstable, ranking
 from arena.tournament.store import Store
 
@@ -117,7 +117,7 @@ def expected_cells(records: list[tuple[str, GameRecord]]) -> dict[tuple[str, str
 
 
 def test_report_of_a_jsonl_file_has_every_page_and_bot(all_variants: Path, tmp_path: Path) -> None:
-    result = CliRunner().invoke(report_command, [str(all_variants), "-o", str(tmp_path / "r")])
+    result = CliRunner().invoke(main, ["report", str(all_variants), "-o", str(tmp_path / "r")])
     assert result.exit_code == 0, result.output
     index = Path(result.stdout.strip().splitlines()[-1])
     assert index == (tmp_path / "r" / "index.html").resolve()
@@ -171,18 +171,18 @@ def test_a_pretty_printed_record_opens_too(tmp_path: Path) -> None:
 def test_a_line_that_is_not_a_record_is_named(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text(RECORDS.read_text().splitlines()[0] + "\n" + '{"players": 1}\n')
-    result = CliRunner().invoke(report_command, [str(path), "-o", str(tmp_path / "r")])
+    result = CliRunner().invoke(main, ["report", str(path), "-o", str(tmp_path / "r")])
     assert result.exit_code != 0
-    assert "game 2 (line-2) is not a game record" in str(result.exception)
+    assert "game 2 (line-2) is not a game record" in result.output
     assert [p.name for p in (tmp_path / "r").iterdir()] == []
 
 
 def test_a_source_without_games_is_an_error(tmp_path: Path) -> None:
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
-    result = CliRunner().invoke(report_command, [str(empty), "-o", str(tmp_path / "r")])
+    result = CliRunner().invoke(main, ["report", str(empty), "-o", str(tmp_path / "r")])
     assert result.exit_code != 0
-    assert "no games" in str(result.exception)
+    assert "no games" in result.output
 
 
 def test_watch_rebuilds_with_reloading_pages_until_interrupted(
@@ -197,7 +197,7 @@ def test_watch_rebuilds_with_reloading_pages_until_interrupted(
             raise KeyboardInterrupt
 
     monkeypatch.setattr("arena.report.command.time.sleep", sleep)
-    result = CliRunner().invoke(report_command, [str(store_db), "-o", str(out), "--watch", "7"])
+    result = CliRunner().invoke(main, ["report", str(store_db), "-o", str(out), "--watch", "7"])
     assert result.exit_code == 0, result.output
     assert all('<meta http-equiv="refresh" content="7">' in page for page in pages)
     assert 'http-equiv="refresh"' not in (out / "index.html").read_text()
@@ -427,7 +427,7 @@ def test_viewer_replays_every_variant_to_the_recorded_end(browser: Any, all_vari
 
     out = tmp_path / "report"
     runner = CliRunner()
-    result = runner.invoke(report_command, [str(all_variants), "-o", str(out)])
+    result = runner.invoke(main, ["report", str(all_variants), "-o", str(out)])
     assert result.exit_code == 0, result.output
     records = [json.loads(line) for line in all_variants.read_text().splitlines()]
     browser.get_log("browser")
