@@ -96,11 +96,14 @@ def hog_disk() -> dict:
 def flood() -> None:
     """Two flooding processes (faster together than one referee can read), then a moment for them to connect.
     Forked, not started by exec: with no interpreter to start they flood within milliseconds, on a loaded machine
-    too (one started by exec could still be importing zmq when a short game ended)."""
+    too (one started by exec could still be importing zmq when a short game ended). Each records itself before it
+    floods: the referee may end the bot before the bot could record it."""
     for _ in range(2):
         flooder = os.fork()
         if flooder == 0:
             try:
+                if args.out:
+                    Path(args.out, f"{token}-{os.getpid()}").write_text(str(os.getuid()))
                 os.setsid()
                 stranger = zmq.Context().socket(zmq.DEALER)  # a context of its own: the parent's is not the child's
                 stranger.setsockopt(zmq.SNDHWM, 0)
@@ -111,8 +114,6 @@ def flood() -> None:
                 traceback.print_exc()
             finally:
                 os._exit(1)
-        if args.out:
-            Path(args.out, f"{token}-{flooder}").write_text(str(os.getuid()))
     time.sleep(0.3)
 
 
