@@ -6,7 +6,8 @@ Killing a worker (SIGKILL, by its pid) mid-run loses no stored game, stores none
 does killing the coordinator, which resumes as a local run does, and stopping it as Ctrl-C does (the workers then
 kill their referees). On the workers, bots arrive by content (checked by hash, run with the worker's runtime),
 and matches are pinned to a core and confined as here. Without a cluster: the ``[executor]`` table, the one-line
-errors, and a re-run task that plays only the rest of its match.
+errors, and a re-run task that plays only the rest of its match. (What needs no Dask, the ``[executor]`` table and
+the error without Dask installed, is tested in test_executor_table.py: this module skips where Dask is missing.)
 
 One cluster serves the module (a worker to kill joins it for that test alone), and so does one local run of the
 tournament (``make`` runs a module's tests in one xdist worker: ``--dist loadfile``).
@@ -31,7 +32,7 @@ from helpers import ARENA, ROOT, run_arena, write_tournament
 
 from arena.errors import ArenaError
 from arena.play import forkserver
-from arena.tournament.config import TournamentConfig, load_config
+from arena.tournament.config import load_config
 from arena.tournament.store import Store
 
 if TYPE_CHECKING:
@@ -272,17 +273,6 @@ def test_a_coordinator_killed_with_sigkill_resumes_on_the_cluster(
 # ---- without a cluster ----
 
 
-def test_the_executor_table_is_read_and_left_out_of_the_fingerprint(tmp_path: Path) -> None:
-    path = write_config(tmp_path)
-    plain = load_config(path)
-    path.write_text(path.read_text() + '\n[executor]\nkind = "dask"\nscheduler = "tcp://10.0.0.5:8786"\n')
-    config = load_config(path)
-    assert (config.executor.kind, config.executor.scheduler) == ("dask", "tcp://10.0.0.5:8786")
-    assert plain.executor.kind == "local"
-    assert config.fingerprint() == plain.fingerprint()  # where matches run does not change the tournament
-    assert TournamentConfig.model_fields["executor"].description
-
-
 def test_the_dask_executor_without_a_scheduler_address_says_so_in_one_line(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"}
     path = write_config(tmp_path)
@@ -300,21 +290,6 @@ def test_the_dask_executor_without_a_scheduler_address_says_so_in_one_line(tmp_p
         "Error: the dask executor needs its scheduler's address: --scheduler tcp://HOST:8786, or scheduler = "
         '"..." in the config\'s [executor] table'
     ]
-
-
-def test_the_dask_executor_without_dask_installed_says_how_to_get_it(tmp_path: Path) -> None:
-    path = write_config(tmp_path)
-    hide = "import sys; sys.modules['distributed'] = None; from arena.cli import main; main()"
-    done = subprocess.run(
-        [sys.executable, "-c", hide, "tournament", "run", str(path), "--scheduler", "tcp://127.0.0.1:1", "--quiet"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 2
-    assert done.stderr.strip() == "Error: the dask executor needs Dask: pip install 'euchre-arena[dask]'"
 
 
 @pytest.mark.slow  # the client tries for its whole connect timeout (1.5 s here)
