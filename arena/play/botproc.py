@@ -5,11 +5,13 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import select
 import shutil
 import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -179,6 +181,25 @@ class BotProcess:
     def alive(self) -> bool:
         """Whether the process is still running."""
         return self.process.poll() is None
+
+    def wait_until(self, deadline: float) -> bool:
+        """Wait for the process to end, until ``deadline`` (``time.monotonic()``) at most; whether it has ended.
+
+        Its end wakes the wait: a forked bot's server reports it, and a pidfd becomes readable when a bot started by
+        exec exits (``Popen.wait`` would sleep up to 50 ms between looks)."""
+        if isinstance(self.process, forkserver.ForkedProcess):
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        elif self.process.poll() is None:
+            with contextlib.suppress(OSError):  # no pidfds here (or it has just been reaped): poll() below says
+                fd = os.pidfd_open(self.process.pid)
+                try:
+                    waiting = select.poll()
+                    waiting.register(fd, select.POLLIN)
+                    waiting.poll(max(0.0, deadline - time.monotonic()) * 1000)
+                finally:
+                    os.close(fd)
+        return not self.alive()
 
     def exit_description(self) -> str:
         """How the process ended, for a violation record. Raises ``ForkServerLost`` for a bot that died with its

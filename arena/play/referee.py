@@ -249,8 +249,8 @@ class Referee:
             self._send(b, {"type": "match_end", "reason": "match over"})
         deadline = time.monotonic() + 1.0
         for process in self.processes:
-            while process is not None and process.alive() and time.monotonic() < deadline:
-                time.sleep(0.01)
+            if process is not None:
+                process.wait_until(deadline)
         for process in self.processes:
             if process is not None:
                 process.kill()
