@@ -9,11 +9,13 @@ argparse, and logging, which the SDK loads only when it has something to log.
 
 from __future__ import annotations
 
+import errno
 import importlib.util
 import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,7 @@ from arena.engine.actions import parse_action
 from arena.engine.game import Game
 from arena.engine.options import make_rules
 from arena.play import outgoing as messages
+from arena.play.botproc import BotProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "arena" / "bots"
@@ -183,3 +186,31 @@ def test_a_bot_that_imported_logging_has_stderr_logs_at_info_from_its_start(
     action, err = converse(router, [sys.executable, str(script)])
     assert action == {"type": "pass"}
     assert f"loud: game 0, seat {Game(make_rules('four-hand'), SEED).current_seat()}" in err.splitlines()
+
+
+def _no_pidfds(pid: int) -> int:
+    raise OSError(errno.ENOSYS, "pidfd_open is not implemented")
+
+
+@pytest.mark.parametrize("pidfds", ["pidfd", "refused", "absent"])
+def test_waiting_for_an_execd_bots_end_notices_it_and_keeps_the_deadline(
+    pidfds: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``BotProcess.wait_until`` (what ``Referee.close`` waits with) on a process started by exec, where pidfds work,
+    where the kernel refuses them, and where the os module has none (not Linux): it sees the end, and waits no less
+    than until its deadline for a process that does not end."""
+    if pidfds == "refused":
+        monkeypatch.setattr(os, "pidfd_open", _no_pidfds)
+    elif pidfds == "absent":
+        monkeypatch.delattr(os, "pidfd_open")
+    waiter = BotProcess.__new__(BotProcess)  # only its process: what wait_until uses
+    waiter.process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.2)"])
+    assert waiter.wait_until(time.monotonic() + 30) and waiter.process.returncode == 0
+    waiter.process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        deadline = time.monotonic() + 0.3
+        assert not waiter.wait_until(deadline)
+        assert time.monotonic() >= deadline
+    finally:
+        waiter.process.kill()
+        waiter.process.wait()

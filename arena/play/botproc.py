@@ -191,8 +191,12 @@ class BotProcess:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=max(0.0, deadline - time.monotonic()))
         elif self.process.poll() is None:
-            with contextlib.suppress(OSError):  # no pidfds here (or it has just been reaped): poll() below says
+            try:
                 fd = os.pidfd_open(self.process.pid)
+            except (AttributeError, OSError):  # no pidfds here (not Linux, before 5.3, refused): look every 10 ms
+                while self.alive() and time.monotonic() < deadline:
+                    time.sleep(0.01)
+            else:
                 try:
                     waiting = select.poll()
                     waiting.register(fd, select.POLLIN)
