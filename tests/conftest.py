@@ -14,6 +14,7 @@ import os
 import shutil
 import signal
 import tempfile
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -45,8 +46,8 @@ LONGEST_FIRST = (
     "test_engine_properties.py", "test_search_bot.py", "test_serve.py", "test_clock.py", "test_tournament.py",
     "test_sprt_stats.py", "test_wheel.py", "test_forkserver.py", "test_report_live.py",
 )  # fmt: skip
-_missing = [name for name in LONGEST_FIRST if not (Path(__file__).parent / name).exists()]
-assert not _missing, f"conftest.LONGEST_FIRST names modules that are gone: {_missing}"
+if _missing := [name for name in LONGEST_FIRST if not (Path(__file__).parent / name).exists()]:
+    warnings.warn(f"conftest.LONGEST_FIRST names modules that are gone: {_missing}", stacklevel=1)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -5,12 +5,13 @@ each run the same small tournament as the local executor; the stored games and t
 Killing a worker (SIGKILL, by its pid) mid-run loses no stored game, stores none twice and the run completes; so
 does killing the coordinator, which resumes as a local run does, and stopping it as Ctrl-C does (the workers then
 kill their referees). On the workers, bots arrive by content (checked by hash, run with the worker's runtime),
-and matches are pinned to a core and confined as here. Without a cluster: the ``[executor]`` table, the one-line
-errors, and a re-run task that plays only the rest of its match. (What needs no Dask, the ``[executor]`` table and
-the error without Dask installed, is tested in test_executor_table.py: this module skips where Dask is missing.)
+and matches are pinned to a core and confined as here. Without a cluster: the one-line errors, and a re-run task
+that plays only the rest of its match. (What needs no Dask, the ``[executor]`` table and the error without Dask
+installed, is tested in test_executor_table.py: this module skips where Dask is missing.)
 
-One cluster serves the module (a worker to kill joins it for that test alone), and so does one local run of the
-tournament (``make`` runs a module's tests in one xdist worker: ``--dist loadfile``).
+One cluster of two workers serves the module (a third joins it for the worker-killing test, and two survive it),
+and so does one local run of the tournament (``make`` runs a module's tests in one xdist worker: ``--dist
+loadfile``).
 """
 
 from __future__ import annotations
@@ -222,7 +223,7 @@ def test_a_worker_killed_mid_run_loses_no_stored_game_and_the_run_completes(
     # module's cluster. (Killing a worker chosen beforehand was flaky: Dask places a match where its bots' files
     # are, and a worker that held none sometimes played no match at all.)
     pool = [*cluster.workers, join_worker(cluster, tmp_path / "third")]
-    victim = None
+    victim = run = None
     try:
         db = tmp_path / "kill.db"
         run = subprocess.Popen(run_command(config_path, db, cluster.address), cwd=ROOT, stderr=subprocess.PIPE)
@@ -248,9 +249,13 @@ def test_a_worker_killed_mid_run_loses_no_stored_game_and_the_run_completes(
         assert all(now[key] == record for key, record in kept.items())  # what was stored before the kill stays
         assert ranking_json(db) == local_ranking
     finally:
+        if run is not None and run.poll() is None:  # a failure above: the run must not go on on the module's cluster
+            run.kill()
+            run.communicate()
         spare = victim or pool[-1]  # two workers stay, which the cluster stops with itself
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(spare.pid, signal.SIGKILL)  # and what it started (each worker leads a session)
+        if spare.poll() is None:  # (once reaped, its pid may be another process's)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(spare.pid, signal.SIGKILL)
         spare.wait()
         cluster.workers[:] = [worker for worker in pool if worker is not spare]
 

@@ -12,15 +12,17 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
 	need="chromium chromium-driver"
 fi
 if ! command -v tmux >/dev/null; then
-	need="$need tmux"
+	need="${need:+$need }tmux"
 fi
 if [ -z "$need" ]; then
 	exit 0
 fi
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-	apt-get update -qq
+	# a lock left by an apt-get that a Ctrl-C did not stop (a background job ignores SIGINT) is waited for
+	apt-get update -qq -o DPkg::Lock::Timeout=300
 	# shellcheck disable=SC2086 # one word per package
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends $need
 else
-	echo "missing:$need (apt-get install them as root): the browser tests and the terminal tests of arena play will skip"
+	echo "missing: $need (apt-get install them as root): the tests that drive them (the report's browser tests," \
+		"the terminal tests of arena play) will skip"
 fi
