@@ -340,6 +340,11 @@ class FakeProcess:
         """Running until killed."""
         return self.running
 
+    def wait_until(self, deadline: float) -> bool:
+        """Whether it has ended: a socket never ends by itself, so there is nothing to wait for (the referee's close
+        goes on to kill it)."""
+        return not self.running
+
     def exit_description(self) -> str:
         """How it ended."""
         return "still running" if self.running else "killed by signal SIGKILL"
