@@ -28,11 +28,12 @@ from arena.engine.actions import Action, parse_action
 from arena.engine.game import Game
 from arena.engine.options import make_rules
 from arena.engine.record import GameRecord, replay
+from arena.play import referee as referee_module
 from arena.play.incoming import ALL_ACTIONS, MAX_MESSAGE_BYTES, MessageError, canonical_reply
 from arena.play.local import LocalSeats
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.play.protocol import ActionReply, Hello, parse_bot_message, to_engine_action
-from arena.play.referee import BURST_FRAMES, Referee
+from arena.play.referee import Referee
 from arena.play.runner import Message, Violation, play
 
 KINDS = {"malformed", "schema", "oversized"}
@@ -548,12 +549,19 @@ def test_a_frame_that_came_before_the_request_is_unsolicited_however_late_the_re
     assert record["timing"]["decisions"][1] == 1  # asked, and answered: the hello did not settle the request
 
 
-def test_a_flood_waiting_when_the_bot_is_asked_is_its_answer_charged_once(referee: ScriptedReferee) -> None:
+def test_a_flood_waiting_when_the_bot_is_asked_is_its_answer_charged_once(
+    referee: ScriptedReferee, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A burst of more than BURST_FRAMES unasked frames, read before the bot's request is sent: one ``flood``, the
     request's answer (not also the ``crash`` of the process it stopped); a restart then shakes hands as new."""
+    # A burst that fits in the endpoint's receive queue (1,000 frames): of 1,005 frames the last ones move in only
+    # as the look reads, and one look may find the queue empty before ZeroMQ's I/O thread has moved them.
+    burst = 200
+    monkeypatch.setattr(referee_module, "BURST_FRAMES", burst)
+    monkeypatch.setattr(referee_module, "DRAIN_BUDGET", referee_module.STRANGER_FRAMES + burst + 2)
     seed = fuzzed_acts_first(referee)
     referee.endpoints[1].burst = 0
-    said_before_asked(referee, [[b"{}"]] * (BURST_FRAMES + 5))
+    said_before_asked(referee, [[b"{}"]] * (burst + 5))
     # All of them on the endpoint: tiny frames over a local socket, but ZeroMQ's I/O threads may wait for a core
     # (0.3 s was once too short with three test workers on two cores: frames still in transit when the bot is asked
     # are read while it is asked, §9, a schema answer and then a flood).

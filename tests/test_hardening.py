@@ -266,7 +266,8 @@ ZOO: list[Any] = [
         id="cpu-hog",
         marks=pytest.mark.slow,
     ),
-    pytest.param(["late", "--delay", "1.5"], None, {"time": "1+0"}, "timeout", None, id="sleeps-past-its-bank"),
+    # an increment: with "1+0" a whole game had to fit in a second, 65 decisions a seat (20 ms here, more when loaded)
+    pytest.param(["late", "--delay", "2"], None, {"time": "1+0.1"}, "timeout", None, id="sleeps-past-its-bank"),
     pytest.param(["wrong-phase"], None, {}, "illegal", None, id="acts-for-another-phase"),
     pytest.param(["escape"], None, {}, None, None, id="escapes-its-session"),
     pytest.param(["crash", "--act", "7"], None, {}, "crash", None, id="crashes-mid-hand"),

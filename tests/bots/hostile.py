@@ -385,7 +385,7 @@ while socket.poll(60_000):
         waited = time.monotonic() + 5
         while not Path(args.hold).exists() and time.monotonic() < waited:
             time.sleep(0.005)
-        time.sleep(0.05)
+        time.sleep(0.5)  # the flood's frames reach the referee first (0.05 s was one wake-up of ZeroMQ's I/O thread)
     if cue and mode == "flood" and args.signal:
         Path(f"{args.signal}.coming").touch()
     send(socket, reply)
