@@ -6,6 +6,7 @@ writable v1 hierarchy, no delegated v2 subtree with the memory and pids controll
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import subprocess
@@ -310,6 +311,27 @@ def test_the_cgroups_of_a_dead_referee_are_swept_by_the_next(make: Callable[...,
     assert gone(int(pid))
     sweep_stale()
     assert all(os.path.isdir(d) for d in mine.dirs)  # a live referee's cgroups stay
+
+
+@needs_cgroups
+def test_a_parent_removed_while_it_is_made_is_made_again_not_taken_for_a_cgroup_of_the_same_name(
+    make: Callable[..., BotCgroup], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A referee closing a match in one thread removes our parent directory once it is empty, while another thread
+    creates the next match's cgroups: os.makedirs then found it made and then gone (FileExistsError), which a
+    tournament's referee took for "a bot cgroup named 'bot2' of this referee exists already" and died of."""
+    real = os.makedirs
+    raced: list[str] = []
+
+    def racing(name: str, mode: int = 0o777, exist_ok: bool = False) -> None:
+        if not raced:  # the first parent: made by one thread, then removed by the other before it was looked at
+            raced.append(name)
+            raise FileExistsError(errno.EEXIST, "File exists", name)
+        real(name, mode, exist_ok)
+
+    monkeypatch.setattr(os, "makedirs", racing)
+    group = make("raced", memory_bytes=64 * MIB, tasks=8)
+    assert raced and all(os.path.isdir(d) for d in group.dirs)
 
 
 @needs_cgroups

@@ -350,7 +350,7 @@ class BotCgroup:
                 if kind == "v2":
                     _prepare_v2(support, cpu=cpu_fraction is not None)
                 for directory in dirs:
-                    os.makedirs(os.path.dirname(directory), mode=0o755, exist_ok=True)
+                    _make_parent(os.path.dirname(directory))
                     os.mkdir(directory, 0o755)
                     made.append(directory)
                 group._limit(memory_bytes, tasks, cpu_fraction)
@@ -524,6 +524,16 @@ def _rmdirs(dirs: tuple[str, ...] | list[str]) -> list[str]:
     return left
 
 
+def _make_parent(directory: str) -> None:
+    """Make our parent cgroup directory if it is missing. FileNotFoundError when it vanished meanwhile: another
+    referee, or this one's close of a match in another thread, removed it as it left it empty (os.makedirs says
+    FileExistsError when it found the directory made, then gone; that is no bot cgroup of the same name)."""
+    try:
+        os.makedirs(directory, mode=0o755, exist_ok=True)
+    except FileExistsError:
+        raise FileNotFoundError(errno.ENOENT, "a parent cgroup vanished while it was made", directory) from None
+
+
 def _prepare_v2(support: Support, *, cpu: bool) -> None:
     """Hand the controllers down to the bot cgroups: base/cgroup.subtree_control, then euchre-arena's.
 
@@ -532,7 +542,7 @@ def _prepare_v2(support: Support, *, cpu: bool) -> None:
     """
     wanted = ["memory", "pids"] + (["cpu"] if cpu else [])
     base, parent = support.base, support.parent("memory")
-    os.makedirs(parent, mode=0o755, exist_ok=True)
+    _make_parent(parent)
     try:
         _enable(base, wanted)
     except OSError as exc:
