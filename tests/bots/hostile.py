@@ -105,14 +105,19 @@ if mode == "spawn":
     child = subprocess.Popen(["sleep", "600"])
     Path(args.pid_dir, f"{token}-{child.pid}").touch()
 if mode == "escape":
+    recorded, on_record = os.pipe()
     if os.fork() == 0:
         os.setsid()
         if os.fork() == 0:
             if args.pid_dir:
                 Path(args.pid_dir, f"{token}-{os.getpid()}").write_text(str(os.getuid()))
+            os.write(on_record, b".")
             time.sleep(600)
         os._exit(0)
     os.wait()
+    os.close(on_record)
+    os.read(recorded, 1)  # the escapee is on record before the bot plays on (a short match could end first)
+    os.close(recorded)
 if args.noise:
     chunk = b"noise " * 10_000 + b"\n"
     for _ in range(args.noise // len(chunk) + 1):
