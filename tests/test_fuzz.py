@@ -557,8 +557,9 @@ def test_a_flood_waiting_when_the_bot_is_asked_is_its_answer_charged_once(
     # A burst that fits in the endpoint's receive queue (1,000 frames): of 1,005 frames the last ones move in only
     # as the look reads, and one look may find the queue empty before ZeroMQ's I/O thread has moved them.
     burst = 200
+    budget = referee_module.DRAIN_BUDGET - referee_module.BURST_FRAMES + burst  # the look's margin over a burst kept
+    monkeypatch.setattr(referee_module, "DRAIN_BUDGET", budget)
     monkeypatch.setattr(referee_module, "BURST_FRAMES", burst)
-    monkeypatch.setattr(referee_module, "DRAIN_BUDGET", referee_module.STRANGER_FRAMES + burst + 2)
     seed = fuzzed_acts_first(referee)
     referee.endpoints[1].burst = 0
     said_before_asked(referee, [[b"{}"]] * (burst + 5))

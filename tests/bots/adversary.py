@@ -63,6 +63,12 @@ def report(found: dict) -> None:
     Path(args.out, f"{token}.json").write_text(json.dumps(found))
 
 
+def on_record(pid: int) -> None:
+    """Note a process of this bot in DIR (``--out``) as ``TOKEN-PID`` holding its uid (tests/sandboxing.py reads it)."""
+    if args.out:
+        Path(args.out, f"{token}-{pid}").write_text(str(os.getuid()))
+
+
 def readable(path: str) -> bool:
     try:
         if os.path.isdir(path):
@@ -102,8 +108,7 @@ def flood() -> None:
         flooder = os.fork()
         if flooder == 0:
             try:
-                if args.out:
-                    Path(args.out, f"{token}-{os.getpid()}").write_text(str(os.getuid()))
+                on_record(os.getpid())
                 os.setsid()
                 stranger = zmq.Context().socket(zmq.DEALER)  # a context of its own: the parent's is not the child's
                 stranger.setsockopt(zmq.SNDHWM, 0)
@@ -180,8 +185,7 @@ def hijack() -> None:
     Path(args.out, "hijacked").touch()
 
 
-if args.out:
-    Path(args.out, f"{token}-{os.getpid()}").write_text(str(os.getuid()))
+on_record(os.getpid())
 if mode == "mitm":
     hijack()
 if mode == "spawn-and-wait":
@@ -193,7 +197,7 @@ if mode == "spawn-and-wait":
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         time.sleep(600)
         os._exit(0)
-    Path(args.out, f"{token}-{child}").write_text(str(os.getuid()))
+    on_record(child)
 if mode == "disk-hog":
     report(hog_disk())
 if mode == "conn-flood":

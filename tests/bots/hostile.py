@@ -99,23 +99,27 @@ def send(sock: zmq.Socket, message: object) -> None:
     sock.send(json.dumps(message).encode())
 
 
-if args.pid_dir:
-    Path(args.pid_dir, f"{token}-{os.getpid()}").write_text(str(os.getuid()))
+def on_record() -> None:
+    """Note this process in ``--pid-dir`` as ``TOKEN-PID`` holding its uid (tests/sandboxing.py reads it)."""
+    if args.pid_dir:
+        Path(args.pid_dir, f"{token}-{os.getpid()}").write_text(str(os.getuid()))
+
+
+on_record()
 if mode == "spawn":
     child = subprocess.Popen(["sleep", "600"])
     Path(args.pid_dir, f"{token}-{child.pid}").touch()
 if mode == "escape":
-    recorded, on_record = os.pipe()
+    recorded, recorded_w = os.pipe()
     if os.fork() == 0:
         os.setsid()
         if os.fork() == 0:
-            if args.pid_dir:
-                Path(args.pid_dir, f"{token}-{os.getpid()}").write_text(str(os.getuid()))
-            os.write(on_record, b".")
+            on_record()
+            os.write(recorded_w, b".")
             time.sleep(600)
         os._exit(0)
     os.wait()
-    os.close(on_record)
+    os.close(recorded_w)
     os.read(recorded, 1)  # the escapee is on record before the bot plays on (a short match could end first)
     os.close(recorded)
 if args.noise:
