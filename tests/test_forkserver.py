@@ -365,9 +365,10 @@ def test_the_server_ends_with_its_referee_and_takes_its_bots_along(tmp_path: Pat
         os.kill(helper, signal.SIGKILL)
 
 
-def test_a_forked_referee_starts_its_bots_server_by_exec_a_layout_and_a_memory_of_their_own(tmp_path: Path) -> None:
+def test_a_forked_referees_bots_server_has_a_layout_and_a_memory_of_its_own(tmp_path: Path) -> None:
     """A tournament's referee is forked from the fork server for referees (spawn_referee); the server that forks its
-    bots is its child, started by exec: a bot's memory holds nothing of the referee's launch, its libraries lie
+    bots is forked (as root) from the server of bots' servers, which the coordinator started by exec, or (not root)
+    is the referee's child, started by exec: a bot's memory holds nothing of the referee's launch, its libraries lie
     elsewhere than the referee's (a bot that knew its referee's layout and stack canary would have half of an
     exploit of a memory bug in what reads its frames), and the bots die with the referee."""
     (tmp_path / "scan.py").write_text(SCAN)
@@ -399,7 +400,12 @@ def test_a_forked_referee_starts_its_bots_server_by_exec_a_layout_and_a_memory_o
             parent, bots_server, sleeper = map(int, output.readline().split())
             token, seen, *argv = output.readline().split()
             assert parent == forkserver.server(forkserver.REFEREES).process.pid != forkserver.server().process.pid
-            assert parent_of(bots_server) == process.pid and parent_of(sleeper) == bots_server
+            if os.geteuid() == 0:
+                servers = forkserver.server(forkserver.SERVERS).process.pid
+                assert parent_of(bots_server) == servers != parent and parent_of(servers) == os.getpid()
+            else:
+                assert parent_of(bots_server) == process.pid
+            assert parent_of(sleeper) == bots_server
             assert seen == secret and argv == ["-c", "--serve"]  # its launch reached the referee
             found = (tmp_path / "scan.log").read_text().splitlines()[1].split()
             assert token in found and secret not in found  # the scan works; the referee's launch is not in a bot
@@ -417,6 +423,69 @@ def test_a_forked_referee_starts_its_bots_server_by_exec_a_layout_and_a_memory_o
     while (start_ticks(bots_server) or start_ticks(sleeper)) and time.monotonic() < deadline:
         time.sleep(0.01)
     assert start_ticks(bots_server) is None and start_ticks(sleeper) is None  # they died with their referee
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a referee not root starts its bots' server by exec")
+def test_a_referee_whose_server_of_bots_servers_is_gone_starts_its_bots_server_by_exec(tmp_path: Path) -> None:
+    """The server of bots' servers killed after a referee was forked: the referee's first bot still starts, from a
+    bots' server of its own, started by exec; and a referee forked next is handed a new server of bots' servers."""
+    (tmp_path / "sleeper.py").write_text("import time; time.sleep(600)")
+    go = tmp_path / "go"
+    referee = textwrap.dedent(
+        f"""
+        import os, sys, time
+        from pathlib import Path
+        from arena.play import forkserver
+        from arena.play.botproc import BotCommand, BotProcess
+        folder = Path({str(tmp_path)!r})
+        while not (folder / "go").exists():
+            time.sleep(0.01)
+        command = BotCommand("sleeper", (sys.executable, str(folder / "sleeper.py")))
+        sleeper = BotProcess(command, "ipc:///x", folder / "sleeper.log")
+        print(forkserver.server().process.pid, sleeper.pid, sleeper.alive(), flush=True)
+        time.sleep(600)
+        """
+    )
+    launch = forkserver.Launch((sys.executable, "-c", referee), dict(os.environ), str(tmp_path), None)
+    forkserver.reset()
+    first, output = forked_referee(launch)
+    servers = forkserver.server(forkserver.SERVERS).process
+    try:
+        with output:
+            servers.kill()
+            servers.wait(timeout=10)
+            go.touch()
+            bots_server, sleeper, alive = output.readline().split()
+            assert parent_of(int(bots_server)) == first.pid and parent_of(int(sleeper)) == int(bots_server)
+            assert alive == "True"
+        go.unlink()
+        second, output = forked_referee(launch)
+        with output:
+            go.touch()
+            bots_server = output.readline().split()[0]
+            assert parent_of(int(bots_server)) == forkserver.server(forkserver.SERVERS).process.pid != servers.pid
+            second.kill()
+            second.wait(timeout=10)
+            second.release()
+    finally:
+        first.kill()
+        first.wait(timeout=10)
+        first.release()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="no server of bots' servers when not root")
+def test_the_server_of_bots_servers_ends_with_its_coordinators_servers_and_its_bots_servers_go_on() -> None:
+    """reset() (as the end of a run) kills the server of bots' servers, though referees hold ends of its socket;
+    a bots' server it forked serves its referee on."""
+    forkserver.reset()
+    seeds = forkserver.server(forkserver.SERVERS)
+    bots = forkserver.ForkServer._forked_from(seeds.socket)
+    assert parent_of(bots.process.pid) == seeds.process.pid
+    forkserver.reset()
+    assert start_ticks(seeds.process.pid) is None  # killed and reaped
+    assert bots.alive()
+    bots.close()
+    assert bots.process.poll() == 0 and start_ticks(bots.process.pid) is None  # its socket closed: it ended
 
 
 def test_a_forked_referee_starts_as_python_c_would_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

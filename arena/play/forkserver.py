@@ -13,7 +13,12 @@ A tournament's coordinator keeps a second kind, a fork server for referees (``sp
 referee and forks each slot's referee process, running its code as ``python -c`` would. Never the same server:
 a forked process shares its server's address-space layout and stack canary, and a bot must not know its
 referee's (they would help an exploit of a memory bug in what reads the bot's frames). A referee's own server for
-its bots is therefore started by exec, as before, with a layout of its own.
+its bots has a layout of its own: it is started by exec, or (as root) forked from a third kind, the coordinator's
+server of bots' servers (``SERVERS``), started by exec beside the server for referees. That one imports what bots
+need while the other imports the referee, and hands each referee a bots' server in a fork's time: ~100 ms of
+imports off each referee's start, which is the start of every tournament run and of every slot.
+Not root, a referee sweeps what its bots left among the processes re-parented to it (``sandbox``), so its bots'
+server must be its child: it starts it by exec.
 
 What the child must not inherit, it does not: the server reads only one-byte requests, and each child gets its
 environment, token and standard streams from the referee over a socket pair made for it alone, after the fork (no
@@ -29,6 +34,11 @@ streams attached. The server reports each child's end as ``X <pid> <wait status>
 ``R <pid>``, once the referee has killed and swept what the bot left by its pid, process group and session (which
 no other process can take meanwhile). It exits when the referee's end closes (the referee died or let it go): its
 children have a parent-death signal on it, and take their bots with them.
+
+The server of bots' servers reads, on a socket whose ends its coordinator hands each referee it forks (a fourth
+descriptor beside the streams), ``S`` with one end of a socket pair the referee made attached: it forks, and the
+child serves that referee on it as a bots' server, first saying ``I <pid>``. A fork it cannot make closes that end
+(the referee starts a bots' server by exec). It is killed with its coordinator's servers (``ForkServer.close``).
 """
 
 from __future__ import annotations
@@ -75,7 +85,7 @@ if TYPE_CHECKING:
 
 # What a bot's child needs to confine itself and what a Python bot imports before it plays (by name: the SDK is not
 # a dependency of the play layer); what a referee imports.
-BOTS, REFEREES = "bots", "referees"
+BOTS, REFEREES, SERVERS = "bots", "referees", "servers"
 PRELOAD = {
     BOTS: (
         "arena.play.sandbox",  # the children's own confinement (Launch.confinement)
@@ -90,10 +100,11 @@ PRELOAD = {
     ),
     REFEREES: ("arena.play.referee",),
 }
+PRELOAD[SERVERS] = PRELOAD[BOTS]  # a bots' server forked from it has them imported
 ROOM, ROOM_SIZE = "ARENA_ROOM", 16384
 ARGS, ENVIRONMENT = (ARG_START, ARG_END), (ENV_START, ENV_END)
 # The modules a plain interpreter holds at start are noted first: a bot's folder may shadow any other (_unshadow).
-# Arguments: the socket's descriptor, room (see _show_as_execd), the kind (BOTS or REFEREES).
+# Arguments: the socket's descriptor, room (see _show_as_execd), the kind (BOTS, REFEREES or SERVERS).
 SERVER_COMMAND = (
     sys.executable,
     "-P",
@@ -225,9 +236,10 @@ class ForkedProcess:
 class ForkServer:
     """The referee's handle on its fork server process (thread-safe: bots start and end in several threads)."""
 
-    def __init__(self, sock: socket.socket, process: subprocess.Popen[bytes]) -> None:
+    def __init__(self, sock: socket.socket, process: subprocess.Popen[bytes] | Adopted, kind: str = BOTS) -> None:
         self.socket = sock
         self.process = process
+        self.kind = kind
         self.owner = os.getpid()
         self.made_in: tuple[dict[str, str], str] | None = None  # its environment and folder, if they are ours
         self.children: set[int] = set()  # forked and not yet released
@@ -242,7 +254,14 @@ class ForkServer:
         """Start a fork server process (``SERVER_COMMAND``) for bots, with a plain environment in ``/``; or for
         referees, as ``python -c`` runs an exec'd referee: this process's environment and folder (what the
         referee's modules read as they are imported, TMPDIR say, and the interpreter's PYTHON* settings), its
-        folder first on ``sys.path``."""
+        folder first on ``sys.path``. A referee handed the coordinator's server of bots' servers forks its server
+        for bots from it (and starts one by exec if that fails)."""
+        global _seed
+        if kind == BOTS and _seed is not None:
+            try:
+                return cls._forked_from(_seed)
+            except ForkServerError:
+                _seed = None  # gone: this referee's next server for bots starts by exec too
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         from arena.play.sandbox import plain_environment  # here: see the imports below
 
@@ -267,15 +286,39 @@ class ForkServer:
 
         unpin_process(process.pid)  # its children start up on every core, whatever thread started it
         track(process.pid, alive=True)  # not root: ours, not an escaped bot process to sweep
-        handle = cls(ours, process)
+        handle = cls(ours, process, kind)
         handle.made_in = (base, cwd)
+        return handle
+
+    @classmethod
+    def _forked_from(cls, seed: socket.socket) -> ForkServer:
+        """A server for bots forked from the server of bots' servers ``seed``: it is sent one end of a new socket
+        pair, on which its child serves as a bots' server and first says its pid."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            with theirs:
+                socket.send_fds(seed, [b"S"], [theirs.fileno()])
+            waiting = select.poll()
+            waiting.register(ours, select.POLLIN)
+            said = ours.recv(64) if waiting.poll(START_TIMEOUT * 1000) else b""
+            if not said.startswith(b"I "):
+                raise ValueError("no bots' server")
+            pid = int(said[2:])
+        except (OSError, ValueError) as exc:
+            ours.close()
+            raise ForkServerError(f"the server of bots' servers gave none ({exc})") from None
+        from arena.play.sandbox import plain_environment, track
+
+        track(pid, alive=True)
+        handle = cls(ours, Adopted(pid))
+        handle.made_in = (plain_environment(), "/")
         return handle
 
     def alive(self) -> bool:
         """Whether the server runs and belongs to this process (not inherited through a fork of the referee)."""
         return self.owner == os.getpid() and self.process.poll() is None
 
-    def spawn(self, launch: Launch, streams: tuple[int, int, int]) -> tuple[int, socket.socket | None]:
+    def spawn(self, launch: Launch, streams: tuple[int, ...]) -> tuple[int, socket.socket | None]:
         """Fork a child, hand it ``launch`` and its standard streams: its pid, and the socket on which it says
         whether its set-up was done (None: the child was gone before it could be handed its launch)."""
         with self._fork_lock:
@@ -348,18 +391,83 @@ class ForkServer:
                     self._forked.append((int(numbers[0]), fds[0]))
 
     def close(self) -> None:
-        """Let the server go (it exits when its socket closes, its children with it), and reap it."""
+        """Let the server go (it exits when its socket closes, its children with it), and reap it (or see it end).
+        The server of bots' servers is killed: its referees hold ends of its socket, and the servers it forked
+        serve on without it."""
         if self.owner != os.getpid():
             return
         self.socket.close()
+        if self.kind == SERVERS:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=5)
+        if isinstance(self.process, Adopted):
+            self.process.close()
         from arena.play.sandbox import track
 
         track(self.process.pid, alive=False)
 
 
+class Adopted:
+    """A bots' server forked from the server of bots' servers: not our child (its parent reaps it). The part of
+    ``subprocess.Popen`` that ``ForkServer`` uses, on a pidfd (where there is none, on its start time); its exit
+    status is its parent's to know (0 here)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.started = start_ticks(pid)
+        self.returncode: int | None = None
+        self._fd: int | None
+        try:
+            self._fd = os.pidfd_open(pid)
+        except (AttributeError, OSError):  # not Linux, before 5.3, or refused
+            self._fd = None
+
+    def poll(self) -> int | None:
+        """0 once it has ended, None while it runs."""
+        if self.returncode is None and self._ended(0.0):
+            self.returncode = 0
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Wait for it to end; ``subprocess.TimeoutExpired`` after ``timeout`` seconds."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while (code := self.poll()) is None:
+            remaining = 0.05 if deadline is None else min(0.05, deadline - time.monotonic())
+            if remaining <= 0:
+                raise subprocess.TimeoutExpired(f"bots' server {self.pid}", timeout or 0.0)
+            self._ended(remaining)
+        return code
+
+    def kill(self) -> None:
+        """SIGKILL it, through its pidfd (never another process that took its pid); without one, unless it ended."""
+        if self._fd is not None:
+            signal.pidfd_send_signal(self._fd, signal.SIGKILL)
+        elif self.poll() is None:
+            os.kill(self.pid, signal.SIGKILL)
+
+    def close(self) -> None:
+        """Let its pidfd go (once it has ended)."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+
+    def _ended(self, timeout: float) -> bool:
+        fd = self._fd
+        if fd is not None:
+            with contextlib.suppress(OSError, ValueError):
+                waiting = select.poll()
+                waiting.register(fd, select.POLLIN)
+                return bool(waiting.poll(timeout * 1000))
+        if start_ticks(self.pid) != self.started:
+            return True
+        time.sleep(timeout)
+        return start_ticks(self.pid) != self.started
+
+
 _servers: dict[str, ForkServer] = {}  # by kind
+_seed: socket.socket | None = None  # in a referee: the coordinator's server of bots' servers, if it was handed one
 _server_lock = threading.Lock()
 
 
@@ -421,6 +529,8 @@ def warm(*kinds: str) -> None:
         for kind in kinds or (BOTS,):
             with contextlib.suppress(OSError):
                 server(kind)
+            if kind == REFEREES:
+                _seeds()  # (as root) the server of bots' servers, which the referees' bots' servers come from
 
 
 def spawn(launch: Launch, *, stdio: bool) -> ForkedProcess:
@@ -451,15 +561,26 @@ def spawn(launch: Launch, *, stdio: bool) -> ForkedProcess:
 def spawn_referee(launch: Launch, streams: tuple[int, int, int]) -> ForkedProcess:
     """Start a referee's process from this process's fork server for referees, with the standard streams
     ``streams`` (the caller closes its copies): it runs ``launch.argv`` (``python -c CODE ...``) unconfined, as
-    ``subprocess.Popen`` with ``start_new_session`` would, and starts a fork server for its bots by exec (a layout
-    of their own: see the module's docstring). Retries once on a fresh server."""
-    handle, pid, setup = _fork(REFEREES, launch, streams)
+    ``subprocess.Popen`` with ``start_new_session`` would; its fork server for bots has a layout of its own (see the
+    module's docstring). Retries once on a fresh server."""
+    seeds = _seeds()
+    handle, pid, setup = _fork(REFEREES, launch, streams if seeds is None else (*streams, seeds.socket.fileno()))
     if setup is not None:
         setup.close()  # a referee's set-up is not confined: its failures are its own exit status
     return ForkedProcess(handle, pid, (None, None, None))
 
 
-def _fork(kind: str, launch: Launch, streams: tuple[int, int, int]) -> tuple[ForkServer, int, socket.socket | None]:
+def _seeds() -> ForkServer | None:
+    """As root, this process's server of bots' servers, for its referees (started now: it imports while the server
+    for referees does); None where there is none."""
+    if os.geteuid() != 0:
+        return None  # a referee not root needs its bots' server for its child: see the module's docstring
+    with contextlib.suppress(OSError):
+        return server(SERVERS)
+    return None
+
+
+def _fork(kind: str, launch: Launch, streams: tuple[int, ...]) -> tuple[ForkServer, int, socket.socket | None]:
     """Fork a child from this process's server of ``kind``, handing it ``launch`` and ``streams``: the server, the
     child's pid and its set-up socket (``ForkServer.spawn``). A server that is gone is dropped and the fork tried
     once more on a fresh one (the streams pass only with a fork made); a fork the server could not make raises
@@ -499,7 +620,11 @@ def serve(fd: int, started: set[str], kind: str = BOTS) -> Launch:
             importlib.import_module(name)
     gc.collect()
     gc.freeze()  # what is imported stays shared with the children (no copy when their collector walks it)
+    if kind == SERVERS:
+        fd = _serve_servers(fd)  # returns in a child, a bots' server for one referee, with that referee's socket
     requests = socket.socket(fileno=fd)
+    if kind == SERVERS:
+        _answer(requests, b"I %d" % os.getpid())
     wake_read, wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
     signal.set_wakeup_fd(wake_write)
     signal.signal(signal.SIGCHLD, lambda *_: None)
@@ -553,6 +678,42 @@ def serve(fd: int, started: set[str], kind: str = BOTS) -> Launch:
         ours.close()
         _answer(requests, b"P %d" % pid, theirs.fileno())
         theirs.close()
+
+
+def _serve_servers(fd: int) -> int:
+    """The loop of the server of bots' servers: for each ``S`` with a socket attached (a referee's), fork a child
+    that becomes a bots' server on that socket; returns in the child, that socket's descriptor. A fork that fails
+    closes the socket: the referee starts a bots' server by exec. Ends when every end of its socket is closed."""
+    requests = socket.socket(fileno=fd)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGCHLD, lambda *_: _reap_all())  # its children end with their referees
+    while True:
+        try:
+            message, fds = _receive(requests, 16, 1)
+        except OSError:
+            message, fds = b"", []
+        if not message:
+            os._exit(0)
+        if message != b"S" or len(fds) != 1:
+            for extra in fds:
+                os.close(extra)
+            continue
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(fds[0])
+            continue
+        if pid == 0:
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            requests.close()
+            return fds[0]
+        os.close(fds[0])
+
+
+def _reap_all() -> None:
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
 
 
 def _answer(requests: socket.socket, message: bytes, fd: int = -1) -> None:
@@ -615,14 +776,16 @@ def _receive(sock: socket.socket, size: int, most: int, flags: int = 0) -> tuple
 def _become_bot(channel: socket.socket, started: set[str]) -> Launch:  # pragma: no cover - in the server's child
     """In the child: take the launch and standard streams, confine itself, become the bot's (or the referee's)
     process (as ``subprocess.Popen`` would: streams, session, confinement, then every other descriptor closed)."""
+    seed = -1  # a referee's: the coordinator's server of bots' servers
     try:
-        message, fds = _receive(channel, _MAX_SPEC, 3)
-        if len(fds) != 3:
+        message, fds = _receive(channel, _MAX_SPEC, 4)
+        if len(fds) not in (3, 4):
             os._exit(127)  # the referee gave up on this child
         launch: Launch = pickle.loads(message)
-        for target, fd in enumerate(fds):
+        seed = fds[3] if len(fds) == 4 and launch.confinement is None else -1
+        for target, fd in enumerate(fds[:3]):
             os.dup2(fd, target)
-        for fd in set(fds) - {0, 1, 2}:
+        for fd in set(fds) - {0, 1, 2, seed}:
             os.close(fd)
         os.setsid()
         os.chdir(launch.cwd)
@@ -643,7 +806,14 @@ def _become_bot(channel: socket.socket, started: set[str]) -> Launch:  # pragma:
         _set_up_failed(channel, f"the sandbox could not be set up: {exc}")
     with contextlib.suppress(OSError):
         channel.send(SET_UP)
-    os.closerange(3, 1 << 16)  # the set-up socket too: from here on, what happens is the bot's doing
+    if seed < 0:
+        os.closerange(3, 1 << 16)  # the set-up socket too: from here on, what happens is the bot's doing
+    else:
+        os.closerange(3, seed)
+        os.closerange(seed + 1, 1 << 16)
+        global _seed
+        os.set_inheritable(seed, False)
+        _seed = socket.socket(fileno=seed)
     os.environ.clear()
     os.environ.update(launch.env)
     _show_as_execd(launch.argv, launch.env)
