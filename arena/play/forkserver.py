@@ -618,6 +618,10 @@ def serve(fd: int, started: set[str], kind: str = BOTS) -> Launch:
     for name in PRELOAD[kind]:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
+    if kind == REFEREES:  # what the sandbox may do here: probed (in a forked child) once, not in every referee
+        from arena.play.sandbox import capabilities
+
+        capabilities()
     gc.collect()
     gc.freeze()  # what is imported stays shared with the children (no copy when their collector walks it)
     if kind == SERVERS:

@@ -18,6 +18,7 @@ from typing import Any
 
 from arena.engine.record import GameRecord
 from arena.errors import ArenaError
+from arena.play import forkserver
 from arena.play.botproc import BUNDLED, STDIO_PREFIX, BotCommand, resolve_bot
 from arena.play.cpus import idlest
 from arena.play.matchspec import MatchSpec
@@ -126,13 +127,15 @@ def _run(
     on_progress: Callable[[Progress], None] | None,
 ) -> RunReport:
     here = not getattr(executor, "remote", False)  # a cluster's executor: its workers check isolation and pin
+    executor = executor or LocalExecutor()
+    if isinstance(executor, LocalExecutor):  # the referees' fork servers import while the run is prepared
+        forkserver.warm(forkserver.REFEREES)
     if here:  # matches run here: refuse now, not once a match
         require_isolation(config.trusted_bots)
     grown = bind(store, config, commands)
     remember_candidate(store, config, commands)
     done = store.game_keys()
     matches = plan_matches(config, commands, done=done, log_dir=log_dir)
-    executor = executor or LocalExecutor()
     grouped = chains(matches)
     slots = min(jobs, len(grouped))
     warm = getattr(executor, "warm", None)
