@@ -6,6 +6,7 @@ forked bots is checked by the hardening tests, which run their snooping bots bot
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -471,6 +472,75 @@ def test_a_referee_whose_server_of_bots_servers_is_gone_starts_its_bots_server_b
         first.kill()
         first.wait(timeout=10)
         first.release()
+
+
+SEEDED_REFEREE = """
+import dataclasses, os, sys, time
+from pathlib import Path
+from arena.play import forkserver, sandbox
+folder = Path(sys.argv[1])
+forkserver.SEEDED_TIMEOUT = 1.0
+if sys.argv[2] == "no-uids":  # root, but the sandbox cannot give bots uids of their own
+    found = sandbox.capabilities()
+    sandbox.capabilities = lambda: dataclasses.replace(found, root=False)
+while not (folder / "go").exists():
+    time.sleep(0.01)
+began = time.monotonic()
+server = forkserver.server()
+print(server.process.pid, round(time.monotonic() - began, 2), flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="no server of bots' servers when not root")
+@pytest.mark.parametrize("case", ["no-uids", "stopped"])
+def test_a_referee_takes_its_bots_server_by_exec_when_its_bots_share_its_uid_or_the_server_is_stuck(
+    tmp_path: Path, case: str
+) -> None:
+    """Root without uids to give bots (a container without them), the referee sweeps what its bots leave among the
+    processes re-parented to it: its bots' server must be its child, started by exec. A server of bots' servers
+    that is stopped costs a referee its wait (SEEDED_TIMEOUT), not its start."""
+    forkserver.reset()
+    launch = forkserver.Launch(
+        (sys.executable, "-c", SEEDED_REFEREE, str(tmp_path), case), dict(os.environ), str(tmp_path), None
+    )
+    referee, output = forked_referee(launch)
+    servers = forkserver.server(forkserver.SERVERS).process
+    try:
+        with output:
+            if case == "stopped":
+                os.kill(servers.pid, signal.SIGSTOP)
+            (tmp_path / "go").touch()
+            bots_server, waited = output.readline().split()
+            assert parent_of(int(bots_server)) == referee.pid
+            assert float(waited) < 30.0  # START_TIMEOUT's wait would be 30 s
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(servers.pid, signal.SIGCONT)
+        referee.kill()
+        referee.wait(timeout=10)
+        referee.release()
+
+
+def test_a_bots_server_of_another_parent_that_is_gone_is_known_as_ended() -> None:
+    """``Adopted`` without a pidfd (before Linux 5.3): it goes by the start time; a process gone before it was
+    looked at is ended at once (not waited for)."""
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    adopted = forkserver.Adopted(gone.pid, None)
+    assert adopted.poll() == 0 and adopted.wait(timeout=0.1) == 0
+    living = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        adopted = forkserver.Adopted(living.pid, None)
+        assert adopted.poll() is None
+        with pytest.raises(subprocess.TimeoutExpired):
+            adopted.wait(timeout=0.1)
+        living.kill()
+        living.wait()
+        assert adopted.wait(timeout=5) == 0
+    finally:
+        living.kill()
+        living.wait()
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="no server of bots' servers when not root")

@@ -114,6 +114,7 @@ SERVER_COMMAND = (
 SET_UP = b"set up"  # a child's word that its set-up is done (anything else it sends says what failed)
 LOST = -1  # in place of a wait status: the child died with its server (SIGKILL), which could not report it
 START_TIMEOUT = 30.0  # seconds for the server to start and answer a request
+SEEDED_TIMEOUT = 5.0  # seconds for the server of bots' servers to fork one (it imported beside the referees')
 _MAX_SPEC = 1 << 20
 
 
@@ -257,11 +258,11 @@ class ForkServer:
         folder first on ``sys.path``. A referee handed the coordinator's server of bots' servers forks its server
         for bots from it (and starts one by exec if that fails)."""
         global _seed
-        if kind == BOTS and _seed is not None:
+        if kind == BOTS and _seed is not None and _bots_get_uids():
             try:
                 return cls._forked_from(_seed)
             except ForkServerError:
-                _seed = None  # gone: this referee's next server for bots starts by exec too
+                _seed = None  # gone or stuck: this referee's next server for bots starts by exec too
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         from arena.play.sandbox import plain_environment  # here: see the imports below
 
@@ -295,22 +296,25 @@ class ForkServer:
         """A server for bots forked from the server of bots' servers ``seed``: it is sent one end of a new socket
         pair, on which its child serves as a bots' server and first says its pid."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        fds: list[int] = []
         try:
-            with theirs:
-                socket.send_fds(seed, [b"S"], [theirs.fileno()])
+            with theirs:  # never blocks: a server whose queue is full is stuck (an exec does instead)
+                socket.send_fds(seed, [b"S"], [theirs.fileno()], socket.MSG_DONTWAIT)
             waiting = select.poll()
             waiting.register(ours, select.POLLIN)
-            said = ours.recv(64) if waiting.poll(START_TIMEOUT * 1000) else b""
+            said, fds = _receive(ours, 64, 1) if waiting.poll(SEEDED_TIMEOUT * 1000) else (b"", [])
             if not said.startswith(b"I "):
                 raise ValueError("no bots' server")
             pid = int(said[2:])
         except (OSError, ValueError) as exc:
             ours.close()
+            for fd in fds:
+                os.close(fd)
             raise ForkServerError(f"the server of bots' servers gave none ({exc})") from None
         from arena.play.sandbox import plain_environment, track
 
         track(pid, alive=True)
-        handle = cls(ours, Adopted(pid))
+        handle = cls(ours, Adopted(pid, fds[0] if fds else None))
         handle.made_in = (plain_environment(), "/")
         return handle
 
@@ -414,15 +418,11 @@ class Adopted:
     ``subprocess.Popen`` that ``ForkServer`` uses, on a pidfd (where there is none, on its start time); its exit
     status is its parent's to know (0 here)."""
 
-    def __init__(self, pid: int) -> None:
+    def __init__(self, pid: int, pidfd: int | None) -> None:
         self.pid = pid
-        self.started = start_ticks(pid)
+        self.started = start_ticks(pid)  # (None: gone already)
         self.returncode: int | None = None
-        self._fd: int | None
-        try:
-            self._fd = os.pidfd_open(pid)
-        except (AttributeError, OSError):  # not Linux, before 5.3, or refused
-            self._fd = None
+        self._fd = pidfd  # from the process itself (it cannot name another), None where it could not make one
 
     def poll(self) -> int | None:
         """0 once it has ended, None while it runs."""
@@ -460,7 +460,7 @@ class Adopted:
                 waiting = select.poll()
                 waiting.register(fd, select.POLLIN)
                 return bool(waiting.poll(timeout * 1000))
-        if start_ticks(self.pid) != self.started:
+        if self.started is None or start_ticks(self.pid) != self.started:
             return True
         time.sleep(timeout)
         return start_ticks(self.pid) != self.started
@@ -563,8 +563,12 @@ def spawn_referee(launch: Launch, streams: tuple[int, int, int]) -> ForkedProces
     ``streams`` (the caller closes its copies): it runs ``launch.argv`` (``python -c CODE ...``) unconfined, as
     ``subprocess.Popen`` with ``start_new_session`` would; its fork server for bots has a layout of its own (see the
     module's docstring). Retries once on a fresh server."""
-    seeds = _seeds()
-    handle, pid, setup = _fork(REFEREES, launch, streams if seeds is None else (*streams, seeds.socket.fileno()))
+    seed = _seed_for_referee()
+    try:
+        handle, pid, setup = _fork(REFEREES, launch, streams if seed < 0 else (*streams, seed))
+    finally:
+        if seed >= 0:
+            os.close(seed)
     if setup is not None:
         setup.close()  # a referee's set-up is not confined: its failures are its own exit status
     return ForkedProcess(handle, pid, (None, None, None))
@@ -578,6 +582,26 @@ def _seeds() -> ForkServer | None:
     with contextlib.suppress(OSError):
         return server(SERVERS)
     return None
+
+
+def _seed_for_referee() -> int:
+    """A descriptor of our own of the server of bots' servers' socket, for a referee about to be forked (-1: none):
+    taken while the server is still ours (a ``reset`` meanwhile closes its socket, not our copy)."""
+    handle = _seeds()
+    with _server_lock:
+        if handle is not None and _servers.get(SERVERS) is handle:
+            with contextlib.suppress(OSError):
+                return os.dup(handle.socket.fileno())
+    return -1
+
+
+def _bots_get_uids() -> bool:
+    """Whether this referee's bots run under uids of their own (root, and the sandbox may switch uids): only then
+    may its bots' server be another process's child (not root, it sweeps what its bots left among the processes
+    re-parented to it)."""
+    from arena.play.sandbox import capabilities
+
+    return capabilities().root
 
 
 def _fork(kind: str, launch: Launch, streams: tuple[int, ...]) -> tuple[ForkServer, int, socket.socket | None]:
@@ -627,8 +651,14 @@ def serve(fd: int, started: set[str], kind: str = BOTS) -> Launch:
     if kind == SERVERS:
         fd = _serve_servers(fd)  # returns in a child, a bots' server for one referee, with that referee's socket
     requests = socket.socket(fileno=fd)
-    if kind == SERVERS:
-        _answer(requests, b"I %d" % os.getpid())
+    if kind == SERVERS:  # its pid, and a pidfd of itself: the referee knows it by that, not by a pid
+        try:
+            own = os.pidfd_open(os.getpid())
+        except (AttributeError, OSError):  # before Linux 5.3, or refused: the referee goes by its start time
+            own = -1
+        _answer(requests, b"I %d" % os.getpid(), own)
+        if own >= 0:
+            os.close(own)
     wake_read, wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
     signal.set_wakeup_fd(wake_write)
     signal.signal(signal.SIGCHLD, lambda *_: None)

@@ -236,7 +236,8 @@ class LocalExecutor:
 # The referee process starts its fork server first, so that the server imports what Python bots need while the
 # referee imports the rest of itself (``python -m arena.play.referee`` does the same, later). Where fork servers
 # work, the referee is forked from this process's fork server for referees (the referee imported) and runs this
-# code there; it still starts its bots' server by exec (forkserver: a bot must not share its referee's layout).
+# code there; its bots' server is forked from the server of bots' servers or started by exec (forkserver: a bot must
+# not share its referee's layout).
 REFEREE_COMMAND = (
     sys.executable,
     "-c",
