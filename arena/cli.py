@@ -196,8 +196,9 @@ def bench_tournament(games: int, rounds: int, as_json: bool) -> None:
     click.echo(f"rounds  {each}  (each round's ratio, the host's just before it)")
     click.echo(
         f"start   first stored game after {result['first_game_ms_jobs1']:.0f} ms with jobs 1,"
-        f" {result['first_game_ms_jobs2']:.0f} ms with jobs 2: ceiling {result['start_ceiling']:.2f}"
-        "  (the ratio if all after the first game of jobs 1 were split evenly over two slots)"
+        f" {result['first_game_ms_jobs2']:.0f} ms with jobs 2: split {result['even_split']:.2f}"
+        "  (the ratio if all after the first game of jobs 1 were split evenly over two slots; two jobs may do better:"
+        " they also overlap one slot's match changes)"
     )
     click.echo(
         f"steady  {result['steady_jobs1_games_per_second']:.2f} games/s with jobs 1,"

@@ -26,12 +26,12 @@ def test_bench_tournament_prints_rates_their_ratio_the_share_of_play_the_hosts_c
     assert 0 < figures["efficiency"] < 1  # play alone is always faster than play with set-up
     assert figures["host_scaling"] > 0  # measured in the same run (no bound: it is wall-clock on a shared host)
     assert figures["rounds"] == [{"ratio": pytest.approx(two / one), "host_scaling": figures["host_scaling"]}]
-    # the first stored game comes within the run (8 games at the run's rate take the whole run), and the ceiling
-    # the starts leave is worked out from the same run's figures
+    # the first stored game comes within the run (8 games at the run's rate take the whole run), and the ratio
+    # the starts leave (the rest split evenly) is worked out from the same run's figures
     first = {jobs: figures[f"first_game_ms_jobs{jobs}"] / 1000 for jobs in (1, 2)}
     for jobs, rate in ((1, one), (2, two)):
         assert 0 < first[jobs] < 8 / rate
-    assert figures["start_ceiling"] == pytest.approx(8 / one / (first[2] + (8 / one - first[1]) / 2))
+    assert figures["even_split"] == pytest.approx(8 / one / (first[2] + (8 / one - first[1]) / 2))
     # between the first and the last stored game: seven games in less than the whole run, so faster than its rate
     # of 8 over the run would be if it had no start; the ratio is the two steady rates'
     for jobs, rate in ((1, one), (2, two)):
