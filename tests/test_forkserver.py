@@ -544,6 +544,20 @@ def test_a_bots_server_of_another_parent_that_is_gone_is_known_as_ended() -> Non
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="no server of bots' servers when not root")
+def test_a_new_pythonpath_gets_a_new_server_of_bots_servers(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Its bots' servers, and so their bots, import with the PYTHONPATH it started with: a coordinator whose
+    environment changed (a test, a long-lived worker) gets a fresh one, and the old one goes."""
+    forkserver.reset()
+    first = forkserver.server(forkserver.SERVERS)
+    assert forkserver.server(forkserver.SERVERS) is first
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    second = forkserver.server(forkserver.SERVERS)
+    assert second is not first and second.alive()
+    first.process.wait(timeout=10)  # killed
+    forkserver.reset()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="no server of bots' servers when not root")
 def test_the_server_of_bots_servers_ends_with_its_coordinators_servers_and_its_bots_servers_go_on() -> None:
     """reset() (as the end of a run) kills the server of bots' servers, though referees hold ends of its socket;
     a bots' server it forked serves its referee on."""

@@ -476,10 +476,11 @@ def server(kind: str = BOTS) -> ForkServer:
     died)."""
     with _server_lock:
         handle = _servers.get(kind)
-        if handle is None or not handle.alive() or (kind == REFEREES and handle.made_in != _here()):
+        stale = handle is not None and kind != BOTS and handle.made_in != _made_for(kind)
+        if handle is None or not handle.alive() or stale:
             if handle is not None and handle.alive():  # started in another environment or folder: it serves its
-                handle.retired = True  # running referees, and ends with the last of them
-                if not handle.children:
+                handle.retired = True  # running referees, and ends with the last of them (the server of bots'
+                if not handle.children:  # servers has none: the servers it forked serve on without it)
                     handle.close()
             handle = _servers[kind] = ForkServer.start(kind)
             atexit.register(handle.close)  # the referee waits for it: no server outlives its referee
@@ -488,6 +489,16 @@ def server(kind: str = BOTS) -> ForkServer:
 
 def _here() -> tuple[dict[str, str], str]:
     return dict(os.environ), os.getcwd()
+
+
+def _made_for(kind: str) -> tuple[dict[str, str], str]:
+    """The environment and folder a server of ``kind`` would start in now (a referee's bots' server lives as long
+    as its referee, whose environment does not change: not asked)."""
+    if kind == REFEREES:
+        return _here()
+    from arena.play.sandbox import plain_environment
+
+    return plain_environment(), "/"
 
 
 def reset() -> float:
