@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -513,13 +514,28 @@ def test_a_referee_takes_its_bots_server_by_exec_when_its_bots_share_its_uid_or_
             (tmp_path / "go").touch()
             bots_server, waited = output.readline().split()
             assert parent_of(int(bots_server)) == referee.pid
-            assert float(waited) < 30.0  # START_TIMEOUT's wait would be 30 s
+            if case == "stopped":  # it asked, waited its SEEDED_TIMEOUT (1 s here), not START_TIMEOUT's 30 s
+                assert 0.9 <= float(waited) < 30.0
+            else:  # it did not ask
+                assert float(waited) < 0.9
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.kill(servers.pid, signal.SIGCONT)
         referee.kill()
         referee.wait(timeout=10)
         referee.release()
+
+
+@pytest.mark.timeout(60)
+def test_asking_a_server_of_bots_servers_that_reads_nothing_never_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stuck server's socket fills up (each referee's request stays queued, its socket pair's end in flight): the
+    request after that must fail at once, not block the referee for ever (send_fds drops MSG_DONTWAIT before 3.12)."""
+    monkeypatch.setattr(forkserver, "SEEDED_TIMEOUT", 0.0)
+    ours, stuck = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    with ours, stuck:
+        for _ in range(600):  # the queue holds about 280
+            with pytest.raises(forkserver.ForkServerError):
+                forkserver.ForkServer._forked_from(ours)
 
 
 def test_a_bots_server_of_another_parent_that_is_gone_is_known_as_ended() -> None:
@@ -565,6 +581,7 @@ def test_the_server_of_bots_servers_ends_with_its_coordinators_servers_and_its_b
     seeds = forkserver.server(forkserver.SERVERS)
     bots = forkserver.ForkServer._forked_from(seeds.socket)
     assert parent_of(bots.process.pid) == seeds.process.pid
+    assert isinstance(bots.process, forkserver.Adopted) and bots.process._fd is not None  # its pidfd came along
     forkserver.reset()
     assert start_ticks(seeds.process.pid) is None  # killed and reaped
     assert bots.alive()

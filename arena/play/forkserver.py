@@ -298,8 +298,10 @@ class ForkServer:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         fds: list[int] = []
         try:
-            with theirs:  # never blocks: a server whose queue is full is stuck (an exec does instead)
-                socket.send_fds(seed, [b"S"], [theirs.fileno()], socket.MSG_DONTWAIT)
+            with theirs:  # never blocks: a server whose queue is full is stuck (an exec does instead). sendmsg, not
+                # send_fds, which drops its flags before Python 3.12 (gh-107898)
+                attached = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [theirs.fileno()]))]
+                seed.sendmsg([b"S"], attached, socket.MSG_DONTWAIT)
             waiting = select.poll()
             waiting.register(ours, select.POLLIN)
             said, fds = _receive(ours, 64, 1) if waiting.poll(SEEDED_TIMEOUT * 1000) else (b"", [])
