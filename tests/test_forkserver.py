@@ -574,14 +574,25 @@ def test_a_new_pythonpath_gets_a_new_server_of_bots_servers(monkeypatch: pytest.
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="no server of bots' servers when not root")
-def test_the_server_of_bots_servers_ends_with_its_coordinators_servers_and_its_bots_servers_go_on() -> None:
+def test_the_server_of_bots_servers_ends_with_its_coordinators_servers_and_its_bots_servers_go_on(
+    tmp_path: Path,
+) -> None:
     """reset() (as the end of a run) kills the server of bots' servers, though referees hold ends of its socket;
     a bots' server it forked serves its referee on."""
     forkserver.reset()
     seeds = forkserver.server(forkserver.SERVERS)
-    bots = forkserver.ForkServer._forked_from(seeds.socket)
+    log = tmp_path / "referee.log"
+    ours = os.dup(2)
+    with open(log, "wb") as stderr:  # a referee's stderr is its log, not its coordinator's (the server's)
+        os.dup2(stderr.fileno(), 2)
+        try:
+            bots = forkserver.ForkServer._forked_from(seeds.socket)
+        finally:
+            os.dup2(ours, 2)
+            os.close(ours)
     assert parent_of(bots.process.pid) == seeds.process.pid
     assert isinstance(bots.process, forkserver.Adopted) and bots.process._fd is not None  # its pidfd came along
+    assert os.stat(f"/proc/{bots.process.pid}/fd/2") == os.stat(log)  # its errors go to the referee's log
     forkserver.reset()
     assert start_ticks(seeds.process.pid) is None  # killed and reaped
     assert bots.alive()

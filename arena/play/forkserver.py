@@ -36,8 +36,9 @@ no other process can take meanwhile). It exits when the referee's end closes (th
 children have a parent-death signal on it, and take their bots with them.
 
 The server of bots' servers reads, on a socket whose ends its coordinator hands each referee it forks (a fourth
-descriptor beside the streams), ``S`` with one end of a socket pair the referee made attached: it forks, and the
-child serves that referee on it as a bots' server, first saying ``I <pid>``. A fork it cannot make closes that end
+descriptor beside the streams), ``S`` with one end of a socket pair the referee made and the referee's stderr
+attached: it forks, and the child serves that referee on it as a bots' server (its stderr the referee's, as an exec'd
+one's), first saying ``I <pid>``. A fork it cannot make closes that end
 (the referee starts a bots' server by exec). It is killed with its coordinator's servers (``ForkServer.close``).
 """
 
@@ -300,7 +301,8 @@ class ForkServer:
         try:
             with theirs:  # never blocks: a server whose queue is full is stuck (an exec does instead). sendmsg, not
                 # send_fds, which drops its flags before Python 3.12 (gh-107898)
-                attached = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [theirs.fileno()]))]
+                # with our stderr: the server's own errors go to this referee's log, as from a server it exec'd
+                attached = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [theirs.fileno(), 2]))]
                 seed.sendmsg([b"S"], attached, socket.MSG_DONTWAIT)
             waiting = select.poll()
             waiting.register(ours, select.POLLIN)
@@ -728,33 +730,36 @@ def serve(fd: int, started: set[str], kind: str = BOTS) -> Launch:
 
 
 def _serve_servers(fd: int) -> int:
-    """The loop of the server of bots' servers: for each ``S`` with a socket attached (a referee's), fork a child
-    that becomes a bots' server on that socket; returns in the child, that socket's descriptor. A fork that fails
-    closes the socket: the referee starts a bots' server by exec. Ends when every end of its socket is closed."""
+    """The loop of the server of bots' servers: for each ``S`` with a socket attached (a referee's) and the referee's
+    stderr, fork a child that becomes a bots' server on that socket, with that stderr; returns in the child, that
+    socket's descriptor. A fork that fails closes the socket: the referee starts a bots' server by exec. Ends when
+    every end of its socket is closed."""
     requests = socket.socket(fileno=fd)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGCHLD, lambda *_: _reap_all())  # its children end with their referees
     while True:
         try:
-            message, fds = _receive(requests, 16, 1)
+            message, fds = _receive(requests, 16, 2)
         except OSError:
             message, fds = b"", []
         if not message:
             os._exit(0)
-        if message != b"S" or len(fds) != 1:
+        if message != b"S" or len(fds) != 2:
             for extra in fds:
                 os.close(extra)
             continue
         try:
             pid = os.fork()
         except OSError:
-            os.close(fds[0])
-            continue
+            pid = -1
         if pid == 0:
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             requests.close()
+            os.dup2(fds[1], 2)
+            os.close(fds[1])
             return fds[0]
-        os.close(fds[0])
+        for fd in fds:
+            os.close(fd)
 
 
 def _reap_all() -> None:
