@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-import select
 import shutil
 import signal
 import subprocess
@@ -20,7 +19,7 @@ from typing import IO, Literal
 
 from arena.errors import ArenaError
 from arena.play import forkserver
-from arena.play.linux import die_with_parent
+from arena.play.linux import die_with_parent, readable
 from arena.play.sandbox import Confinement, Jail, plain_environment, track, transport_environment
 
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bots"  # inside the package, so that a wheel carries them
@@ -198,9 +197,7 @@ class BotProcess:
                     time.sleep(0.01)
             else:
                 try:
-                    waiting = select.poll()
-                    waiting.register(fd, select.POLLIN)
-                    waiting.poll(max(0.0, deadline - time.monotonic()) * 1000)
+                    readable(fd, deadline - time.monotonic())
                 finally:
                     os.close(fd)
         return not self.alive()

@@ -77,6 +77,7 @@ from arena.play.linux import (
     UTIME,
     die_with_parent,
     prctl,
+    readable,
     start_ticks,
     stat_fields,
 )
@@ -304,9 +305,7 @@ class ForkServer:
                 # with our stderr: the server's own errors go to this referee's log, as from a server it exec'd
                 attached = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [theirs.fileno(), 2]))]
                 seed.sendmsg([b"S"], attached, socket.MSG_DONTWAIT)
-            waiting = select.poll()
-            waiting.register(ours, select.POLLIN)
-            said, fds = _receive(ours, 64, 1) if waiting.poll(SEEDED_TIMEOUT * 1000) else (b"", [])
+            said, fds = _receive(ours, 64, 1) if readable(ours, SEEDED_TIMEOUT) else (b"", [])
             if not said.startswith(b"I "):
                 raise ValueError("no bots' server")
             pid = int(said[2:])
@@ -370,12 +369,9 @@ class ForkServer:
 
     def wait(self, timeout: float | None) -> None:
         """Wait up to ``timeout`` seconds for news from the server, and take it in."""
-        # at most 50 ms: another thread may take in (and store) the news this one waits for. poll, not select: the
-        # socket's descriptor may be past 1023 in a referee that holds its bots' connections (select refuses it)
+        # at most 50 ms: another thread may take in (and store) the news this one waits for
         with contextlib.suppress(OSError, ValueError):
-            waiting = select.poll()
-            waiting.register(self.socket, select.POLLIN)
-            waiting.poll(50 if timeout is None else max(0, min(timeout, 0.05)) * 1000)
+            readable(self.socket, 0.05 if timeout is None else min(timeout, 0.05))
         self._pump()
         if not self.alive():  # its children died with it
             time.sleep(min(timeout or 0.05, 0.05))
@@ -461,9 +457,7 @@ class Adopted:
         fd = self._fd
         if fd is not None:
             with contextlib.suppress(OSError, ValueError):
-                waiting = select.poll()
-                waiting.register(fd, select.POLLIN)
-                return bool(waiting.poll(timeout * 1000))
+                return readable(fd, timeout)
         if self.started is None or start_ticks(self.pid) != self.started:
             return True
         time.sleep(timeout)

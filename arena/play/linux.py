@@ -12,10 +12,14 @@ import errno
 import math
 import os
 import resource
+import select
 import signal
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import socket
 
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 4, 36, 38
 
@@ -178,6 +182,15 @@ STATE, PPID, SESSION, START_TIME = 0, 1, 3, 19
 UTIME, STIME, CSTIME = 11, 12, 14  # its user and system time; the last of the four processor times
 ARG_START, ARG_END, ENV_START, ENV_END = 45, 46, 47, 48  # where its arguments and environment lie in its memory
 GONE = (b"Z", b"X")  # zombie or dead: not running any more
+
+
+def readable(source: int | socket.socket, seconds: float) -> bool:
+    """Wait up to ``seconds`` for ``source`` to be readable (a pidfd: its process ended; a socket: a message, or its
+    peer gone); whether it is. poll, not select: a referee holding its bots' connections has descriptors past 1023,
+    which select refuses."""
+    waiting = select.poll()
+    waiting.register(source, select.POLLIN)
+    return bool(waiting.poll(max(0.0, seconds) * 1000))
 
 
 def stat_fields(pid: int | str) -> list[bytes] | None:
