@@ -8,6 +8,7 @@ card *text*, on purpose without the engine's tables, so that tests compare the e
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import random
 import subprocess
@@ -273,18 +274,31 @@ def hidden_from(hand: HandState, seat: int) -> set[str]:
 
 
 def cards_in_json(data: Any) -> set[str]:
-    """Every string in a JSON value that is the text of a card."""
-    if isinstance(data, dict):
-        return set().union(*(cards_in_json(v) for v in data.values())) if data else set()
-    if isinstance(data, list):
-        return set().union(*(cards_in_json(v) for v in data)) if data else set()
-    if isinstance(data, str):
-        try:
-            Card.parse(data)
-        except ValueError:
-            return set()
-        return {data}
-    return set()
+    """Every string in a JSON value that is the text of a card.
+
+    A walk with a stack, each string's verdict cached: the property tests read every view of every step this way,
+    and a recursive union of sets per node took half of their time.
+    """
+    found: set[str] = set()
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, str) and _is_card(value):
+            found.add(value)
+    return found
+
+
+@functools.cache
+def _is_card(text: str) -> bool:
+    try:
+        Card.parse(text)
+    except ValueError:
+        return False
+    return True
 
 
 def bot_decision(
