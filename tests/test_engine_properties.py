@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 from helpers import (
-    cards_in_json,
     cases,
     expected_points,
     hidden_from,
+    leaked_cards,
     same_side,
     suit_of,
     trick_winner,
@@ -137,7 +137,7 @@ def check_step(hand: HandState, scores: tuple[int, ...]) -> None:
         blind = hand.phase is Phase.NAME_TRUMP and seat == hand.dealer
         assert view.hand == (() if blind else tuple(sorted(hand.hands[seat])))
         assert view.discarded == (hand.discarded if seat == hand.dealer else None)
-        leaked = cards_in_json(json.loads(json.dumps(view.to_json()))) & hidden_from(hand, seat)
+        leaked = leaked_cards(view.to_json(), hidden_from(hand, seat))
         assert not leaked, f"seat {seat} sees {leaked}"
 
 
@@ -236,7 +236,7 @@ def test_random_games_end_score_by_the_table_and_replay_from_their_records(
         hand = game.hand
         for seat in range(rules.players):
             view = seat_view(game, seat)
-            assert not cards_in_json(view.to_json()) & hidden_from(hand, seat)
+            assert not leaked_cards(view.to_json(), hidden_from(hand, seat))
         game.apply(choose(game.legal_actions(), rng, pass_bias), game.current_seat())
         if hand.is_over():
             check_finished(hand)
