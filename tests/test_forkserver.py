@@ -631,6 +631,27 @@ def test_a_forked_referee_starts_as_python_c_would_here(tmp_path: Path, monkeypa
     assert servers[1].alive()
 
 
+def test_the_variable_pytest_sets_for_each_test_keeps_the_server_for_referees(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytest sets PYTEST_CURRENT_TEST afresh for every test: the server for referees serves on through it (a
+    server a test would cost every test that plays), and each referee still gets it as its launch has it; any other
+    change of the environment starts a fresh server."""
+    code = "import os; print(os.environ['PYTEST_CURRENT_TEST'])"
+    argv = (sys.executable, "-c", code, "--serve")
+    servers, seen = [], []
+    for test in ("test_one (call)", "test_two (setup)"):
+        monkeypatch.setenv("PYTEST_CURRENT_TEST", test)
+        process, output = forked_referee(forkserver.Launch(argv, dict(os.environ), os.getcwd(), None))
+        with output:
+            seen.append(output.read().strip())
+        assert process.wait(timeout=30) == 0
+        process.release()
+        servers.append(process.server)
+    assert seen == ["test_one (call)", "test_two (setup)"]
+    assert servers[0] is servers[1] and servers[0].alive()
+    monkeypatch.setenv("ARENA_TEST_OTHER_VARIABLE", "1")
+    assert forkserver.server(forkserver.REFEREES) is not servers[0]
+
+
 def forked_referee(launch: forkserver.Launch) -> tuple[forkserver.ForkedProcess, TextIO]:
     """A referee's process forked by spawn_referee (stdin from /dev/null, stderr ours): it and its output."""
     reading, writing = os.pipe()

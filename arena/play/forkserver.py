@@ -269,7 +269,7 @@ class ForkServer:
         from arena.play.sandbox import plain_environment  # here: see the imports below
 
         if kind == REFEREES:
-            command, base, cwd = [a for a in SERVER_COMMAND if a != "-P"], dict(os.environ), os.getcwd()
+            command, (base, cwd) = [a for a in SERVER_COMMAND if a != "-P"], _here()
         else:
             command, base, cwd = list(SERVER_COMMAND), plain_environment(), "/"
         env = {**base, ROOM: "." * ROOM_SIZE}  # ROOM: room for its children's environments
@@ -485,8 +485,14 @@ def server(kind: str = BOTS) -> ForkServer:
         return handle
 
 
+# Variables that change while a process runs and that no import reads: pytest sets PYTEST_CURRENT_TEST afresh for
+# each test (and each test's set-up and teardown). A server for referees is not started again for them (a forked
+# referee gets the whole environment of its launch, theirs included).
+VOLATILE = frozenset({"PYTEST_CURRENT_TEST"})
+
+
 def _here() -> tuple[dict[str, str], str]:
-    return dict(os.environ), os.getcwd()
+    return {k: v for k, v in os.environ.items() if k not in VOLATILE}, os.getcwd()
 
 
 def _made_for(kind: str) -> tuple[dict[str, str], str]:
