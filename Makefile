@@ -16,10 +16,7 @@ $(STAMP): pyproject.toml
 	@# setuptools drops the mode, the default install serves.
 	@# The Debian packages some tests drive (tools/system-packages.sh) install meanwhile: both mostly wait on the
 	@# network and the disk. Their output follows; either failing fails the set-up. The packages take longest (~16 s
-	@# on a fresh machine, uv ~8 s): the bytecode (below) is compiled in that wait, not after it, and so is what the
-	@# test run imports (the test modules as pytest rewrites them, pytest, Hypothesis), by a collection of the suite:
-	@# otherwise each of the run's three workers compiles it all at its start (14.4-14.8 s of processor time for the
-	@# three collections, 5 s warm). Its failures are the test run's to report.
+	@# on a fresh machine, uv ~8 s): the bytecode (below) is compiled in that wait, not after it.
 	@tools/system-packages.sh >$(VENV)/system-packages.log 2>&1 & packages=$$!; \
 	{ { test -x $(VENV)/uv/bin/uv \
 		|| $(PYTHON) -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $(VENV)/uv uv; } \
@@ -27,8 +24,7 @@ $(STAMP): pyproject.toml
 		--config-setting editable_mode=compat -e '.[test,dask]' \
 	|| { $(BIN)/python -m ensurepip --upgrade --default-pip \
 		&& { $(BIN)/pip install --quiet -e '.[test,dask]' --config-settings editable_mode=compat \
-			|| $(BIN)/pip install --quiet -e '.[test,dask]'; }; }; } && $(BIN)/python tools/bytecode.py \
-	&& { $(PYTEST) --collect-only -q >/dev/null 2>&1 || true; }; python=$$?; \
+			|| $(BIN)/pip install --quiet -e '.[test,dask]'; }; }; } && $(BIN)/python tools/bytecode.py; python=$$?; \
 	wait $$packages; system=$$?; cat $(VENV)/system-packages.log; \
 	test $$python = 0 -a $$system = 0
 	touch $(STAMP)
