@@ -46,21 +46,22 @@ for _key, _value in {
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
-# The modules that take longest, longest first (seconds of one xdist worker in a run of ``make test``, 2026-12-02):
-# dask 44, crash_resume 37, fuzz 31, report 30, languages 27, hardening 25, referee 23, adversaries 21, sprt_run 21,
-# ratings_coverage 19, engine_properties 17, search_bot 15, serve 13, clock 12, tournament 11, sprt_stats 10,
-# wheel 10, forkserver 9, report_live 8; then those of 3-10 s. ``--dist loadfile`` hands the workers whole modules
-# in the order of collection (``--no-loadscope-reorder``; xdist's own order, most tests first, started the one-test
-# crash_resume module last, and it ran alone for the last 30 s of a 180 s run). The rest, each under 3 s, follow in
-# their usual order (before the second list, test_wire_secrets ran alone for the last 3 s of a run).
+# The modules that take longest (seconds of one xdist worker in a run of ``make test``, 2026-12-02): dask 48,
+# fuzz 33, report 30, referee 28, languages 26, hardening 25, adversaries 20, ratings_coverage 15, crash_resume 15
+# (up to 37), clock 14, sprt_run 14, forkserver 14, serve 12, then those of 3-10 s. ``--dist loadfile`` hands the
+# workers whole modules in the order of collection (``--no-loadscope-reorder``; xdist's own order, most tests
+# first, started the one-test crash_resume module last, and it ran alone for the last 30 s of a 180 s run). Longest
+# first, but the modules that mostly wait on bots and clocks (referee, adversaries, clock, forkserver, serve: a
+# third to half a core each) each between two that compute: side by side, three of them left a core idle (runs of
+# the suite, in turns: 14.5 idle core-seconds a run against 22.4, the same processor time). The rest, each under
+# 3 s, follow in their usual order.
 LONGEST_FIRST = (
-    "test_dask.py", "test_crash_resume.py", "test_fuzz.py", "test_report.py", "test_languages.py",
-    "test_hardening.py", "test_referee.py", "test_adversaries.py", "test_sprt_run.py", "test_ratings_coverage.py",
-    "test_engine_properties.py", "test_search_bot.py", "test_serve.py", "test_clock.py", "test_tournament.py",
-    "test_sprt_stats.py", "test_wheel.py", "test_forkserver.py", "test_report_live.py",
-    "test_bots.py", "test_fingerprint.py", "test_cli_match.py", "test_protocol_wire.py", "test_play_human.py",
-    "test_cli_stops.py", "test_cli.py", "test_openspiel_crosscheck.py", "test_bench_tournament.py",
-    "test_wire_secrets.py",
+    "test_dask.py", "test_fuzz.py", "test_referee.py", "test_report.py", "test_languages.py", "test_adversaries.py",
+    "test_hardening.py", "test_crash_resume.py", "test_clock.py", "test_sprt_run.py", "test_ratings_coverage.py",
+    "test_forkserver.py", "test_engine_properties.py", "test_tournament.py", "test_serve.py", "test_bots.py",
+    "test_search_bot.py", "test_report_live.py", "test_wheel.py", "test_sprt_stats.py", "test_fingerprint.py",
+    "test_cli_match.py", "test_protocol_wire.py", "test_play_human.py", "test_cli_stops.py", "test_cli.py",
+    "test_openspiel_crosscheck.py", "test_bench_tournament.py", "test_wire_secrets.py",
 )  # fmt: skip
 if _missing := [name for name in LONGEST_FIRST if not (Path(__file__).parent / name).exists()]:
     warnings.warn(f"conftest.LONGEST_FIRST names modules that are gone: {_missing}", stacklevel=1)
