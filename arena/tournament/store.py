@@ -7,6 +7,7 @@ import fcntl
 import json
 import os
 import sqlite3
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -217,6 +218,52 @@ def _quick_check(path: Path, timeout: float, *, read_only: bool) -> bool:
         conn.close()
 
 
+def _create(path: Path, timeout: float) -> bool:
+    """Make a new database at ``path`` whole before any other process can open it; False where it could not be made
+    so (the caller then makes it in place, as before).
+
+    It is built under a temporary name beside ``path`` (schema, application id, write-ahead logging: its mode 0600,
+    results being the referee user's alone) and hard-linked into place, which fails if another process made ``path``
+    first (theirs is then used). Made in place, a process polling for the file (``arena ranking`` while a run
+    starts) could open it half-made, still in SQLite's rollback-journal mode: both connections then switch it to
+    write-ahead logging, and one of them gets SQLITE_BUSY at once (in 2-4 % of starts under a reader polling every
+    millisecond), the run failing with "the database is locked".
+    """
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".new", dir=path.parent)
+    except OSError:
+        return False  # a missing or unwritable folder: reported by the caller's connect, as before
+    os.close(fd)
+    temp = Path(name)
+    try:
+        try:
+            conn = sqlite3.connect(temp, timeout=timeout, isolation_level=None)
+            try:
+                conn.execute("BEGIN")  # one transaction: one sync to disk, not one per table
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                conn.execute("COMMIT")
+                conn.execute("PRAGMA journal_mode = WAL")  # checked by the caller's open, as for any file
+            finally:
+                conn.close()  # the last connection: the log is folded into the file, and its side files go
+        except sqlite3.Error as exc:
+            raise StoreError(_describe(exc, path, timeout)) from None
+        try:
+            os.link(temp, path)
+        except FileExistsError:
+            pass  # another process made it first: the caller opens theirs
+        except OSError:
+            return False  # no hard links on this file system
+        return True
+    finally:
+        for leftover in (temp, Path(f"{temp}-wal"), Path(f"{temp}-shm"), Path(f"{temp}-journal")):
+            with contextlib.suppress(FileNotFoundError):
+                leftover.unlink()
+
+
 class Store:
     """A tournament database: open it with ``Store.open``; every write is one transaction."""
 
@@ -245,11 +292,14 @@ class Store:
                 return cls._read_only(path, timeout)
             empty = _check_file(path, timeout)
         elif create:
-            empty = True
-            # results are the referee user's alone (SQLite's -wal and -shm files copy this mode); a missing folder is
-            # left for sqlite3 to report below
-            with contextlib.suppress(FileExistsError, FileNotFoundError, NotADirectoryError):
-                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            if _create(path, timeout):
+                empty = _check_file(path, timeout)  # ours, or one another process made meanwhile
+            else:  # made in place, the way that races a reader (no hard links here): see _create
+                empty = True
+                # results are the referee user's alone (SQLite's -wal and -shm files copy this mode); a missing
+                # folder is left for sqlite3 to report below
+                with contextlib.suppress(FileExistsError, FileNotFoundError, NotADirectoryError):
+                    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         else:
             raise StoreError(f"{path}: no such database file")
         try:
