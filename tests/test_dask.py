@@ -176,7 +176,7 @@ def wait_for_games(db: Path, at_least: int, process: subprocess.Popen[bytes]) ->
     """Poll the store until it holds ``at_least`` games; the count then."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        if process.poll() is not None:  # say why: a flake seen once (code 2) left no trace
+        if process.poll() is not None:  # say why (a run that failed here was the store's race: test_store)
             said = process.stderr.read().decode(errors="replace")[-2000:] if process.stderr else ""
             raise AssertionError(f"the run ended (code {process.returncode}) before the kill: {said}")
         if db.exists():
