@@ -218,6 +218,16 @@ def _quick_check(path: Path, timeout: float, *, read_only: bool) -> bool:
         conn.close()
 
 
+def _write_schema(conn: sqlite3.Connection) -> None:
+    """The tables of an empty database, and the application id and schema version that say it is ours (in the
+    caller's transaction)."""
+    for statement in _SCHEMA.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
 def _create(path: Path, timeout: float) -> bool:
     """Make a new database at ``path`` whole before any other process can open it; False where it could not be made
     so (the caller then makes it in place, as before).
@@ -240,11 +250,7 @@ def _create(path: Path, timeout: float) -> bool:
             conn = sqlite3.connect(temp, timeout=timeout, isolation_level=None)
             try:
                 conn.execute("BEGIN")  # one transaction: one sync to disk, not one per table
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        conn.execute(statement)
-                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                _write_schema(conn)
                 conn.execute("COMMIT")
                 conn.execute("PRAGMA journal_mode = WAL")  # checked by the caller's open, as for any file
             finally:
@@ -316,11 +322,7 @@ class Store:
                 if empty:
                     with store._write() as c:  # re-inspect under the write lock: another process may have won
                         if _inspect(c, path):
-                            for statement in _SCHEMA.split(";"):
-                                if statement.strip():
-                                    c.execute(statement)
-                            c.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                            c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                            _write_schema(c)
                 mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
                 if mode != "wal":
                     raise StoreError(f"{path}: cannot use write-ahead logging here (journal mode stays {mode!r})")
