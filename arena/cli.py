@@ -312,8 +312,10 @@ def match_command(
 ) -> None:
     """Play a match between BOTS, seats rotated over duplicate deals.
 
-    BOTS are bundled names (random, heuristic, search) or script paths. Give one bot per seat, or two bots in
-    four-hand to pit two teams of copies against each other. Each deal is played once per distinct seating: in
+    BOTS are bundled names (random, heuristic, search), names registered with `arena submit`, or script paths
+    (.py, .js, .java, .jar or an executable), prefixed stdio: for a bot that speaks JSON lines on stdin and stdout
+    (protocol.md, 1b). Give one bot per seat, or two bots in four-hand to pit two teams of copies against each
+    other. Each deal is played once per distinct seating: in
     every rotation of the seats, or, for two teams of copies in four-hand, twice (each team once in seats 0 and
     2). --games counts games, not deals.
 

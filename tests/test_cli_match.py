@@ -250,6 +250,31 @@ def test_a_bot_that_crashes_every_time_is_told_with_its_log_and_its_error(tmp_pa
     assert result.stderr == "warning: crasher forfeited all 2 of its games: see its log above\n"
 
 
+LINES_BOT = """import json, os, sys
+print(json.dumps({"type": "hello", "name": "lines", "protocol": 1, "token": os.environ["ARENA_TOKEN"]}), flush=True)
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "act":
+        answer = {"type": "action", "request_id": message["request_id"], "action": message["legal"][0]}
+        print(json.dumps(answer), flush=True)
+    elif message["type"] == "match_end":
+        break
+"""
+
+
+def test_a_stdio_bot_given_without_its_prefix_forfeits_with_a_hint_and_plays_with_it(tmp_path: Path) -> None:
+    bot = tmp_path / "lines_bot.py"
+    bot.write_text(LINES_BOT)
+    bare = CliRunner().invoke(main, ["match", str(bot), RAW, *two_hand(tmp_path, "--games", "1")[3:]])
+    assert bare.exit_code == 0, bare.output
+    assert (
+        "first: handshake: bot exited with code 0 before hello (its stdin is /dev/null: a bot that speaks JSON lines"
+        " on stdin and stdout is given as stdio:PATH)" in bare.stdout
+    )
+    prefixed = CliRunner().invoke(main, ["match", f"stdio:{bot}", RAW, *two_hand(tmp_path, "--games", "1")[3:]])
+    assert prefixed.exit_code == 0 and "Violations" not in prefixed.output, prefixed.output
+
+
 def test_a_clean_match_prints_no_violations_block(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, two_hand(tmp_path, "--games", "1"))
     assert result.exit_code == 0 and "Violations" not in result.output

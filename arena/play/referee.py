@@ -194,7 +194,8 @@ class Referee:
                 process = self.processes[b]
                 if process is not None and not process.alive():
                     process.check_set_up()  # a process that never ran the bot's code is the arena's failure
-                    failed.append((b, Violation("handshake", f"bot {process.exit_description()} before hello")))
+                    ended = process.exit_description()
+                    failed.append((b, Violation("handshake", f"bot {ended} before hello{_stdio_hint(process, ended)}")))
                     waiting.discard(b)
         failed.extend((b, Violation("handshake", "no hello within the handshake timeout")) for b in waiting)
         for b, violation in failed:
@@ -601,6 +602,14 @@ class Referee:
     def disqualified(self, seat: int) -> bool:
         """Whether the bot in ``seat`` has forfeited the rest of the match."""
         return self.struck_out[self.seating[seat]]
+
+
+def _stdio_hint(process: BotProcess, ended: str) -> str:
+    """A ZeroMQ bot that ended cleanly before its hello is most often a stdio bot given without ``stdio:``: its stdin
+    is /dev/null, so it read the end of its input at once and stopped."""
+    if process.command.transport == "zmq" and ended == "exited with code 0":
+        return " (its stdin is /dev/null: a bot that speaks JSON lines on stdin and stdout is given as stdio:PATH)"
+    return ""
 
 
 def _excerpt(raw: bytes) -> str:

@@ -147,7 +147,7 @@ class TournamentConfig(BaseModel):
     entrants: list[str] = Field(
         min_length=2,
         description="The bots that play, each once: bundled names (random, heuristic, search), names registered "
-        "with `arena submit`, or script paths",
+        "with `arena submit`, or script paths (`stdio:PATH` for a bot that speaks JSON lines on stdin and stdout)",
     )
     games_per_pairing: int = Field(
         default=10, ge=1, description="Deal sequences per pairing (each played in every rotation when duplicate)"
