@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import json
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
@@ -233,7 +234,12 @@ def bench_tournament(games: int, rounds: int, as_json: bool) -> None:
     help="Override a rule option of the variant, e.g. stick_the_dealer=true (repeatable; docs/rules.md).",
 )
 @click.option("--games", type=click.IntRange(min=1), default=4, show_default=True, help="Number of games.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the first deal sequence.")
+@click.option(
+    "--seed",
+    type=int,
+    help="Seed of the first deal sequence (default: a secret one, drawn: a bot that knows the seed can deal every "
+    "card itself). Each game's line shows its seed.",
+)
 @click.option(
     "--time", "time_control", default="5+0.1", show_default=True, help="Clock per bot and game: BANK+INC seconds."
 )
@@ -298,7 +304,7 @@ def match_command(
     variant: str,
     option_pairs: tuple[str, ...],
     games: int,
-    seed: int,
+    seed: int | None,
     time_control: str,
     max_decision: float,
     policy: Literal["forfeit", "substitute"],
@@ -340,7 +346,7 @@ def match_command(
         variant=variant,
         options=options,
         games=games,
-        seed=seed,
+        seed=seed if seed is not None else secrets.randbits(62),
         time=time_control,
         max_decision=max_decision,
         policy=policy,
@@ -639,7 +645,10 @@ def tournament_run(
                 stopped()
             records = [(key, record) for _, key, record in store.records()]
             rows = ranking(
-                records, bootstrap=config.rating.bootstrap, seed=config.seed, confidence=config.rating.confidence
+                records,
+                bootstrap=config.rating.bootstrap,
+                seed=config.bootstrap_seed(),
+                confidence=config.rating.confidence,
             )
         except KeyboardInterrupt:  # a second Ctrl-C while the first was stopping the run, or one after it
             stopped()
@@ -701,7 +710,7 @@ def ranking_command(source: str | None, db_path: str | None, fmt: str, bootstrap
         rows = ranking(  # records streamed from the store: a million of them need not fit in memory at once
             ((key, record) for _, key, record in store.records()),
             bootstrap=bootstrap if bootstrap is not None else settings.bootstrap if settings else 1000,
-            seed=config.seed if config else 0,
+            seed=config.bootstrap_seed() if config else 0,
             confidence=settings.confidence if settings else 0.95,
         )
         duels = gauntlet_section(_records(store), store.get_meta(CANDIDATE_META), fmt)

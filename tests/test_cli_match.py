@@ -63,6 +63,20 @@ def test_match_prints_a_line_per_game_and_a_summary_and_records_one_game_per_lin
     check_output(result.stdout, records)
 
 
+def test_a_match_without_a_seed_deals_from_a_secret_one_its_lines_show(tmp_path: Path) -> None:
+    """A bot that knows the seed can deal every card itself: by default each match draws its own."""
+    seeds = []
+    for run in ("first", "second"):
+        path = tmp_path / f"{run}.jsonl"
+        result = CliRunner().invoke(main, two_hand(tmp_path, "--games", "2", "--record", str(path)))
+        assert result.exit_code == 0, result.output
+        records = read_records(path)
+        check_output(result.stdout, records)  # each game's line shows its seed: the match can be dealt again
+        seeds.append({r["seed"] for r in records})
+    assert len(seeds[0]) == 1 and seeds[0] != seeds[1]
+    assert not (seeds[0] | seeds[1]) & set(range(1000))  # not a small number a bot could try in turn
+
+
 def test_match_appends_to_an_existing_record_file(tmp_path: Path) -> None:
     path = tmp_path / "games.jsonl"
     for seed in ("1", "2"):

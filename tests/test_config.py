@@ -77,8 +77,8 @@ def test_fingerprint_ignores_jobs_and_pinning_but_not_seed(tmp_path: Path) -> No
 
 
 def test_max_hands_reaches_every_match_and_counts_in_the_fingerprint_only_when_set(tmp_path: Path) -> None:
-    default = load_config(write(tmp_path, BASE))
-    capped = load_config(write(tmp_path, BASE + "max_hands = 7\n"))
+    default = load_config(write(tmp_path, BASE + "seed = 1\n"))
+    capped = load_config(write(tmp_path, BASE + "seed = 1\nmax_hands = 7\n"))
     commands = resolve_entrants(capped.entrants)
     assert {spec.max_hands for spec, _ in plan_matches(capped, commands, done=set(), log_dir="logs")} == {7}
     assert {spec.max_hands for spec, _ in plan_matches(default, commands, done=set(), log_dir="logs")} == {1000}

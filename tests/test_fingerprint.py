@@ -21,8 +21,9 @@ from click.testing import CliRunner, Result
 from probing import BOTS
 
 from arena.cli import main
-from arena.tournament.growth import entrant_digests
+from arena.tournament.growth import LEGACY_SEED, entrant_digests
 from arena.tournament.run import resolve_entrants
+from arena.tournament.schedule import deal_seed
 from arena.tournament.store import Store
 
 CONFIG = """
@@ -331,3 +332,29 @@ def test_a_results_file_of_an_older_version_resumes_unchanged_then_may_grow(
     assert same.exit_code == 0 and "2/2 games (0 played now)" in same.output, same.output
     again = arena("tournament", "run", grown, "--db", db, "--quiet", home=tournament.home)
     assert again.exit_code == 0 and "4/4 games (2 played now)" in again.output, again.output
+
+
+def test_a_config_without_a_seed_draws_a_secret_one_per_results_file_and_keeps_it_as_the_file_grows(
+    tmp_path: Path,
+) -> None:
+    """A known seed tells a bot every card (it can deal the game itself): without one, no two results files share
+    their deals, none is dealt from the old default seed, and a resumed file keeps dealing from its own."""
+    home = tmp_path / "home"
+    text = CONFIG.format(name="secret", entrants='["random", "heuristic"]', extra="").replace("seed = 3\n", "")
+    config = tmp_path / "secret.toml"
+    config.write_text(text)
+    first, second = tmp_path / "first.db", tmp_path / "second.db"
+    for db in (first, second):
+        result = arena("tournament", "run", config, "--db", db, "--quiet", home=home)
+        assert result.exit_code == 0, result.output
+    seeds = [{record["seed"] for record in stored(db).values()} for db in (first, second)]
+    assert len(seeds[0]) == 1 and len(seeds[1]) == 1 and seeds[0] != seeds[1]  # one deal each, not the same one
+    assert deal_seed(LEGACY_SEED, 0) not in seeds[0] | seeds[1]
+    with Store.open(first, create=False) as store:
+        drawn = json.loads(store.get_meta("config.settings") or "{}")["seed"]
+    assert seeds[0] == {deal_seed(drawn, 0)}
+    config.write_text(text.replace("games_per_pairing = 1", "games_per_pairing = 2"))
+    grown = arena("tournament", "run", config, "--db", first, "--quiet", home=home)
+    assert grown.exit_code == 0 and "4/4 games (2 played now)" in grown.output, grown.output
+    by_deal = {key.split("/")[1]: record["seed"] for key, record in stored(first).items()}
+    assert by_deal == {"0": deal_seed(drawn, 0), "1": deal_seed(drawn, 1)}

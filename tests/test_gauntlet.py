@@ -23,7 +23,8 @@ NAMES = ["a", "b", "c", "d", "e"]
 
 def gauntlet(variant: str, candidate: str = "c", **extra: object) -> TournamentConfig:
     return TournamentConfig.model_validate(
-        {"name": "g", "variant": variant, "entrants": NAMES, "format": "gauntlet", "candidate": candidate, **extra}
+        {"name": "g", "variant": variant, "entrants": NAMES, "format": "gauntlet", "candidate": candidate, "seed": 1}
+        | extra
     )
 
 

@@ -16,7 +16,7 @@ NAMES = ["a", "b", "c", "d", "e"]
 
 def config(variant: str, **extra: object) -> TournamentConfig:
     return TournamentConfig.model_validate(
-        {"name": "t", "variant": variant, "entrants": NAMES, "games_per_pairing": 3, **extra}
+        {"name": "t", "variant": variant, "entrants": NAMES, "games_per_pairing": 3, "seed": 1, **extra}
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -11,9 +12,10 @@ from pathlib import Path
 import pytest
 from helpers import ARENA, ROOT, run_arena
 
-from arena.sprt.run import PairBook, new_points, sprt_pairing
+from arena.sprt.run import SETTINGS_META, PairBook, new_points, sprt_pairing
 from arena.sprt.stats import Pentanomial
 from arena.tournament.config import TournamentConfig
+from arena.tournament.schedule import deal_seed
 from arena.tournament.store import Store
 
 
@@ -205,3 +207,29 @@ def test_a_test_whose_matches_all_fail_stops_soon_and_says_it_stopped_short(
     assert 8 <= len(failed) <= 16, lines[-3:]  # give_up_after: 8, and those already running when it stopped
     assert "stopped after 8 matches in a row failed with no game stored between" in done.stderr
     assert lines[-1].startswith("Stopped short: 0 games stored") and "inconclusive" not in done.stdout
+
+
+def test_a_test_without_a_seed_draws_a_secret_one_per_results_file_and_keeps_it_when_resumed(tmp_path: Path) -> None:
+    """A known seed tells a bot every card: without --seed, two tests deal differently, and a resumed one deals on
+    from the seed its results file keeps (a --seed that differs from it is a changed setting)."""
+
+    def sprt(db: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+        return run_arena("sprt", "random", "random", "--variant", "two-hand", "--db", str(db), "--quiet", *extra)
+
+    def seeds(db: Path) -> dict[str, int]:
+        with Store.open(db, create=False) as store:
+            return {key: record["seed"] for _, key, record in store.records()}
+
+    first, second = tmp_path / "first.db", tmp_path / "second.db"
+    for db in (first, second):
+        assert sprt(db, "--max-games", "2").returncode == 0
+    assert set(seeds(first).values()).isdisjoint(seeds(second).values())
+    with Store.open(first, create=False) as store:
+        drawn = json.loads(store.get_meta(SETTINGS_META) or "{}")["seed"]
+    assert sprt(first, "--max-games", "4").returncode == 0
+    assert {key.split("/")[1]: seed for key, seed in seeds(first).items()} == {
+        "0": deal_seed(drawn, 0),
+        "1": deal_seed(drawn, 1),
+    }
+    refused = sprt(first, "--max-games", "6", "--seed", str(drawn + 1))
+    assert refused.returncode == 2 and "(seed changed)" in refused.stderr, refused.stderr

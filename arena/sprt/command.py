@@ -121,7 +121,11 @@ command resumes, and arena ranking --db FILE shows them.
 @click.option("--jobs", type=click.IntRange(min=1), default=2, show_default=True, help="Matches in parallel.")
 @click.option("--max-games", type=click.IntRange(min=2), default=20000, show_default=True, help="The cap, in games.")
 @click.option("--games-per-match", type=click.IntRange(min=1), default=8, show_default=True, help="Deals per match.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the deal sequence.")
+@click.option(
+    "--seed",
+    type=int,
+    help="Seed of the deal sequence (default: a secret one, drawn for a new results file and kept in it).",
+)
 @click.option("--db", "db_path", type=click.Path(dir_okay=False), help="Results file (default: sprt-NEW-vs-BASE-V.db).")
 @click.option("--trusted-bots", is_flag=True, help="Play even where this host cannot keep bots apart.")
 @click.option("--quiet", is_flag=True, help="No live status line; only the verdict.")

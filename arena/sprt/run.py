@@ -16,6 +16,7 @@ import dataclasses
 import hashlib
 import json
 import queue
+import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -137,6 +138,17 @@ class SprtRun:
         return {**games, "test": dataclasses.asdict(self.test)}
 
 
+def settle_seed(store: Store, run: SprtRun) -> SprtRun:
+    """``run`` with its deals' seed: its own, else the one its results file was played with, else a secret one
+    (a bot that knows the seed can deal every card itself), which ``bind`` keeps with the test's settings."""
+    if run.config.seed is not None:
+        return run
+    known = store.get_meta(SETTINGS_META)
+    played = json.loads(known).get("seed") if known is not None else None
+    seed = played if isinstance(played, int) else secrets.randbits(62)
+    return dataclasses.replace(run, config=run.config.model_copy(update={"seed": seed}))
+
+
 def bind(store: Store, run: SprtRun) -> None:
     """Tie ``store`` to this test; refuse one that holds another test, or the same test with changed bots."""
     settings = run.settings()
@@ -221,6 +233,7 @@ def run_sprt(
     with store.exclusive_run():
         if executor is None or isinstance(executor, LocalExecutor):
             require_isolation(run.config.trusted_bots)
+        run = settle_seed(store, run)
         bind(store, run)
         state, book = replay(store, run)
         if state.verdict is not None:

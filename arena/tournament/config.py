@@ -165,7 +165,11 @@ class TournamentConfig(BaseModel):
     max_decision: float = Field(
         default=10.0, gt=0, description="Hard cap in seconds on any one decision, whatever is left in the bank"
     )
-    seed: int = Field(default=1, description="Seed of the deal sequences: the same seed deals the same cards")
+    seed: int | None = Field(
+        default=None,
+        description="Seed of the deal sequences: the same seed deals the same cards. Left out, each new results file "
+        "draws a secret one and keeps it (a known seed tells a bot every card dealt: publish it after the games)",
+    )
     jobs: int | None = Field(default=None, ge=1, description="Matches played in parallel (--jobs overrides it)")
     pin: bool = Field(default=True, description="Each parallel match on a core of its own (arena.play.cpus)")
     duplicate: bool = Field(
@@ -239,6 +243,10 @@ class TournamentConfig(BaseModel):
         later = {key for key, default in added if getattr(self, key) == default}
         fixed = self.model_dump(exclude={"jobs", "pin", "rating", "trusted_bots", "executor"} | later)
         return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()[:16]
+
+    def bootstrap_seed(self) -> int:
+        """The seed of the ranking's bootstrap: the config's seed, or 0 where the results file keeps a drawn one."""
+        return self.seed if self.seed is not None else 0
 
     def job_count(self) -> int:
         """Parallel matches: the config's jobs, or one per core."""

@@ -10,6 +10,7 @@ refused, naming the key that changed, and nothing stored is touched.
 from __future__ import annotations
 
 import json
+import secrets
 from typing import Any
 
 from arena.engine.options import VARIANTS, RuleOptions
@@ -45,7 +46,26 @@ def entrant_digests(commands: dict[str, BotCommand]) -> dict[str, str]:
 
 def planned_keys(config: TournamentConfig, names: list[str]) -> set[str]:
     """The keys of every game of the tournament ``config`` plays between ``names``."""
-    return {g.key for p in scheduled_pairings(config, names) for g in plan_games(config, p)}
+    keyed = config if config.seed is not None else config.model_copy(update={"seed": 0})  # keys need no seed
+    return {g.key for p in scheduled_pairings(keyed, names) for g in plan_games(keyed, p)}
+
+
+LEGACY_SEED = 1  # the default seed of the results files written before a config without one drew its own
+
+
+def settle_seed(store: Store, config: TournamentConfig) -> TournamentConfig:
+    """``config`` with its deals' seed: its own, else the one its results file was played with, else a secret one.
+
+    Bots run the arena's own engine: from a known seed they can deal every hand themselves. So a config without a
+    seed draws one that no bot can guess for a new results file; ``bind`` keeps it there with the other settings,
+    and every resume reads it back. Nothing is written here.
+    """
+    if config.seed is not None:
+        return config
+    played = json.loads(store.get_meta("config.settings") or "{}").get("seed")
+    if not isinstance(played, int):
+        played = LEGACY_SEED if store.get_meta("config.fingerprint") is not None else secrets.randbits(62)
+    return config.model_copy(update={"seed": played})
 
 
 def bind(store: Store, config: TournamentConfig, commands: dict[str, BotCommand]) -> list[str]:

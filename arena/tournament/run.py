@@ -26,7 +26,7 @@ from arena.play.sandbox import require_isolation
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import Executor, LocalExecutor, run_match, slot
 from arena.tournament.gauntlet import remember_candidate
-from arena.tournament.growth import bind, planned_keys
+from arena.tournament.growth import bind, planned_keys, settle_seed
 from arena.tournament.ranking import cluster_of, comparisons
 from arena.tournament.ratings import LiveFit
 from arena.tournament.schedule import pairing_of, plan_matches
@@ -132,6 +132,7 @@ def _run(
         forkserver.warm(forkserver.REFEREES)
     if here:  # matches run here: refuse now, not once a match
         require_isolation(config.trusted_bots)
+    config = settle_seed(store, config)
     grown = bind(store, config, commands)
     remember_candidate(store, config, commands)
     done = store.game_keys()

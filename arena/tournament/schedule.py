@@ -11,6 +11,7 @@ import itertools
 from dataclasses import dataclass
 
 from arena.engine.options import make_rules
+from arena.errors import ArenaError
 from arena.play.botproc import BotCommand
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.tournament.config import TournamentConfig, bot_limits
@@ -83,6 +84,8 @@ def pairing_of(game_key: str) -> str:
 
 def plan_games(config: TournamentConfig, pairing: Pairing) -> list[PlannedGame]:
     """The games of one pairing: every deal in every rotation (duplicate), or one rotation per deal in turn."""
+    if config.seed is None:
+        raise ArenaError("the tournament's seed is not settled: run_tournament draws one or reads its results file's")
     games = []
     for deal in range(config.games_per_pairing):
         seed = deal_seed(config.seed, deal)
