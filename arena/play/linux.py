@@ -124,11 +124,17 @@ def empty_user_keyrings() -> None:
         _keyctl(KEYCTL_UNLINK, persistent, KEY_SPEC_SESSION_KEYRING)
 
 
-# seccomp: the key management calls refused to bots (EPERM, as Docker's default profile refuses them). Keyrings are
-# not namespaced by uid: a bot could make a keyring, open it to all, and another bot of another uid join it by name,
-# a channel between bots that no view or namespace closes (found by a review). (machine: audit arch, add_key,
-# request_key, keyctl)
-_KEY_CALLS = {"x86_64": (0xC000003E, 248, 249, 250), "aarch64": (0xC00000B7, 217, 218, 219)}.get(os.uname().machine)
+# seccomp: calls refused to bots (EPERM). The key management calls, as Docker's default profile refuses them:
+# keyrings are not namespaced by uid, so a bot could make a keyring, open it to all, and another bot of another uid
+# join it by name (found by a review). inotify and fanotify: a bot watching a system file that every bot may read
+# sees its partner open it, a channel of hundreds of bits a hand that no view closes (found by an outside check: 180
+# of 180 hands passed on); a bot has no use for them. (Futexes on shared file pages are such a channel too, but
+# refusing them hangs Python's multiprocessing locks: SECURITY.md, covert channels.) (machine: audit arch, calls)
+_MACHINES = {
+    "x86_64": (0xC000003E, (248, 249, 250, 253, 254, 294, 300)),
+    "aarch64": (0xC00000B7, (217, 218, 219, 26, 27, 262)),
+}  # add_key, request_key, keyctl, (inotify_init,) inotify_add_watch, inotify_init1, fanotify_init
+_MACHINE = _MACHINES.get(os.uname().machine)
 _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
 _SECCOMP_RET_ALLOW, _SECCOMP_RET_ERRNO, _SECCOMP_RET_KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
 _LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06
@@ -143,25 +149,32 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
 
 
-def refuse_keyrings() -> None:
-    """In a bot's child, after ``no_new_privs``: refuse it (and all it starts) the key management calls, with EPERM.
-    Another machine's calls (a 32-bit or x32 ABI) end the process. Nothing where this machine is not known here."""
-    if LIBC is None or _KEY_CALLS is None:
-        return
-    arch, add_key, request_key, keyctl = _KEY_CALLS
+def _bot_filter(arch: int, refused: tuple[int, ...]) -> list[tuple[int, int, int, int]]:
+    """The filter's program: (code, jump if true, jump if false, constant), jumps counted from the next step."""
+    eperm = 7 + len(refused)  # after: arch, check, kill, nr, x32?, the refused calls, allow, kill (x32)
     program = [
         (_LD_W_ABS, 0, 0, 4),  # seccomp_data.arch
         (_JEQ_K, 1, 0, arch),
         (_RET_K, 0, 0, _SECCOMP_RET_KILL_PROCESS),
         (_LD_W_ABS, 0, 0, 0),  # seccomp_data.nr
-        (_JGE_K, 4, 0, _X32_BIT),
-        (_JEQ_K, 4, 0, add_key),
-        (_JEQ_K, 3, 0, request_key),
-        (_JEQ_K, 2, 0, keyctl),
-        (_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
-        (_RET_K, 0, 0, _SECCOMP_RET_KILL_PROCESS),  # x32 calls
-        (_RET_K, 0, 0, _SECCOMP_RET_ERRNO | errno.EPERM),
+        (_JGE_K, eperm - 1 - 5, 0, _X32_BIT),
     ]
+    for number in refused:
+        program.append((_JEQ_K, eperm - len(program) - 1, 0, number))
+    program.append((_RET_K, 0, 0, _SECCOMP_RET_ALLOW))
+    program.append((_RET_K, 0, 0, _SECCOMP_RET_KILL_PROCESS))  # x32 calls
+    program.append((_RET_K, 0, 0, _SECCOMP_RET_ERRNO | errno.EPERM))
+    assert len(program) == eperm + 1
+    return program
+
+
+def refuse_shared_kernel_objects() -> None:
+    """In a bot's child, after ``no_new_privs``: refuse it (and all it starts) the calls through which bots of other
+    uids could meet (keyrings, inotify, fanotify; above). Another machine's calls (a 32-bit or x32 ABI) end the
+    process. Nothing where this machine is not known here."""
+    if LIBC is None or _MACHINE is None:
+        return
+    program = _bot_filter(*_MACHINE)
     filters = (_SockFilter * len(program))(*(_SockFilter(*step) for step in program))
     fprog = _SockFprog(len(program), filters)
     check(LIBC.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")

@@ -44,7 +44,7 @@ from arena.play.linux import (
     own_session_keyring,
     prctl,
     processes,
-    refuse_keyrings,
+    refuse_shared_kernel_objects,
 )
 from arena.play.matchspec import Limits
 
@@ -457,7 +457,7 @@ class Confinement:
             os.chdir(home)
             if LIBC is not None:
                 prctl(PR_SET_NO_NEW_PRIVS, 1)
-                refuse_keyrings()  # after no_new_privs, which a filter needs without CAP_SYS_ADMIN
+                refuse_shared_kernel_objects()  # after no_new_privs, which a filter needs without CAP_SYS_ADMIN
                 prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after setresuid, which clears it
         except BaseException as exc:
             os.write(2, f"[arena: the sandbox could not be set up: {exc}]\n".encode(errors="replace"))
