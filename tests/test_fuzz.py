@@ -577,6 +577,26 @@ def test_a_frame_that_came_before_the_request_is_unsolicited_however_late_the_re
     assert record["timing"]["decisions"][1] == 1  # asked, and answered: the hello did not settle the request
 
 
+def test_a_bad_frame_of_a_burst_read_while_the_bot_is_asked_does_not_answer_and_costs_no_second_strike(
+    referee: ScriptedReferee,
+) -> None:
+    """protocol.md §9: a burst's later frames read while the bot is asked do not answer the request, whatever they
+    hold: a frame that is not JSON among them is not a second (``malformed``) strike, and the answer after it is
+    played (an outside check found it charged and settling the request)."""
+    seed = fuzzed_acts_first(referee)
+    referee.endpoints[1].burst = 0
+    said_before_asked(referee, [[b"junk A"]])  # the burst begins before the request
+
+    def junk_then_answer(request: Message) -> list[list[bytes]]:
+        return [[b"junk B"], reply(request["request_id"], request["legal"][0])]
+
+    referee.bots.answer_next(1, junk_then_answer)
+    record = one_hand(referee, seed)
+    assert [v["kind"] for v in record["violations"] if v["seat"] == 1] == ["unsolicited"], record["violations"]
+    assert record["timing"]["decisions"][1] == 1  # asked once, and its answer was the one after the junk
+    replay(record)
+
+
 def test_a_flood_waiting_when_the_bot_is_asked_is_its_answer_charged_once(
     referee: ScriptedReferee, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -433,6 +433,8 @@ class Referee:
         try:
             reply = read_bot_message(raw)
         except MessageError as exc:
+            if endpoint.burst:  # a frame of a burst of unasked ones, whatever it holds: not the answer (below)
+                return self._unasked(endpoint, raw)
             return Answer(None, Violation(exc.kind, exc.detail, _excerpt(raw)), 0.0)
         if isinstance(reply, Reply) and reply.request_id in self.expired[endpoint.index]:
             return None  # a late answer to a request that timed out (or a copy of one): ignored
