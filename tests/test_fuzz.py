@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import queue
 import secrets
 import threading
@@ -29,7 +30,7 @@ from arena.engine.game import Game
 from arena.engine.options import make_rules
 from arena.engine.record import GameRecord, replay
 from arena.play import referee as referee_module
-from arena.play.incoming import ALL_ACTIONS, MAX_MESSAGE_BYTES, MessageError, canonical_reply
+from arena.play.incoming import ALL_ACTIONS, MAX_MESSAGE_BYTES, MessageError, canonical_reply, read_bot_message
 from arena.play.local import LocalSeats
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.play.protocol import ActionReply, Hello, parse_bot_message, to_engine_action
@@ -173,6 +174,28 @@ def test_any_json_value_parses_into_a_message_or_a_documented_violation(values: 
         if message is not None:  # what was accepted is exactly what was sent: nothing coerced, nothing dropped
             assert isinstance(value, dict) and value["type"] == message.type
             assert message.model_dump(exclude_unset=True) == value
+
+
+def with_constant(value: Any, constant: float, path: list[int]) -> Any:
+    """``value`` with one member (the first key at each level chosen by ``path``), or the whole, made ``constant``."""
+    if isinstance(value, dict) and value and path:
+        key = sorted(value)[path[0] % len(value)]
+        return {**value, key: with_constant(value[key], constant, path[1:])}
+    return constant
+
+
+@examples(CASES["json"] // 10)
+@given(messages(), st.sampled_from([math.nan, math.inf, -math.inf]), st.lists(st.integers(0, 9), max_size=3))
+def test_nan_or_infinity_anywhere_in_a_message_is_malformed_not_json(
+    value: Any, constant: float, path: list[int]
+) -> None:
+    """JSON has no NaN and no Infinity (Python's json writes them; the validator's parser reads them): protocol.md
+    §1b and §9, a frame that is not JSON is ``malformed``, wherever the constant sits (an outside check saw schema)."""
+    raw = encode(with_constant(value, constant, path))
+    assert any(token in raw for token in (b"NaN", b"Infinity"))
+    with pytest.raises(MessageError) as caught:
+        read_bot_message(raw)
+    assert caught.value.kind == "malformed", (raw, caught.value.detail)
 
 
 # ---- the referee's fast path for canonical replies ----

@@ -447,11 +447,28 @@ def parse_bot_message(raw: bytes) -> Hello | ActionReply:
         first = exc.errors()[0]
         if first["type"] == "json_invalid":
             raise MessageError("malformed", f"not UTF-8 JSON: {first['msg']}") from None
+        if (constant := _non_json_constant(raw)) is not None:  # the validator's parser reads NaN and Infinity
+            raise MessageError("malformed", f"not UTF-8 JSON: {constant} is not a JSON value") from None
         where = _location(first["loc"])
         raise MessageError("schema", f"invalid message at {where}: {first['msg']}") from None
     # Valid, and so small and shallow: now the one thing the validator lets pass (the last of two equal keys wins).
     json.loads(raw, object_pairs_hook=_unique_keys)
     return message
+
+
+def _non_json_constant(raw: bytes) -> str | None:
+    """``NaN``, ``Infinity`` or ``-Infinity`` where ``raw`` has one as a value (JSON has none of them), else None."""
+    found: list[str] = []
+
+    def constant(name: str) -> float:
+        found.append(name)
+        return 0.0
+
+    try:
+        json.loads(raw, parse_constant=constant)
+    except (ValueError, RecursionError):
+        return None
+    return found[0] if found else None
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
