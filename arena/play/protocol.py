@@ -448,7 +448,7 @@ def parse_bot_message(raw: bytes) -> Hello | ActionReply:
         if first["type"] == "json_invalid":
             raise MessageError("malformed", f"not UTF-8 JSON: {first['msg']}") from None
         if (constant := _non_json_constant(raw)) is not None:  # the validator's parser reads NaN and Infinity
-            raise MessageError("malformed", f"not UTF-8 JSON: {constant} is not a JSON value") from None
+            raise MessageError("malformed", f"not JSON: {constant} is not a JSON value") from None
         where = _location(first["loc"])
         raise MessageError("schema", f"invalid message at {where}: {first['msg']}") from None
     # Valid, and so small and shallow: now the one thing the validator lets pass (the last of two equal keys wins).
