@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import json
-import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
@@ -332,7 +331,7 @@ def match_command(
     from arena.play.clock import TimeControl
     from arena.play.lineup import build_match, summarize
     from arena.tournament.account import violation_summary
-    from arena.tournament.config import rules_problem
+    from arena.tournament.config import rules_problem, secret_seed
     from arena.tournament.flags import parse_limits, parse_options
     from arena.tournament.registry import Registry
 
@@ -346,7 +345,7 @@ def match_command(
         variant=variant,
         options=options,
         games=games,
-        seed=seed if seed is not None else secrets.randbits(62),
+        seed=seed if seed is not None else secret_seed(),
         time=time_control,
         max_decision=max_decision,
         policy=policy,
@@ -647,7 +646,6 @@ def tournament_run(
             rows = ranking(
                 records,
                 bootstrap=config.rating.bootstrap,
-                seed=config.bootstrap_seed(),
                 confidence=config.rating.confidence,
             )
         except KeyboardInterrupt:  # a second Ctrl-C while the first was stopping the run, or one after it
@@ -710,7 +708,6 @@ def ranking_command(source: str | None, db_path: str | None, fmt: str, bootstrap
         rows = ranking(  # records streamed from the store: a million of them need not fit in memory at once
             ((key, record) for _, key, record in store.records()),
             bootstrap=bootstrap if bootstrap is not None else settings.bootstrap if settings else 1000,
-            seed=config.bootstrap_seed() if config else 0,
             confidence=settings.confidence if settings else 0.95,
         )
         duels = gauntlet_section(_records(store), store.get_meta(CANDIDATE_META), fmt)

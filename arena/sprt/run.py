@@ -16,7 +16,6 @@ import dataclasses
 import hashlib
 import json
 import queue
-import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -141,12 +140,9 @@ class SprtRun:
 def settle_seed(store: Store, run: SprtRun) -> SprtRun:
     """``run`` with its deals' seed: its own, else the one its results file was played with, else a secret one
     (a bot that knows the seed can deal every card itself), which ``bind`` keeps with the test's settings."""
-    if run.config.seed is not None:
-        return run
     known = store.get_meta(SETTINGS_META)
     played = json.loads(known).get("seed") if known is not None else None
-    seed = played if isinstance(played, int) else secrets.randbits(62)
-    return dataclasses.replace(run, config=run.config.model_copy(update={"seed": seed}))
+    return dataclasses.replace(run, config=run.config.with_seed(played))
 
 
 def bind(store: Store, run: SprtRun) -> None:

@@ -11,6 +11,7 @@ import difflib
 import hashlib
 import json
 import os
+import secrets
 import tomllib
 import types
 from collections.abc import Sequence
@@ -133,6 +134,12 @@ class ExecutorSettings(BaseModel):
         return paths
 
 
+def secret_seed() -> int:
+    """A seed of deals that no bot can guess (62 random bits): bots run the arena's own engine, so from a known seed
+    they could deal every hand themselves."""
+    return secrets.randbits(62)
+
+
 class TournamentConfig(BaseModel):
     """A round-robin tournament: who plays, under which rules, how many games, with what clock and seed."""
 
@@ -244,9 +251,12 @@ class TournamentConfig(BaseModel):
         fixed = self.model_dump(exclude={"jobs", "pin", "rating", "trusted_bots", "executor"} | later)
         return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()[:16]
 
-    def bootstrap_seed(self) -> int:
-        """The seed of the ranking's bootstrap: the config's seed, or 0 where the results file keeps a drawn one."""
-        return self.seed if self.seed is not None else 0
+    def with_seed(self, played: object) -> TournamentConfig:
+        """This config with its deals' seed settled: its own, else ``played`` (the one its results file was played
+        with) when that is an integer, else a secret one (``secret_seed``)."""
+        if self.seed is not None:
+            return self
+        return self.model_copy(update={"seed": played if isinstance(played, int) else secret_seed()})
 
     def job_count(self) -> int:
         """Parallel matches: the config's jobs, or one per core."""

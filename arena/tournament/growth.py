@@ -10,7 +10,6 @@ refused, naming the key that changed, and nothing stored is touched.
 from __future__ import annotations
 
 import json
-import secrets
 from typing import Any
 
 from arena.engine.options import VARIANTS, RuleOptions
@@ -60,12 +59,10 @@ def settle_seed(store: Store, config: TournamentConfig) -> TournamentConfig:
     seed draws one that no bot can guess for a new results file; ``bind`` keeps it there with the other settings,
     and every resume reads it back. Nothing is written here.
     """
-    if config.seed is not None:
-        return config
     played = json.loads(store.get_meta("config.settings") or "{}").get("seed")
-    if not isinstance(played, int):
-        played = LEGACY_SEED if store.get_meta("config.fingerprint") is not None else secrets.randbits(62)
-    return config.model_copy(update={"seed": played})
+    if not isinstance(played, int) and store.get_meta("config.fingerprint") is not None:
+        played = LEGACY_SEED
+    return config.with_seed(played)
 
 
 def bind(store: Store, config: TournamentConfig, commands: dict[str, BotCommand]) -> list[str]:
