@@ -651,7 +651,7 @@ def test_a_key_left_in_a_uids_keyring_is_gone_for_the_next_process_of_the_uid(
 # a bot may use: a thread, and locks between its own processes (Python's multiprocessing, on shared futexes: refusing
 # those, which would close another channel, hangs it; SECURITY.md).
 CHANNELS_BOT = """
-import ctypes, errno, multiprocessing, os, threading
+import ctypes, errno, fcntl, multiprocessing, os, threading
 libc = ctypes.CDLL(None, use_errno=True)
 L = ctypes.c_long
 inotify_init1, inotify_add_watch = {"x86_64": (294, 254), "aarch64": (26, 27)}[os.uname().machine]
@@ -659,6 +659,12 @@ def outcome(result):
     return "ok" if result >= 0 else errno.errorcode[ctypes.get_errno()]
 said = [outcome(libc.syscall(L(inotify_init1), L(0)))]
 said.append(outcome(libc.syscall(L(inotify_add_watch), L(0), b"/etc/passwd", L(0x20))))  # EINVAL, were it allowed
+folder = os.open("/etc", os.O_RDONLY)
+try:  # dnotify: a signal at each access in the folder
+    said.append(outcome(fcntl.fcntl(folder, 1026, 0x80000001)))
+except OSError as error:
+    said.append(errno.errorcode[error.errno])
+said.append("flags" if fcntl.fcntl(folder, fcntl.F_GETFD) >= 0 else "no-flags")  # fcntl's other commands work
 done = []
 thread = threading.Thread(target=done.append, args=(1,))
 thread.start()
@@ -699,8 +705,8 @@ def test_a_bot_cannot_watch_files_but_its_threads_and_process_locks_work(
     jail.sweep(0)
     jail.release()
     assert done.returncode == 0, done.stderr
-    # Before: "ok EINVAL thread counted 6000" (the watch made; the call on no descriptor reached the kernel)
-    assert done.stdout.split() == ["EPERM", "EPERM", "thread", "counted", "6000"]
+    # Before: "ok EINVAL ok flags thread counted 6000" (the watches made; the call on no descriptor reached the kernel)
+    assert done.stdout.split() == ["EPERM", "EPERM", "EPERM", "flags", "thread", "counted", "6000"]
 
 
 SESSION_BOT = """

@@ -126,19 +126,22 @@ def empty_user_keyrings() -> None:
 
 # seccomp: calls refused to bots (EPERM). The key management calls, as Docker's default profile refuses them:
 # keyrings are not namespaced by uid, so a bot could make a keyring, open it to all, and another bot of another uid
-# join it by name (found by a review). inotify and fanotify: a bot watching a system file that every bot may read
-# sees its partner open it, a channel of hundreds of bits a hand that no view closes (found by an outside check: 180
-# of 180 hands passed on); a bot has no use for them. (Futexes on shared file pages are such a channel too, but
-# refusing them hangs Python's multiprocessing locks: SECURITY.md, covert channels.) (machine: audit arch, calls)
+# join it by name (found by a review). inotify, fanotify and dnotify (fcntl's F_NOTIFY): a bot watching a system file
+# that every bot may read sees its partner open it, a channel of hundreds of bits a hand that no view closes (found by
+# outside checks: 180 of 180 hands passed on with inotify; ten reads by one uid, ten signals to another with dnotify);
+# a bot has no use for them. (Futexes on shared file pages are such a channel too, but refusing them hangs Python's
+# multiprocessing locks: SECURITY.md, covert channels.) (machine: audit arch, calls refused, fcntl)
 _MACHINES = {
-    "x86_64": (0xC000003E, (248, 249, 250, 253, 254, 294, 300)),
-    "aarch64": (0xC00000B7, (217, 218, 219, 26, 27, 262)),
-}  # add_key, request_key, keyctl, (inotify_init,) inotify_add_watch, inotify_init1, fanotify_init
+    "x86_64": (0xC000003E, (248, 249, 250, 253, 254, 294, 300), 72),
+    "aarch64": (0xC00000B7, (217, 218, 219, 26, 27, 262), 25),
+}  # add_key, request_key, keyctl, (inotify_init,) inotify_add_watch, inotify_init1, fanotify_init; fcntl
 _MACHINE = _MACHINES.get(os.uname().machine)
 _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
 _SECCOMP_RET_ALLOW, _SECCOMP_RET_ERRNO, _SECCOMP_RET_KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
 _LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06
 _X32_BIT = 0x40000000
+_ARCH, _NR, _ARG1_LOW = 4, 0, 24  # offsets in seccomp_data: arch, nr, the low half of args[1] (little-endian)
+F_NOTIFY = 1026  # fcntl's command to watch a folder (dnotify); fcntl reads its command as a 32-bit int
 
 
 class _SockFilter(ctypes.Structure):
@@ -149,28 +152,38 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
 
 
-def _bot_filter(arch: int, refused: tuple[int, ...]) -> list[tuple[int, int, int, int]]:
-    """The filter's program: (code, jump if true, jump if false, constant), jumps counted from the next step."""
-    eperm = 7 + len(refused)  # after: arch, check, kill, nr, x32?, the refused calls, allow, kill (x32)
-    program = [
-        (_LD_W_ABS, 0, 0, 4),  # seccomp_data.arch
+def _bot_filter(arch: int, refused: tuple[int, ...], fcntl: int) -> list[tuple[int, int, int, int]]:
+    """The filter's program: (code, jump if true, jump if false, constant), jumps counted from the next step. It is
+    written with the names of its three endings (allow, kill, refuse), which become jumps at the end."""
+    Jump = int | str
+    steps: list[tuple[int, Jump, Jump, int]] = [
+        (_LD_W_ABS, 0, 0, _ARCH),
         (_JEQ_K, 1, 0, arch),
-        (_RET_K, 0, 0, _SECCOMP_RET_KILL_PROCESS),
-        (_LD_W_ABS, 0, 0, 0),  # seccomp_data.nr
-        (_JGE_K, eperm - 1 - 5, 0, _X32_BIT),
+        (_RET_K, 0, 0, _SECCOMP_RET_KILL_PROCESS),  # another machine's calls (a 32-bit ABI)
+        (_LD_W_ABS, 0, 0, _NR),
+        (_JGE_K, "kill", 0, _X32_BIT),  # x32 calls
+        *((_JEQ_K, "refuse", 0, number) for number in refused),
+        (_JEQ_K, 0, "allow", fcntl),
+        (_LD_W_ABS, 0, 0, _ARG1_LOW),
+        (_JEQ_K, "refuse", "allow", F_NOTIFY),
     ]
-    for number in refused:
-        program.append((_JEQ_K, eperm - len(program) - 1, 0, number))
-    program.append((_RET_K, 0, 0, _SECCOMP_RET_ALLOW))
-    program.append((_RET_K, 0, 0, _SECCOMP_RET_KILL_PROCESS))  # x32 calls
-    program.append((_RET_K, 0, 0, _SECCOMP_RET_ERRNO | errno.EPERM))
-    assert len(program) == eperm + 1
-    return program
+    endings = {
+        "allow": _SECCOMP_RET_ALLOW,
+        "kill": _SECCOMP_RET_KILL_PROCESS,
+        "refuse": _SECCOMP_RET_ERRNO | errno.EPERM,
+    }
+    at = {name: len(steps) + index for index, name in enumerate(endings)}
+    steps += [(_RET_K, 0, 0, value) for value in endings.values()]
+
+    def offset(jump: Jump, step: int) -> int:
+        return at[jump] - step - 1 if isinstance(jump, str) else jump
+
+    return [(code, offset(yes, step), offset(no, step), k) for step, (code, yes, no, k) in enumerate(steps)]
 
 
 def refuse_shared_kernel_objects() -> None:
     """In a bot's child, after ``no_new_privs``: refuse it (and all it starts) the calls through which bots of other
-    uids could meet (keyrings, inotify, fanotify; above). Another machine's calls (a 32-bit or x32 ABI) end the
+    uids could meet (keyrings, inotify, fanotify, dnotify; above). Another machine's calls (a 32-bit or x32 ABI) end the
     process. Nothing where this machine is not known here."""
     if LIBC is None or _MACHINE is None:
         return
