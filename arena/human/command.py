@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import random
 import sys
 
 import click
@@ -82,7 +81,7 @@ def play_command(
     from arena.human.session import bot_entries, human_match, play_games
     from arena.play.clock import TimeControl
     from arena.text import open_private
-    from arena.tournament.config import rules_problem
+    from arena.tournament.config import rules_problem, secret_seed
     from arena.tournament.flags import parse_options
     from arena.tournament.registry import Registry
 
@@ -102,7 +101,7 @@ def play_command(
         log_dir=log_dir,
         trusted_bots=trusted_bots,
     )
-    seed = random.randrange(1_000_000) if seed is None else seed
+    seed = secret_seed() if seed is None else seed  # a bot at the table must not guess the deals
     console = Console(highlight=False)
     screen = Screen(console, seat)
     echo = not sys.stdin.isatty()  # typed text from a pipe or file is not echoed by a terminal: show it
