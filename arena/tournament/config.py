@@ -438,7 +438,7 @@ variant = "four-hand"
 entrants = ["search", "heuristic", "random", "bots/my_bot.py"]
 games_per_pairing = 10
 time = "5+0.1"
-seed = 2026
+# no seed: a secret one is drawn and kept (a known seed tells a bot every card; publish it after the games)
 
 [options]
 stick_the_dealer = true
