@@ -95,7 +95,7 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tournament]
     config = setup.write_config(["random", str(bot)])
     result = arena("tournament", "run", config, "--db", setup.db, "--quiet", home=setup.home)
     assert result.exit_code == 0, result.output
-    assert "2/2 games (2 played now)" in result.output
+    assert "2/2 games (2 played now)" in result.output and "seed:" not in result.output  # its own seed: not news
     yield setup
 
 
@@ -344,15 +344,18 @@ def test_a_config_without_a_seed_draws_a_secret_one_per_results_file_and_keeps_i
     config = tmp_path / "secret.toml"
     config.write_text(text)
     first, second = tmp_path / "first.db", tmp_path / "second.db"
+    said = []
     for db in (first, second):
         result = arena("tournament", "run", config, "--db", db, "--quiet", home=home)
         assert result.exit_code == 0, result.output
+        said.append(result.output)
     seeds = [{record["seed"] for record in stored(db).values()} for db in (first, second)]
     assert len(seeds[0]) == 1 and len(seeds[1]) == 1 and seeds[0] != seeds[1]  # one deal each, not the same one
     assert deal_seed(LEGACY_SEED, 0) not in seeds[0] | seeds[1]
     with Store.open(first, create=False) as store:
         drawn = json.loads(store.get_meta("config.settings") or "{}")["seed"]
     assert seeds[0] == {deal_seed(drawn, 0)}
+    assert f"seed: {drawn} (" in said[0] and f"seed: {drawn} (" not in said[1]  # for the organiser to publish
     config.write_text(text.replace("games_per_pairing = 1", "games_per_pairing = 2"))
     grown = arena("tournament", "run", config, "--db", first, "--quiet", home=home)
     assert grown.exit_code == 0 and "4/4 games (2 played now)" in grown.output, grown.output

@@ -175,7 +175,8 @@ class TournamentConfig(BaseModel):
     seed: int | None = Field(
         default=None,
         description="Seed of the deal sequences: the same seed deals the same cards. Left out, each new results file "
-        "draws a secret one and keeps it (a known seed tells a bot every card dealt: publish it after the games)",
+        "draws a secret one and keeps it, and `arena tournament run` prints it once every game is played (a known seed "
+        "tells a bot every card dealt: publish it once the tournament is closed)",
     )
     jobs: int | None = Field(default=None, ge=1, description="Matches played in parallel (--jobs overrides it)")
     pin: bool = Field(default=True, description="Each parallel match on a core of its own (arena.play.cpus)")

@@ -65,6 +65,7 @@ class RunReport:
     interrupted: bool
     errors: list[str]
     grown: list[str] = field(default_factory=list)  # how the tournament grew in this run (growth.bind)
+    seed: int | None = None  # the seed its deals came from (growth.settle_seed): secret while games may be added
 
 
 def resolve_entrants(
@@ -237,7 +238,7 @@ def _run(
                 progress.done += 1
     for thread in threads:
         thread.join(timeout=10)
-    return RunReport(played, progress.done, progress.total, interrupted, progress.errors, grown)
+    return RunReport(played, progress.done, progress.total, interrupted, progress.errors, grown, config.seed)
 
 
 class _Work:
