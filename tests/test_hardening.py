@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +27,7 @@ from sandboxing import described, open_to_bots, started, still_running
 from arena.cli import main
 from arena.play import cgroups, forkserver, sandbox
 from arena.play.botproc import BotCommand, BotProcess, BotStartError
+from arena.play.linux import PPID, stat_fields
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.play.referee import fitted_limits, run_match
 from arena.play.sandbox import (
@@ -1167,3 +1169,45 @@ def test_not_root_a_bot_can_take_no_other_seat_nor_fill_the_disk() -> None:
 def _userns_works() -> bool:
     probe = subprocess.run(["unshare", "--user", "--net", "true"], capture_output=True, user=NOBODY, group=NOBODY)
     return probe.returncode == 0
+
+
+@needs_root
+@pytest.mark.skipif(not (CAPS.pid and forkserver.enabled()), reason="bots are pid 1 of namespaces only here")
+def test_a_killed_bot_is_reaped_by_its_server_not_left_to_the_hosts_pid_1(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A bot killed with its monitor (one kill of their group) ends after it: re-parented to the host's pid 1, it was
+    a zombie for ~1 s here, and forever where pid 1 is an arena that reaps no stranger (a container)."""
+    monkeypatch.setenv("ARENA_UID_RANGE", spare_uids(1))
+    os.chmod(tmp_path, 0o755)
+    script = tmp_path / "sleeper.py"
+    script.write_text("import os, time\nif os.fork() == 0:\n    os.setsid()\ntime.sleep(600)\n")  # and its child
+    command = BotCommand("sleeper", (sys.executable, str(script)), "zmq")
+    hub = Hub()
+    endpoint = hub.open()
+    jail = Jail(Limits(), workdir=hub.workdir(endpoint))
+    hub.admit(endpoint, jail.gid)
+    bot = BotProcess(command, endpoint.address, tmp_path / "bot.log", jail=jail)
+    assert isinstance(bot.process, forkserver.ForkedProcess)
+    monitor = bot.pid
+    server = int(Path(f"/proc/{monitor}/stat").read_bytes().rsplit(b")", 1)[1].split()[PPID])
+    deadline = time.monotonic() + 30
+    while not (inside := Path(f"/proc/{monitor}/task/{monitor}/children").read_text().split()):
+        assert bot.alive() and time.monotonic() < deadline, (tmp_path / "bot.log").read_text()
+        time.sleep(0.01)
+    (init,) = map(int, inside)  # the bot, pid 1 of its namespace
+    parents: list[int] = []
+
+    def watch() -> None:  # from before the kill: the kill sweeps the bot's uid, waiting for its processes to go
+        deadline = time.monotonic() + 10
+        while (fields := stat_fields(init)) is not None and time.monotonic() < deadline:
+            parents.append(int(fields[PPID]))
+            time.sleep(0.002)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    bot.kill()
+    watcher.join()
+    hub.close()
+    assert stat_fields(init) is None, "the killed bot was never reaped"
+    assert set(parents) <= {monitor, server}, parents  # before: 1 (the host's pid 1), a zombie for a while
