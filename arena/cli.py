@@ -650,13 +650,11 @@ def tournament_run(
             )
         except KeyboardInterrupt:  # a second Ctrl-C while the first was stopping the run, or one after it
             stopped()
-    click.echo(f"{config.name}: {report.done}/{report.total} games ({report.played} played now), results in {db}")
-    if report.done == report.total and config.seed is None:  # a drawn seed, for the organiser to publish
-        click.echo(
-            f"seed: {report.seed} (the deals' seed: it tells a bot every card of a game added to this file, so"
-            " publish it once the tournament is closed)",
-            err=True,
-        )
+    # a drawn seed, for the organiser to publish once no game will be added: it tells a bot every card of one
+    drawn = f", secret seed {report.seed}" if report.done == report.total and config.seed is None else ""
+    click.echo(
+        f"{config.name}: {report.done}/{report.total} games ({report.played} played now), results in {db}{drawn}"
+    )
     if report_dir:
         if live is not None and live.error:
             click.echo(f"warning: the report stopped being updated: {live.error}", err=True)

@@ -175,7 +175,7 @@ class TournamentConfig(BaseModel):
     seed: int | None = Field(
         default=None,
         description="Seed of the deal sequences: the same seed deals the same cards. Left out, each new results file "
-        "draws a secret one and keeps it, and `arena tournament run` prints it once every game is played (a known seed "
+        "draws a secret one and keeps it, and `arena tournament run` shows it once every game is played (a known seed "
         "tells a bot every card dealt: publish it once the tournament is closed)",
     )
     jobs: int | None = Field(default=None, ge=1, description="Matches played in parallel (--jobs overrides it)")
