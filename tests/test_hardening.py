@@ -1172,13 +1172,16 @@ def _userns_works() -> bool:
 
 
 @needs_root
-@pytest.mark.skipif(not (CAPS.pid and forkserver.enabled()), reason="bots are pid 1 of namespaces only here")
-def test_a_killed_bot_is_reaped_by_its_server_not_left_to_the_hosts_pid_1(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+@pytest.mark.skipif(not CAPS.pid, reason="bots are pid 1 of namespaces of their own only here")
+@pytest.mark.parametrize("forked", ["1", "0"])
+def test_a_killed_bot_is_reaped_by_its_monitor_not_left_to_the_hosts_pid_1(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, forked: str
 ) -> None:
     """A bot killed with its monitor (one kill of their group) ends after it: re-parented to the host's pid 1, it was
-    a zombie for ~1 s here, and forever where pid 1 is an arena that reaps no stranger (a container)."""
+    a zombie for ~1 s here, and forever where pid 1 is an arena that reaps no stranger (a container). Both ways a
+    bot starts: forked by the bots' server, and by exec (every bot not in Python)."""
     monkeypatch.setenv("ARENA_UID_RANGE", spare_uids(1))
+    monkeypatch.setenv("ARENA_FORK_SERVER", forked)
     os.chmod(tmp_path, 0o755)
     script = tmp_path / "sleeper.py"
     script.write_text("import os, time\nif os.fork() == 0:\n    os.setsid()\ntime.sleep(600)\n")  # and its child
@@ -1188,7 +1191,7 @@ def test_a_killed_bot_is_reaped_by_its_server_not_left_to_the_hosts_pid_1(
     jail = Jail(Limits(), workdir=hub.workdir(endpoint))
     hub.admit(endpoint, jail.gid)
     bot = BotProcess(command, endpoint.address, tmp_path / "bot.log", jail=jail)
-    assert isinstance(bot.process, forkserver.ForkedProcess)
+    assert isinstance(bot.process, forkserver.ForkedProcess) == (forked == "1" and forkserver.enabled())
     monitor = bot.pid
     server = int(Path(f"/proc/{monitor}/stat").read_bytes().rsplit(b")", 1)[1].split()[PPID])
     deadline = time.monotonic() + 30

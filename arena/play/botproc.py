@@ -232,6 +232,13 @@ class BotProcess:
 
     def kill(self) -> None:
         """Kill the whole process group and everything else the bot started, reap it, and free its sandbox."""
+        if self.jail is not None and self.jail.uid is not None and self.process.poll() is None:
+            # Its uid's processes first. A bot in a pid namespace of its own is pid 1 there, the child of a monitor
+            # (root, outside), which sees it end and ends the same way. Killed with it, the monitor went first and
+            # left the bot, which ends after the rest of its namespace, a zombie for the host's pid 1 to reap (one
+            # a killed bot, for ever where that is an arena in a container).
+            self.jail.sweep(self.process.pid)
+            self.wait_until(time.monotonic() + 1.0)
         # Once a child of ours has ended, poll() has reaped it and its pid may come round to another process: its
         # jail's sweep finds what it left instead. (A fork server's child stays unreaped until release() below.)
         if self.process.poll() is None or self.jail is None:
