@@ -650,8 +650,12 @@ def tournament_run(
             )
         except KeyboardInterrupt:  # a second Ctrl-C while the first was stopping the run, or one after it
             stopped()
-    # a drawn seed, for the organiser to publish once no game will be added: it tells a bot every card of one
-    drawn = f", secret seed {report.seed}" if report.done == report.total and config.seed is None else ""
+    # a drawn seed, for the organiser to publish: it tells a bot every card of any game added to the file later
+    drawn = (
+        f", secret seed {report.seed} (publish it once no game will be added)"
+        if report.done == report.total and config.seed is None
+        else ""
+    )
     click.echo(
         f"{config.name}: {report.done}/{report.total} games ({report.played} played now), results in {db}{drawn}"
     )

@@ -666,6 +666,13 @@ try:  # dnotify: a signal at each access in the folder
     said.append(outcome(fcntl.fcntl(folder, 1026, 0x80000001)))
 except OSError as error:
     said.append(errno.errorcode[error.errno])
+with open("leased", "w") as mine:
+    mine.write("its own file")
+leased = os.open("leased", os.O_RDONLY)
+try:  # a lease: a signal when another process opens the file, whose open waits
+    said.append(outcome(fcntl.fcntl(leased, 1024, fcntl.F_RDLCK)))
+except OSError as error:
+    said.append(errno.errorcode[error.errno])
 said.append("flags" if fcntl.fcntl(folder, fcntl.F_GETFD) >= 0 else "no-flags")  # fcntl's other commands work
 done = []
 thread = threading.Thread(target=done.append, args=(1,))
@@ -707,8 +714,9 @@ def test_a_bot_cannot_watch_files_but_its_threads_and_process_locks_work(
     jail.sweep(0)
     jail.release()
     assert done.returncode == 0, done.stderr
-    # Before: "ok EINVAL ok flags thread counted 6000" (the watches made; the call on no descriptor reached the kernel)
-    assert done.stdout.split() == ["EPERM", "EPERM", "EPERM", "flags", "thread", "counted", "6000"]
+    # Before: "ok EINVAL ok ok flags thread counted 6000" (the watches and the lease made; the call on no descriptor
+    # reached the kernel)
+    assert done.stdout.split() == ["EPERM", "EPERM", "EPERM", "EPERM", "flags", "thread", "counted", "6000"]
 
 
 SESSION_BOT = """

@@ -664,7 +664,7 @@ def serve(fd: int, started: set[str], kind: str = BOTS) -> Launch:
             importlib.import_module(name)
     from arena.play.sandbox import capabilities
 
-    capabilities()  # what the sandbox may do here: probed (in a forked child) once, not in every referee or server
+    capabilities()  # what the sandbox may do here: probed (in a forked child) once per server, not in its children
     gc.collect()
     gc.freeze()  # what is imported stays shared with the children (no copy when their collector walks it)
     if kind == SERVERS:
@@ -693,10 +693,11 @@ def serve(fd: int, started: set[str], kind: str = BOTS) -> Launch:
     while True:
         with contextlib.suppress(InterruptedError):
             watch.poll()
+        signalled = b""
         with contextlib.suppress(BlockingIOError):
-            os.read(wake_read, 512)
+            signalled = os.read(wake_read, 512)
         _report_ends(requests, children)
-        if adopts:
+        if adopts and signalled:  # a child ended, or one was adopted: not at every request (a look at all of /proc)
             _reap_adopted(children)
         try:
             request = requests.recv(32, socket.MSG_DONTWAIT)

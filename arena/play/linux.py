@@ -126,11 +126,13 @@ def empty_user_keyrings() -> None:
 
 # seccomp: calls refused to bots (EPERM). The key management calls, as Docker's default profile refuses them:
 # keyrings are not namespaced by uid, so a bot could make a keyring, open it to all, and another bot of another uid
-# join it by name (found by a review). inotify, fanotify and dnotify (fcntl's F_NOTIFY): a bot watching a system file
-# that every bot may read sees its partner open it, a channel of hundreds of bits a hand that no view closes (found by
-# outside checks: 180 of 180 hands passed on with inotify; ten reads by one uid, ten signals to another with dnotify);
-# a bot has no use for them. (Futexes on shared file pages are such a channel too, but refusing them hangs Python's
-# multiprocessing locks: SECURITY.md, covert channels.) (machine: audit arch, calls refused, fcntl)
+# join it by name (found by a review). inotify, fanotify, dnotify (fcntl's F_NOTIFY) and leases (F_SETLEASE): a bot
+# watching a system file that every bot may read sees its partner open it, a channel of hundreds of bits a hand that
+# no view closes (found by outside checks: 180 of 180 hands passed on with inotify; ten reads by one uid, ten signals
+# to another with dnotify). A lease needs the file's owner, which without root (bots share the referee's user) is
+# every bot, and it also holds up whoever opens the file for 45 s (the referee, other matches): found by a review.
+# A bot has no use for any of them. (Futexes on shared file pages are such a channel too, but refusing them hangs
+# Python's multiprocessing locks: SECURITY.md, covert channels.) (machine: audit arch, calls refused, fcntl)
 _MACHINES = {
     "x86_64": (0xC000003E, (248, 249, 250, 253, 254, 294, 300), 72),
     "aarch64": (0xC00000B7, (217, 218, 219, 26, 27, 262), 25),
@@ -141,7 +143,9 @@ _SECCOMP_RET_ALLOW, _SECCOMP_RET_ERRNO, _SECCOMP_RET_KILL_PROCESS = 0x7FFF0000, 
 _LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06
 _X32_BIT = 0x40000000
 _ARCH, _NR, _ARG1_LOW = 4, 0, 24  # offsets in seccomp_data: arch, nr, the low half of args[1] (little-endian)
-F_NOTIFY = 1026  # fcntl's command to watch a folder (dnotify); fcntl reads its command as a 32-bit int
+# fcntl's commands to lease a file (signalled when another process opens it, whose open then waits up to 45 s) and
+# to watch a folder (dnotify); fcntl reads its command as a 32-bit int
+F_SETLEASE, F_NOTIFY = 1024, 1026
 
 
 class _SockFilter(ctypes.Structure):
@@ -165,6 +169,7 @@ def _bot_filter(arch: int, refused: tuple[int, ...], fcntl: int) -> list[tuple[i
         *((_JEQ_K, "refuse", 0, number) for number in refused),
         (_JEQ_K, 0, "allow", fcntl),
         (_LD_W_ABS, 0, 0, _ARG1_LOW),
+        (_JEQ_K, "refuse", 0, F_SETLEASE),
         (_JEQ_K, "refuse", "allow", F_NOTIFY),
     ]
     endings = {
