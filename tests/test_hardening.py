@@ -1201,7 +1201,6 @@ def test_a_killed_bot_is_reaped_by_its_monitor_not_left_to_the_hosts_pid_1(
     bot = BotProcess(command, endpoint.address, tmp_path / "bot.log", jail=jail)
     assert isinstance(bot.process, forkserver.ForkedProcess) == (forked == "1" and forkserver.enabled())
     monitor = bot.pid
-    server = int(Path(f"/proc/{monitor}/stat").read_bytes().rsplit(b")", 1)[1].split()[PPID])
     deadline = time.monotonic() + 30
     while not (inside := Path(f"/proc/{monitor}/task/{monitor}/children").read_text().split()):
         assert bot.alive() and time.monotonic() < deadline, (tmp_path / "bot.log").read_text()
@@ -1221,4 +1220,4 @@ def test_a_killed_bot_is_reaped_by_its_monitor_not_left_to_the_hosts_pid_1(
     watcher.join()
     hub.close()
     assert stat_fields(init) is None, "the killed bot was never reaped"
-    assert set(parents) <= {monitor, server}, parents  # before: 1 (the host's pid 1), a zombie for a while
+    assert set(parents) <= {monitor}, parents  # before: then 1 (the host's pid 1), a zombie for a while

@@ -72,16 +72,11 @@ from arena.play.linux import (
     CSTIME,
     ENV_END,
     ENV_START,
-    GONE,
     LIBC,
-    PPID,
-    PR_SET_CHILD_SUBREAPER,
     PR_SET_DUMPABLE,
-    STATE,
     UTIME,
     die_with_parent,
     prctl,
-    processes,
     readable,
     start_ticks,
     stat_fields,
@@ -662,17 +657,14 @@ def serve(fd: int, started: set[str], kind: str = BOTS) -> Launch:
     for name in PRELOAD[kind]:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
-    from arena.play.sandbox import capabilities
+    if kind == REFEREES:  # what the sandbox may do here: probed (in a forked child) once, not in every referee
+        from arena.play.sandbox import capabilities
 
-    capabilities()  # what the sandbox may do here: probed (in a forked child) once per server, not in its children
+        capabilities()
     gc.collect()
     gc.freeze()  # what is imported stays shared with the children (no copy when their collector walks it)
     if kind == SERVERS:
         fd = _serve_servers(fd)  # returns in a child, a bots' server for one referee, with that referee's socket
-    adopts = kind != REFEREES and capabilities().pid
-    if adopts:  # a bots' server whose bots are pid 1 of namespaces of their own: see _reap_adopted
-        with contextlib.suppress(OSError):
-            prctl(PR_SET_CHILD_SUBREAPER, 1)
     requests = socket.socket(fileno=fd)
     if kind == SERVERS:  # its pid, and a pidfd of itself: the referee knows it by that, not by a pid
         try:
@@ -693,12 +685,9 @@ def serve(fd: int, started: set[str], kind: str = BOTS) -> Launch:
     while True:
         with contextlib.suppress(InterruptedError):
             watch.poll()
-        signalled = b""
         with contextlib.suppress(BlockingIOError):
-            signalled = os.read(wake_read, 512)
+            os.read(wake_read, 512)
         _report_ends(requests, children)
-        if adopts and signalled:  # a child ended, or one was adopted: not at every request (a look at all of /proc)
-            _reap_adopted(children)
         try:
             request = requests.recv(32, socket.MSG_DONTWAIT)
         except BlockingIOError:
@@ -777,20 +766,6 @@ def _reap_all() -> None:
     with contextlib.suppress(ChildProcessError):
         while os.waitpid(-1, os.WNOHANG)[0] > 0:
             pass
-
-
-def _reap_adopted(children: dict[int, str]) -> None:
-    """Reap the processes re-parented to this server that ended (not its own children, which the referee releases).
-
-    A bot killed with its monitor (one kill of their process group) is pid 1 of its namespace and ends after the
-    monitor: it would be re-parented to the host's pid 1 as a zombie, which in a container may be the arena itself,
-    which reaps no stranger (one zombie for each bot killed, for as long as the tournament runs). This server is
-    their subreaper: they come here and end here."""
-    me = os.getpid()
-    for pid, fields in processes():
-        if pid not in children and fields[STATE] in GONE and int(fields[PPID]) == me:
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, os.WNOHANG)
 
 
 def _answer(requests: socket.socket, message: bytes, fd: int = -1) -> None:
