@@ -14,7 +14,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,7 +26,6 @@ from sandboxing import described, open_to_bots, started, still_running
 from arena.cli import main
 from arena.play import cgroups, forkserver, sandbox
 from arena.play.botproc import BotCommand, BotProcess, BotStartError
-from arena.play.linux import PPID, stat_fields
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.play.referee import fitted_limits, run_match
 from arena.play.sandbox import (
@@ -1179,45 +1177,78 @@ def _userns_works() -> bool:
     return probe.returncode == 0
 
 
-@needs_root
+KILLED_BOT = """
+import json, os, sys, threading, time
+from pathlib import Path
+from arena.play import forkserver
+from arena.play.botproc import BotCommand, BotProcess
+from arena.play.linux import PPID, children_of, stat_fields
+from arena.play.matchspec import Limits
+from arena.play.sandbox import Jail
+from arena.play.transport import Hub
+folder = Path(sys.argv[1])
+script = folder / "sleeper.py"
+script.write_text("import os, time\\nif os.fork() == 0:\\n    os.setsid()\\ntime.sleep(600)\\n")  # and its child
+hub = Hub()
+endpoint = hub.open()
+jail = Jail(Limits(), workdir=hub.workdir(endpoint))
+hub.admit(endpoint, jail.gid)
+bot = BotProcess(BotCommand("sleeper", (sys.executable, str(script)), "zmq"), endpoint.address, folder / "bot.log",
+                 jail=jail)
+monitor, deadline = bot.pid, time.monotonic() + 30
+while not (inside := children_of(monitor)):
+    assert bot.alive() and time.monotonic() < deadline, (folder / "bot.log").read_text()
+    time.sleep(0.01)
+(init,) = inside  # the bot, pid 1 of its namespace
+parents = []
+def watch():  # from before the kill: as root it sweeps the bot's uid, waiting for its processes to go
+    deadline = time.monotonic() + 10
+    while (fields := stat_fields(init)) is not None and time.monotonic() < deadline:
+        parents.append(int(fields[PPID]))
+        time.sleep(0.002)
+watcher = threading.Thread(target=watch)
+watcher.start()
+bot.kill()
+watcher.join()
+hub.close()
+print(json.dumps({"forked": isinstance(bot.process, forkserver.ForkedProcess), "monitor": monitor,
+                  "parents": sorted(set(parents)), "gone": stat_fields(init) is None}))
+"""
+
+
 @pytest.mark.skipif(not CAPS.pid, reason="bots are pid 1 of namespaces of their own only here")
+@pytest.mark.parametrize("user", ["root", "nobody"])
 @pytest.mark.parametrize("forked", ["1", "0"])
-def test_a_killed_bot_is_reaped_by_its_monitor_not_left_to_the_hosts_pid_1(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, forked: str
+def test_a_killed_bot_is_reaped_by_its_monitor_not_left_to_the_hosts_pid_1_or_the_referee(
+    forked: str, user: str
 ) -> None:
-    """A bot killed with its monitor (one kill of their group) ends after it: re-parented to the host's pid 1, it was
-    a zombie for ~1 s here, and forever where pid 1 is an arena that reaps no stranger (a container). Both ways a
-    bot starts: forked by the bots' server, and by exec (every bot not in Python)."""
-    monkeypatch.setenv("ARENA_UID_RANGE", spare_uids(1))
-    monkeypatch.setenv("ARENA_FORK_SERVER", forked)
-    os.chmod(tmp_path, 0o755)
-    script = tmp_path / "sleeper.py"
-    script.write_text("import os, time\nif os.fork() == 0:\n    os.setsid()\ntime.sleep(600)\n")  # and its child
-    command = BotCommand("sleeper", (sys.executable, str(script)), "zmq")
-    hub = Hub()
-    endpoint = hub.open()
-    jail = Jail(Limits(), workdir=hub.workdir(endpoint))
-    hub.admit(endpoint, jail.gid)
-    bot = BotProcess(command, endpoint.address, tmp_path / "bot.log", jail=jail)
-    assert isinstance(bot.process, forkserver.ForkedProcess) == (forked == "1" and forkserver.enabled())
-    monitor = bot.pid
-    deadline = time.monotonic() + 30
-    while not (inside := Path(f"/proc/{monitor}/task/{monitor}/children").read_text().split()):
-        assert bot.alive() and time.monotonic() < deadline, (tmp_path / "bot.log").read_text()
-        time.sleep(0.01)
-    (init,) = map(int, inside)  # the bot, pid 1 of its namespace
-    parents: list[int] = []
-
-    def watch() -> None:  # from before the kill: the kill sweeps the bot's uid, waiting for its processes to go
-        deadline = time.monotonic() + 10
-        while (fields := stat_fields(init)) is not None and time.monotonic() < deadline:
-            parents.append(int(fields[PPID]))
-            time.sleep(0.002)
-
-    watcher = threading.Thread(target=watch)
-    watcher.start()
-    bot.kill()
-    watcher.join()
-    hub.close()
-    assert stat_fields(init) is None, "the killed bot was never reaped"
-    assert set(parents) <= {monitor}, parents  # before: then 1 (the host's pid 1), a zombie for a while
+    """A bot killed with its monitor (one kill of their group) ended after it, a zombie re-parented to the host's pid
+    1 (~1 s here; for ever where pid 1 is an arena in a container) or, not root, to the referee (for as long as it
+    plays). Both ways a bot starts: forked by the bots' server, and by exec (every bot not in Python)."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-killed-"))  # not under pytest's, which nobody may not enter
+    os.chmod(folder, 0o777)
+    env = {**os.environ, "ARENA_FORK_SERVER": forked}
+    if user == "root":
+        if not CAPS.root:
+            pytest.skip("not root here")
+        argv = [sys.executable, "-c", KILLED_BOT, str(folder)]
+        env["ARENA_UID_RANGE"] = spare_uids(1)
+    else:
+        if not (CAPS.root and SETPRIV and os.path.exists(SYSTEM_PYTHON) and sys.version_info[:2] == (3, 11)):
+            pytest.skip("needs root, setpriv and a system Python 3.11 that an unprivileged user can run")
+        checkout = Path(__file__).resolve().parent.parent
+        if not (_open_to_others(checkout) and _SITE.exists() and _open_to_others(_SITE)):
+            pytest.skip("the checkout or its site-packages is not readable by an unprivileged user")
+        privileges = [f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+        argv = [SETPRIV, *privileges, SYSTEM_PYTHON, "-c", KILLED_BOT, str(folder)]
+        env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{checkout}:{_SITE}", "ARENA_FORK_SERVER": forked}
+    try:
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=90, cwd=folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["forked"] == (forked == "1" and forkserver.enabled())
+    assert seen["gone"], "the killed bot was never reaped"
+    # before: then 1 (the host's pid 1) as root, the referee's pid not root, a zombie for a while or for ever
+    assert seen["parents"] in ([], [seen["monitor"]]), seen

@@ -19,7 +19,7 @@ from typing import IO, Literal
 
 from arena.errors import ArenaError
 from arena.play import forkserver
-from arena.play.linux import die_with_parent, readable
+from arena.play.linux import children_of, die_with_parent, readable
 from arena.play.sandbox import Confinement, Jail, plain_environment, track, transport_environment
 
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bots"  # inside the package, so that a wheel carries them
@@ -232,12 +232,16 @@ class BotProcess:
 
     def kill(self) -> None:
         """Kill the whole process group and everything else the bot started, reap it, and free its sandbox."""
-        if self.jail is not None and self.jail.uid is not None and self.process.poll() is None:
-            # Its uid's processes first. A bot in a pid namespace of its own is pid 1 there, the child of a monitor
-            # (root, outside), which sees it end and ends the same way. Killed with it, the monitor went first and
-            # left the bot, which ends after the rest of its namespace, a zombie for the host's pid 1 to reap (one
-            # a killed bot, for ever where that is an arena in a container).
-            self.jail.sweep(self.process.pid)
+        if self.jail is not None and self.jail.monitored and self.process.poll() is None:
+            # The bot first: pid 1 of its namespace, the child of a monitor (the process we know), which sees it end
+            # and ends the same way. Killed with it, the monitor went first and left the bot, which ends after the
+            # rest of its namespace, a zombie for the host's pid 1 (not root: for us) to reap, one a killed bot, for
+            # ever where nobody does (an arena that is pid 1 in a container; a referee that plays many matches).
+            if self.jail.uid is not None:
+                self.jail.sweep(self.process.pid)  # every process of its uid
+            for bot in children_of(self.process.pid):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(bot, signal.SIGKILL)
             self.wait_until(time.monotonic() + 1.0)
         # Once a child of ours has ended, poll() has reaped it and its pid may come round to another process: its
         # jail's sweep finds what it left instead. (A fork server's child stays unreaped until release() below.)

@@ -240,6 +240,15 @@ def start_ticks(pid: int | str) -> int | None:
     return None if fields is None or fields[STATE] in GONE else int(fields[START_TIME])
 
 
+def children_of(pid: int) -> list[int]:
+    """The children of process ``pid``'s first thread (none when it is gone, or where Linux does not list them)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", "rb") as f:
+            return [int(child) for child in f.read().split()]
+    except OSError:
+        return []
+
+
 def processes() -> Iterator[tuple[int, list[bytes]]]:
     """Every process with the fields of its stat line."""
     for entry in os.scandir("/proc"):

@@ -484,6 +484,14 @@ class Jail:
             _enable_subreaper()
 
     @property
+    def monitored(self) -> bool:
+        """Whether the bot is pid 1 of a pid namespace of its own, and its process (the one the referee knows) the
+        monitor outside it (``Confinement``): as root with a private view where pid namespaces work, or not root in
+        a user namespace."""
+        caps = self.caps
+        return caps.mount and caps.pid if caps.root else caps.userns
+
+    @property
     def uid(self) -> int | None:
         """The bot's uid, or None when it runs as the referee's."""
         return None if self.identity is None else self.identity.uid
@@ -516,7 +524,7 @@ class Jail:
         flags = 0
         if caps.root:
             flags |= (_CLONE_NEWNS if steps else 0) | (_CLONE_NEWNET if caps.network else 0)
-            flags |= (_CLONE_NEWIPC if caps.ipc else 0) | (_CLONE_NEWPID if steps and caps.pid else 0)
+            flags |= (_CLONE_NEWIPC if caps.ipc else 0) | (_CLONE_NEWPID if self.monitored else 0)
         elif caps.userns:
             flags |= _CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC | _CLONE_NEWPID
         elif caps.network:
