@@ -51,6 +51,10 @@ STRANGER_FRAMES = 100
 STRANGER_BYTES = 64 * 1024 * 1024
 # Unasked frames of the accepted connection: a burst is one ``unsolicited`` strike; past this many it is a flood.
 BURST_FRAMES = 1000
+# Connections open at once on a bot's endpoint: it needs one (ZeroMQ may briefly hold a second as it reconnects). Each
+# holds up to transport.HARD_FRAME_LIMIT of an unfinished frame in the referee's memory, and one that sends nothing
+# is never read: past this many, a flood.
+MAX_CONNECTIONS = 16
 DRAIN_BUDGET = STRANGER_FRAMES + BURST_FRAMES + 2  # a look at an unasked endpoint empties it, or finds a flood
 
 
@@ -191,6 +195,10 @@ class Referee:
                         waiting.discard(b)
                         break
             for b in list(waiting):
+                if (flood := self._flooded(self.endpoints[b])) is not None:  # connections, before any hello
+                    failed.append((b, flood))
+                    waiting.discard(b)
+                    continue
                 process = self.processes[b]
                 if process is not None and not process.alive():
                     process.check_set_up()  # a process that never ran the bot's code is the arena's failure
@@ -389,6 +397,8 @@ class Referee:
                     return self._answered(b, endpoint, request_id, settled, elapsed)
                 continue  # frames that did not count (or the look's budget ran out): check the clock, look again
             self._drain_others(b)
+            if (flood := self._flooded(endpoint)) is not None:  # connections that sent no frame
+                return Answer(None, flood, time.perf_counter() - start)
             if not process.alive():
                 self.needs_restart[b] = True
                 died = Violation(process.death_kind(), f"bot {process.exit_description()}")
@@ -488,6 +498,9 @@ class Referee:
             if (flood := self._flooded(endpoint)) is not None:
                 self._stop(b, flood)
                 return
+        if (flood := self._flooded(endpoint)) is not None:  # connections that sent no frame
+            self._stop(b, flood)
+            return
         if unsolicited is not None:
             self.report(b, unsolicited)  # one strike for a burst, however many frames it had
 
@@ -511,6 +524,9 @@ class Referee:
         if endpoint.burst > BURST_FRAMES:
             endpoint.flooded = True
             return Violation("flood", f"more than {BURST_FRAMES} frames in a row without being asked")
+        if (connections := endpoint.connections()) > MAX_CONNECTIONS:
+            endpoint.flooded = True
+            return Violation("flood", f"{connections} connections open on its endpoint (limit {MAX_CONNECTIONS})")
         return None
 
     def _stop(self, b: int, violation: Violation) -> None:

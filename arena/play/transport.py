@@ -23,13 +23,16 @@ from pathlib import Path
 
 import zmq
 from zmq.backend import Socket as _RawSocket
+from zmq.utils.monitor import parse_monitor_message
 
 from arena.errors import ArenaError
 from arena.play.linux import start_ticks
 
 # Frames above this size make ZeroMQ drop the connection before the referee ever reads them; frames between
-# protocol.MAX_MESSAGE_BYTES and this are read and recorded as an ``oversized`` violation.
-HARD_FRAME_LIMIT = 32 * 1024 * 1024
+# protocol.MAX_MESSAGE_BYTES and this are read and recorded as an ``oversized`` violation. ZeroMQ holds a frame
+# whole until its last byte: a frame begun and never finished holds up to this much of the referee's memory, for
+# each connection (32 MiB, with 64 connections, took an outside check's referee from 0.4 to 2.1 GB in 3 s).
+HARD_FRAME_LIMIT = 1024 * 1024
 
 
 # Plain ints: pyzmq's enum flags cost a Python call per operation on the referee's hot path.
@@ -94,13 +97,19 @@ class Channel:
         """Whether a frame is waiting, without waiting."""
         raise NotImplementedError
 
+    def connections(self) -> int:
+        """How many connections the bot's processes hold open to the referee (a pipe: one)."""
+        return 1
+
 
 @dataclass(kw_only=True)
 class Endpoint(Channel):
     """A bot process's private ZeroMQ ROUTER endpoint."""
 
     socket: zmq.Socket  # type: ignore[type-arg]
+    monitor: zmq.Socket | None = None  # type: ignore[type-arg]  # the socket's connection events (Hub._watch)
     _timeout: int = -1
+    _connections: int = 0
 
     def send(self, data: bytes) -> bool:
         """Send one frame to the accepted peer; False when there is none or it cannot take more."""
@@ -168,7 +177,21 @@ class Endpoint(Channel):
         self.quiet = not events & _POLLIN
         return not self.quiet
 
+    def connections(self) -> int:
+        """How many connections are open on the endpoint (its monitor's events read so far, the waiting ones now).
 
+        Each can hold an unfinished frame of up to ``HARD_FRAME_LIMIT`` in the referee's memory, and one that sends
+        nothing is never read: the referee bounds their number (a ``flood``), not only their traffic."""
+        monitor = self.monitor
+        if monitor is not None:
+            while monitor.getsockopt(_EVENTS) & _POLLIN:  # type: ignore[operator]
+                event = parse_monitor_message(monitor.recv_multipart(_NOBLOCK))["event"]
+                self._connections += _OPENED.get(int(event), 0)
+        return self._connections
+
+
+# A monitor's events: the connections they open or close.
+_OPENED: dict[int, int] = {int(zmq.EVENT_ACCEPTED): 1, int(zmq.EVENT_DISCONNECTED): -1}
 PEER = b"stdio"  # the one peer of a pipe: the bot process's own stdout
 LINE_LIMIT = 1024 * 1024  # a line longer than this is cut here (and recorded as oversized); the rest is skipped
 SEND_BACKLOG = 16 * 1024 * 1024  # what a bot that does not read its stdin may leave unread before frames are dropped
@@ -364,7 +387,8 @@ class Hub:
         self.endpoints: list[Channel] = []
         self.poller = zmq.Poller()
         self.mailboxes = select.poll()  # the sockets' ZMQ_FDs, by fd
-        self._by_fd: dict[int, Channel] = {}
+        self._by_fd: dict[int, Channel] = {}  # the endpoints' mailboxes (and their monitors'), and the pipes
+        self._monitored: dict[object, Endpoint] = {}  # the endpoints' monitors
         self._starts = itertools.count()
 
     def open(self, *, stdio: bool = False) -> Channel:
@@ -425,6 +449,15 @@ class Hub:
         fd: int = channel.socket.getsockopt(zmq.FD)  # type: ignore[assignment]
         self.mailboxes.unregister(fd)
         del self._by_fd[fd]
+        if channel.monitor is not None:
+            monitor, channel.monitor = channel.monitor, None
+            self.poller.unregister(monitor)
+            fd = monitor.getsockopt(zmq.FD)  # type: ignore[assignment]
+            self.mailboxes.unregister(fd)
+            del self._by_fd[fd]
+            del self._monitored[monitor]
+            channel.socket.disable_monitor()
+            monitor.close(linger=0)
 
     def _bind(self, address: str) -> zmq.Socket:  # type: ignore[type-arg]
         socket = self.context.socket(zmq.ROUTER)
@@ -439,10 +472,15 @@ class Hub:
         return socket
 
     def _watch(self, endpoint: Endpoint) -> None:
-        self.poller.register(endpoint.socket, zmq.POLLIN)
-        fd: int = endpoint.socket.getsockopt(zmq.FD)  # type: ignore[assignment]
-        self.mailboxes.register(fd, select.POLLIN)
-        self._by_fd[fd] = endpoint
+        """Wait on the endpoint's frames, and on its connections' comings and goings (its monitor's events)."""
+        endpoint._connections = 0
+        endpoint.monitor = endpoint.socket.get_monitor_socket(zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
+        for socket in (endpoint.socket, endpoint.monitor):
+            self.poller.register(socket, zmq.POLLIN)
+            fd: int = socket.getsockopt(zmq.FD)  # type: ignore[assignment]
+            self.mailboxes.register(fd, select.POLLIN)
+            self._by_fd[fd] = endpoint
+        self._monitored[endpoint.monitor] = endpoint
 
     def admit(self, endpoint: Channel, gid: int | None) -> None:
         """Open an endpoint to one group alone (a bot process's own), closing it to the group admitted before.
@@ -471,7 +509,8 @@ class Hub:
         ready = dict(self.poller.poll(0 if buffered else max(0, int(timeout * 1000))))
         for endpoint in self.endpoints:
             endpoint.quiet = False
-        return [e for e in self.endpoints if _key(e) in ready or e in buffered]
+        stirred = {self._monitored[key].index for key in ready if key in self._monitored}  # connections came or went
+        return [e for e in self.endpoints if _key(e) in ready or e in buffered or e.index in stirred]
 
     def maybe_waiting(self) -> list[Channel]:
         """Endpoints that may have frames waiting, at the cost of one system call for all the quiet ones.

@@ -11,8 +11,8 @@ In-game modes misbehave at the N-th decision request of game G (an index, or ``a
     not-json       sends UTF-8 text that is not JSON
     deep           sends JSON nested 30,000 deep
     schema         sends JSON of the wrong shape
-    oversized      pads its answer to 10 MiB
-    huge           pads its answer to 40 MiB, over the transport's hard limit
+    oversized      pads its answer to 200 KiB, over the limit and under the transport's hard limit
+    huge           pads its answer to 2 MiB, over the transport's hard limit (1 MiB)
     illegal        plays a card it may not play
     wrong-request  answers a request that was never made
     rehello        says hello again
@@ -359,9 +359,9 @@ while socket.poll(60_000):
             send(socket, {"type": "action", "request_id": request_id, "move": choice})
             continue
         elif mode == "oversized":
-            reply["padding"] = "x" * (10 * 1024 * 1024)
+            reply["padding"] = "x" * (200 * 1024)
         elif mode == "huge":
-            reply["padding"] = "x" * (40 * 1024 * 1024)
+            reply["padding"] = "x" * (2 * 1024 * 1024)
         elif mode == "illegal":
             reply["action"] = next(
                 {"type": "play", "card": c} for c in CARDS if {"type": "play", "card": c} not in legal
