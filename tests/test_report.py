@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import stat
 import warnings
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -131,6 +133,20 @@ def test_report_of_a_jsonl_file_has_every_page_and_bot(all_variants: Path, tmp_p
     # self-contained: nothing is loaded from elsewhere
     for page in tmp_path.glob("r/*.html"):
         assert not re.search(r"""(src|href)=["']?(https?:)?//""", page.read_text()), page
+
+
+def test_the_reports_data_every_card_dealt_is_its_owners_alone_whatever_the_umask(
+    all_variants: Path, tmp_path: Path
+) -> None:
+    """A bot that could read a live report knew every hand of its games (an outside check: 36 of 38 deals, from a
+    report written 0644 in its program folder): its data folder is private, as results and records are."""
+    before = os.umask(0o022)
+    try:
+        result = CliRunner().invoke(main, ["report", str(all_variants), "-o", str(tmp_path / "r")])
+    finally:
+        os.umask(before)
+    assert result.exit_code == 0, result.output
+    assert stat.S_IMODE((tmp_path / "r" / "data").stat().st_mode) == 0o700  # before: 0o755
 
 
 def test_crosstable_cells_and_ranking_match_the_store(store_db: Path, tmp_path: Path) -> None:

@@ -148,8 +148,10 @@ class ReportBuilder:
         if not self._placed:
             if data.exists():
                 shutil.rmtree(data)
+            data.mkdir(mode=0o700, parents=True)  # every card dealt: its owner's alone, as the results are
+            os.chmod(data, 0o700)  # whatever the umask
             for sub in ("games", "records"):
-                (data / sub).mkdir(parents=True)
+                (data / sub).mkdir()
         new = 0
         try:
             for raw in self.source.read(complete_only=live):
