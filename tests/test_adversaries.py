@@ -84,6 +84,20 @@ def test_a_stranger_flood_on_its_own_endpoint_is_the_bots_flood_and_the_innocent
 
 
 @pytest.mark.timeout(90)
+def test_copies_of_a_late_answer_are_ignored_but_counted_to_a_flood(tmp_path: Path) -> None:
+    """A late answer is ignored, not charged; under the substitute policy the bot that timed out plays on until its
+    next decision, and an outside check's sent 1.1-1.7 GB of copies a game, all read, none charged."""
+    bots = [adversary("innocent", "polite", "--think", "0.3"), adversary("late", "late-flood")]  # its copies are read
+    spec = spec_of(tmp_path, bots, [[0, 1]], time="1+0.2", max_decision=0.5, policy="substitute", max_strikes=5)
+    (record,) = run_match(spec)
+    late = [v for v in record["violations"] if v["seat"] == 1]
+    assert [v["kind"] for v in late[:2]] == ["timeout", "flood"], late  # before: timeouts alone
+    assert late[1]["detail"].startswith("more than 1000 frames in a row without being asked (")
+    assert "copies of late answers)" in late[1]["detail"]
+    assert violations_of(record, 0) == []
+
+
+@pytest.mark.timeout(90)
 def test_a_flooder_thinking_past_its_allowance_never_wins_on_time(tmp_path: Path) -> None:
     out = tmp_path / "out"
     bots = [

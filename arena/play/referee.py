@@ -409,7 +409,7 @@ class Referee:
 
         A valid answer ends the bot's burst of unasked frames: those that come after it are a new one."""
         if settled.violation is None:
-            endpoint.burst = 0
+            endpoint.burst = endpoint.late = 0
             self.answered[b].add(request_id)
         if endpoint.has_input():  # more frames after the answer: unsolicited
             self._drain(endpoint)
@@ -447,7 +447,9 @@ class Referee:
                 return self._unasked(endpoint, raw)
             return Answer(None, Violation(exc.kind, exc.detail, _excerpt(raw)), 0.0)
         if isinstance(reply, Reply) and reply.request_id in self.expired[endpoint.index]:
-            return None  # a late answer to a request that timed out (or a copy of one): ignored
+            endpoint.late += 1  # a late answer to a request that timed out (or a copy of one): ignored, but counted
+            flood = self._flooded(endpoint)
+            return None if flood is None else Answer(None, flood, 0.0)
         if isinstance(reply, Reply) and reply.request_id == request_id:
             return Answer(reply.action, None, 0.0, _excerpt(raw))
         # Not the answer. A copy of an accepted answer, or any frame of a burst of unasked frames (they run from the
@@ -491,7 +493,9 @@ class Referee:
             ident, raw = frame
             if ident != endpoint.peer:
                 self._stranger(endpoint, raw)
-            elif not self._stale(b, raw):
+            elif self._stale(b, raw):
+                endpoint.late += 1
+            else:
                 endpoint.burst += 1
                 if endpoint.burst == 1:
                     unsolicited = Violation("unsolicited", "message while not asked to act", _excerpt(raw))
@@ -521,9 +525,10 @@ class Referee:
                 f"{endpoint.strangers} frames ({endpoint.stranger_bytes} bytes) from connections other than the bot's "
                 f"own on its endpoint (limit {STRANGER_FRAMES} frames, {STRANGER_BYTES >> 20} MiB)",
             )
-        if endpoint.burst > BURST_FRAMES:
+        if endpoint.burst + endpoint.late > BURST_FRAMES:
             endpoint.flooded = True
-            return Violation("flood", f"more than {BURST_FRAMES} frames in a row without being asked")
+            late = f" ({endpoint.late} of them copies of late answers)" if endpoint.late else ""
+            return Violation("flood", f"more than {BURST_FRAMES} frames in a row without being asked{late}")
         if (connections := endpoint.connections()) > MAX_CONNECTIONS:
             endpoint.flooded = True
             return Violation("flood", f"{connections} connections open on its endpoint (limit {MAX_CONNECTIONS})")

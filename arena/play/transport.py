@@ -63,6 +63,7 @@ class Channel:
     strangers: int = 0  # the same since the current process started, and their bytes: past a limit, a flood
     stranger_bytes: int = 0
     burst: int = 0  # frames of the accepted peer in the current unasked burst
+    late: int = 0  # late answers (or copies) of the accepted peer since its last valid answer: ignored, counted
     flooded: bool = False  # a flood was charged for the current process: not again until it is replaced
     bytes_out: int = 0  # traffic with the accepted peer, for timing reports
     bytes_in: int = 0
@@ -74,7 +75,7 @@ class Channel:
         """Forget the accepted peer (its process is gone; a restarted process says hello again)."""
         self.peer = None
         self.last_sender = None
-        self.strangers = self.stranger_bytes = self.burst = 0
+        self.strangers = self.stranger_bytes = self.burst = self.late = 0
         self.flooded = False
 
     def send(self, data: bytes) -> bool:

@@ -25,6 +25,8 @@ Plays a seeded-random legal action like raw_random.py, thinking ``--think`` seco
                      DIR, then plays on
     conn-flood       before its hello, forks 48 children (or as many as it may), each holding as many bare connections
                      to its endpoint as it may (each costs the referee a descriptor); says how many on stderr, plays on
+    late-flood       lets its first decision time out, then sends copies of its late answer (which the referee
+                     ignores) without end
 
 Misbehaviour in answers (dup-keys, long-id, escapes) happens at the first decision of game ``--game`` (default 0).
 """
@@ -262,6 +264,10 @@ while socket.poll(60_000):
             reply = b'{"type": "action", "request_id": 1%s, "action": {"type": "pass"}}' % (b"7" * 4000)
         elif mode == "escapes":
             reply = ESCAPES.encode()
+        elif mode == "late-flood":
+            time.sleep(message["time_left_ms"] / 1000 + 0.2)
+            while True:
+                socket.send(reply)
     socket.send(reply)
 socket.close(linger=0)
 context.term()
