@@ -29,6 +29,7 @@ from click.testing import CliRunner
 from sandboxing import match_spec, started, still_running
 
 from arena.cli import main
+from arena.play import referee as referee_module
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.play.referee import run_match
 from arena.play.sandbox import capabilities
@@ -95,6 +96,19 @@ def test_copies_of_a_late_answer_are_ignored_but_counted_to_a_flood(tmp_path: Pa
     assert late[1]["detail"].startswith("more than 1000 frames in a row without being asked (")
     assert "copies of late answers)" in late[1]["detail"]
     assert violations_of(record, 0) == []
+
+
+@pytest.mark.timeout(90)
+def test_a_message_never_finished_stops_the_match_before_the_referee_runs_out_of_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """libzmq keeps the frames of a multipart message until its last: each under the hard frame limit, counted by no
+    high-water mark, never read by the referee. An outside check's took a referee from 44 MB to 1.2 GB, unseen."""
+    monkeypatch.setattr(referee_module, "MEMORY_MARGIN", 64 * 1024 * 1024)  # of the bot's 256 MiB
+    bots = [adversary("innocent", "polite", "--think", "0.05"), adversary("endless", "endless-message")]
+    spec = spec_of(tmp_path, bots, [[0, 1], [1, 0], [0, 1]], time="5+0.2")
+    with pytest.raises(referee_module.MemoryOverrun, match=r"the referee's memory grew \d+ MiB in match .* endless \d"):
+        run_match(spec)  # before: played to its end, every game, no violation
 
 
 @pytest.mark.timeout(90)

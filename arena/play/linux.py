@@ -240,6 +240,15 @@ def start_ticks(pid: int | str) -> int | None:
     return None if fields is None or fields[STATE] in GONE else int(fields[START_TIME])
 
 
+def resident_bytes() -> int | None:
+    """This process's resident memory in bytes (None where /proc does not tell)."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, IndexError, ValueError, AttributeError):
+        return None
+
+
 def children_of(pid: int) -> list[int]:
     """The children of process ``pid``'s first thread (none when it is gone, or where Linux does not list them)."""
     try:

@@ -30,7 +30,7 @@ from arena.play.botproc import BotCommand, BotProcess
 from arena.play.clock import TimeControl
 from arena.play.cpus import pin_match, unpin, unpin_thread
 from arena.play.incoming import Hello, MessageError, Reply, canonical_reply, read_bot_message
-from arena.play.linux import raise_open_files
+from arena.play.linux import raise_open_files, resident_bytes
 from arena.play.matchspec import MIN_OPEN_FILES, Limits, MatchSpec, SpecError
 from arena.play.runner import DETAIL_LIMIT, EXCERPT_LIMIT, Answer, Message, Violation, play
 from arena.play.sandbox import Jail, require_isolation
@@ -56,6 +56,19 @@ BURST_FRAMES = 1000
 # is never read: past this many, a flood.
 MAX_CONNECTIONS = 16
 DRAIN_BUDGET = STRANGER_FRAMES + BURST_FRAMES + 2  # a look at an unasked endpoint empties it, or finds a flood
+
+
+# How far the referee's memory may grow in a match (it needs a few MB). A bot can make libzmq hold data that the
+# referee never sees: the frames of a multipart message it never finishes, each under the hard frame limit, counted
+# by no high-water mark (an outside check's bot took a referee to 1.2 GB in 0.7 s, from one connection). Past this
+# the match stops (MemoryOverrun): no bot can be charged, for libzmq does not say which connection holds it.
+MEMORY_MARGIN = 512 * 1024 * 1024
+MEMORY_LOOK = 0.1  # seconds between looks at it
+
+
+class MemoryOverrun(ArenaError):
+    """The referee's memory grew past ``MEMORY_MARGIN`` in a match: the match stops, as when its fork server is lost
+    (a tournament records the failure, keeps the finished games, and plays the rest again)."""
 
 
 # What the referee needs beyond its bots' connections: its own files and pipes, ZeroMQ's sockets and signals.
@@ -124,6 +137,8 @@ class Referee:
         self.dealt: set[int] = set()  # seeds of the games these processes played (or started): see carry_on
         self.closed = threading.Event()  # set when the match is closed and its bots are gone
         self.games_before = 0  # games these processes played in earlier matches (carry_on)
+        self._memory_base = resident_bytes()  # this process's memory before the match (see MEMORY_MARGIN)
+        self._memory_looked = 0.0
 
     # ---- lifecycle ----
 
@@ -194,6 +209,7 @@ class Referee:
                         failed.append((b, flood))
                         waiting.discard(b)
                         break
+            self._check_memory()
             for b in list(waiting):
                 if (flood := self._flooded(self.endpoints[b])) is not None:  # connections, before any hello
                     failed.append((b, flood))
@@ -349,6 +365,7 @@ class Referee:
 
     def ask(self, seat: int, message: Message, allowed: float) -> Answer:
         """Send a decision request and wait for its answer, a violation, or the deadline."""
+        self._check_memory()
         b = self.seating[seat]
         endpoint, process = self.endpoints[b], self.processes[b]
         assert process is not None
@@ -397,6 +414,7 @@ class Referee:
                     return self._answered(b, endpoint, request_id, settled, elapsed)
                 continue  # frames that did not count (or the look's budget ran out): check the clock, look again
             self._drain_others(b)
+            self._check_memory()
             if (flood := self._flooded(endpoint)) is not None:  # connections that sent no frame
                 return Answer(None, flood, time.perf_counter() - start)
             if not process.alive():
@@ -471,6 +489,25 @@ class Referee:
             self.report(endpoint.index, Violation("unsolicited", "message while not asked to act", _excerpt(raw)))
         flood = self._flooded(endpoint)
         return None if flood is None else Answer(None, flood, 0.0)
+
+    def _check_memory(self) -> None:
+        """Stop the match (``MemoryOverrun``) if this process's memory grew past ``MEMORY_MARGIN`` since it began;
+        a look every ``MEMORY_LOOK`` seconds at most."""
+        now = time.monotonic()
+        if now - self._memory_looked < MEMORY_LOOK or self._memory_base is None:
+            return
+        self._memory_looked = now
+        grown = (resident_bytes() or 0) - self._memory_base
+        if grown > MEMORY_MARGIN:
+            connections = ", ".join(
+                f"{entry.name} {endpoint.connections()}"
+                for entry, endpoint in zip(self.spec.bots, self.endpoints, strict=False)
+            )
+            raise MemoryOverrun(
+                f"the referee's memory grew {grown >> 20} MiB in match {self.spec.match_id} (at most"
+                f" {MEMORY_MARGIN >> 20} MiB): a bot's connections hold messages it never finished, which ZeroMQ"
+                f" keeps unread; the match stops and no bot is charged (connections open: {connections})"
+            )
 
     def _flood_found(self, b: int) -> Violation | None:
         """The ``flood`` that stopped bot ``b`` outside a request (a drain), taken from the pending reports: it is

@@ -27,6 +27,9 @@ Plays a seeded-random legal action like raw_random.py, thinking ``--think`` seco
                      to its endpoint as it may (each costs the referee a descriptor); says how many on stderr, plays on
     late-flood       lets its first decision time out, then sends copies of its late answer (which the referee
                      ignores) without end
+    endless-message  once welcomed, starts a child that opens a connection of its own to its endpoint, speaking
+                     ZMTP 3 itself, and sends frames of 512 KiB that each say more follow, 256 MiB in all, never the
+                     last one; plays on
 
 Misbehaviour in answers (dup-keys, long-id, escapes) happens at the first decision of game ``--game`` (default 0).
 """
@@ -40,6 +43,7 @@ import os
 import random
 import signal
 import socket as socket_module
+import struct
 import sys
 import threading
 import time
@@ -142,6 +146,26 @@ def relay(front: zmq.Socket, back: zmq.Socket) -> None:
                 front.send_multipart([victim, back.recv()])
 
 
+def endless_message() -> None:
+    """A child sends, on a connection of its own, one multipart message that never ends (ZMTP 3 by hand: a DEALER's
+    greeting and READY, then frames with the MORE flag). pyzmq could not: it sends a message's frames only whole."""
+    if os.fork() != 0:
+        return
+    path = endpoint.removeprefix("ipc://")
+    conn = socket_module.socket(socket_module.AF_UNIX, socket_module.SOCK_STREAM)
+    conn.connect(path)
+    conn.sendall(b"\xff" + b"\x00" * 8 + b"\x7f" + b"\x03\x00" + b"NULL" + b"\x00" * 48)  # greeting: ZMTP 3.0, NULL
+    conn.recv(64)
+    ready = b"\x05READY\x0bSocket-Type" + struct.pack(">I", 6) + b"DEALER"
+    conn.sendall(b"\x04" + bytes([len(ready)]) + ready)
+    frame = b"\x03" + struct.pack(">Q", 512 * 1024) + b"x" * (512 * 1024)  # long frame, more to follow
+    with contextlib.suppress(OSError):
+        for _ in range(512):
+            conn.sendall(frame)
+    time.sleep(600)
+    os._exit(0)
+
+
 def connect_flood() -> None:
     """Fork 48 children (or as many as the bot may), each holding as many bare connections to the endpoint as it may (no
     ZMTP greeting: each costs the referee a descriptor until libzmq's handshake timeout); report the total."""
@@ -224,6 +248,8 @@ while socket.poll(60_000):
         break
     if kind == "welcome" and mode == "stranger-flood":
         flood()
+    if kind == "welcome" and mode == "endless-message":
+        endless_message()
     if kind == "game_start":
         game, first = message["game"], True
     if kind != "act":
