@@ -98,17 +98,24 @@ def test_copies_of_a_late_answer_are_ignored_but_counted_to_a_flood(tmp_path: Pa
     assert violations_of(record, 0) == []
 
 
-@pytest.mark.timeout(90)
-def test_a_message_never_finished_stops_the_match_before_the_referee_runs_out_of_memory(
+@pytest.mark.timeout(120)
+def test_a_bot_whose_message_is_never_finished_is_found_by_the_memory_it_holds_and_charged(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """libzmq keeps the frames of a multipart message until its last: each under the hard frame limit, counted by no
-    high-water mark, never read by the referee. An outside check's took a referee from 44 MB to 1.2 GB, unseen."""
+    high-water mark, never read by the referee. An outside check's took a referee from 44 MB to 1.2 GB, unseen; and
+    a guard that stopped the match let a losing bot cancel its game uncharged. Past the margin the bots are stopped
+    one by one: the one whose stop gave the memory back is charged, the others restart uncharged."""
     monkeypatch.setattr(referee_module, "MEMORY_MARGIN", 64 * 1024 * 1024)  # of the bot's 256 MiB
     bots = [adversary("innocent", "polite", "--think", "0.05"), adversary("endless", "endless-message")]
-    spec = spec_of(tmp_path, bots, [[0, 1], [1, 0], [0, 1]], time="5+0.2")
-    with pytest.raises(referee_module.MemoryOverrun, match=r"the referee's memory grew \d+ MiB in match .* endless \d"):
-        run_match(spec)  # before: played to its end, every game, no violation
+    spec = spec_of(tmp_path, bots, [[0, 1], [1, 0]], time="10+0.5")
+    records = run_match(spec)  # before: played to its end, no violation, the memory held
+    for record, seat in zip(records, (1, 0), strict=True):
+        assert record["forfeit"]["seat"] == seat and record["forfeit"]["kind"] == "flood", record["forfeit"]
+        held = r"its connections held (\d+) MiB of messages it never finished \(at most 64 MiB\)"
+        found = re.fullmatch(held, record["forfeit"]["detail"])
+        assert found and int(found[1]) >= 32, record["forfeit"]["detail"]
+        assert violations_of(record, 1 - seat) == []  # the innocent, stopped first or not, is charged nothing
 
 
 @pytest.mark.timeout(90)

@@ -30,7 +30,7 @@ from arena.play.botproc import BotCommand, BotProcess
 from arena.play.clock import TimeControl
 from arena.play.cpus import pin_match, unpin, unpin_thread
 from arena.play.incoming import Hello, MessageError, Reply, canonical_reply, read_bot_message
-from arena.play.linux import raise_open_files, resident_bytes
+from arena.play.linux import raise_open_files, release_free_memory, resident_bytes
 from arena.play.matchspec import MIN_OPEN_FILES, Limits, MatchSpec, SpecError
 from arena.play.runner import DETAIL_LIMIT, EXCERPT_LIMIT, Answer, Message, Violation, play
 from arena.play.sandbox import Jail, require_isolation
@@ -60,10 +60,13 @@ DRAIN_BUDGET = STRANGER_FRAMES + BURST_FRAMES + 2  # a look at an unasked endpoi
 
 # How far the referee's memory may grow in a match (it needs a few MB). A bot can make libzmq hold data that the
 # referee never sees: the frames of a multipart message it never finishes, each under the hard frame limit, counted
-# by no high-water mark (an outside check's bot took a referee to 1.2 GB in 0.7 s, from one connection). Past this
-# the match stops (MemoryOverrun): no bot can be charged, for libzmq does not say which connection holds it.
+# by no high-water mark (an outside check's bot took a referee to 1.2 GB in 0.7 s, from one connection). libzmq does
+# not say which connection holds it: past this, the bots are stopped one by one until the memory comes back. The one
+# whose stop gave it back is charged a flood; those stopped before it are restarted at once, uncharged. Where none
+# gave it back (it is held elsewhere in this process), the match stops (MemoryOverrun).
 MEMORY_MARGIN = 512 * 1024 * 1024
 MEMORY_LOOK = 0.1  # seconds between looks at it
+MEMORY_RELEASE = 1.0  # seconds to wait for a stopped bot's connections to give their memory back
 
 
 class MemoryOverrun(ArenaError):
@@ -139,6 +142,7 @@ class Referee:
         self.games_before = 0  # games these processes played in earlier matches (carry_on)
         self._memory_base = resident_bytes()  # this process's memory before the match (see MEMORY_MARGIN)
         self._memory_looked = 0.0
+        self._searching = False  # for the bot that holds it (_memory_holder): no look meanwhile
 
     # ---- lifecycle ----
 
@@ -209,7 +213,7 @@ class Referee:
                         failed.append((b, flood))
                         waiting.discard(b)
                         break
-            self._check_memory()
+            self._check_memory(handshake=True)
             for b in list(waiting):
                 if (flood := self._flooded(self.endpoints[b])) is not None:  # connections, before any hello
                     failed.append((b, flood))
@@ -274,8 +278,11 @@ class Referee:
             self._send(b, {"type": "match_end", "reason": "match over"})
         deadline = time.monotonic() + 1.0
         for process in self.processes:
-            if process is not None:
-                process.wait_until(deadline)
+            while process is not None and not process.wait_until(min(deadline, time.monotonic() + MEMORY_LOOK)):
+                grown = (resident_bytes() or 0) - (self._memory_base or 0)
+                if time.monotonic() >= deadline or (self._memory_base is not None and grown > MEMORY_MARGIN):
+                    deadline = 0.0  # no more grace: a bot filling the memory after the match (a check's: 1.6 GB)
+                    break
         for process in self.processes:
             if process is not None:
                 process.kill()
@@ -365,7 +372,7 @@ class Referee:
 
     def ask(self, seat: int, message: Message, allowed: float) -> Answer:
         """Send a decision request and wait for its answer, a violation, or the deadline."""
-        self._check_memory()
+        self._check_memory()  # a bot found holding the memory is charged below (its flood)
         b = self.seating[seat]
         endpoint, process = self.endpoints[b], self.processes[b]
         assert process is not None
@@ -414,7 +421,17 @@ class Referee:
                     return self._answered(b, endpoint, request_id, settled, elapsed)
                 continue  # frames that did not count (or the look's budget ran out): check the clock, look again
             self._drain_others(b)
-            self._check_memory()
+            if spent := self._check_memory():  # the clock stopped while the bots were stopped one by one
+                deadline += spent
+                if (flood := self._flood_found(b)) is not None:  # it held the memory
+                    return Answer(None, flood, time.perf_counter() - start - spent)
+                if b in self._relaunched:  # stopped before the holder was found, restarted: asked again
+                    if (failure := self._relaunched.pop(b)) is not None:
+                        return Answer(None, failure, 0.0)
+                    endpoint, relaunched = self.endpoints[b], self.processes[b]
+                    assert relaunched is not None
+                    process = relaunched
+                    self._send_frame(b, frame)
             if (flood := self._flooded(endpoint)) is not None:  # connections that sent no frame
                 return Answer(None, flood, time.perf_counter() - start)
             if not process.alive():
@@ -490,24 +507,61 @@ class Referee:
         flood = self._flooded(endpoint)
         return None if flood is None else Answer(None, flood, 0.0)
 
-    def _check_memory(self) -> None:
-        """Stop the match (``MemoryOverrun``) if this process's memory grew past ``MEMORY_MARGIN`` since it began;
-        a look every ``MEMORY_LOOK`` seconds at most."""
+    def _check_memory(self, *, handshake: bool = False) -> float:
+        """A look (every ``MEMORY_LOOK`` seconds at most) at whether this process's memory grew past
+        ``MEMORY_MARGIN`` since the match began: if so, the bot that holds it is charged (``_memory_holder``) or, in
+        a handshake or where none does, the match stops (``MemoryOverrun``). Returns the seconds the search for
+        the holder took (the clock of a bot being asked stops meanwhile)."""
         now = time.monotonic()
-        if now - self._memory_looked < MEMORY_LOOK or self._memory_base is None:
-            return
+        if now - self._memory_looked < MEMORY_LOOK or self._memory_base is None or self._searching:
+            return 0.0
         self._memory_looked = now
         grown = (resident_bytes() or 0) - self._memory_base
-        if grown > MEMORY_MARGIN:
-            connections = ", ".join(
-                f"{entry.name} {endpoint.connections()}"
-                for entry, endpoint in zip(self.spec.bots, self.endpoints, strict=False)
-            )
-            raise MemoryOverrun(
-                f"the referee's memory grew {grown >> 20} MiB in match {self.spec.match_id} (at most"
-                f" {MEMORY_MARGIN >> 20} MiB): a bot's connections hold messages it never finished, which ZeroMQ"
-                f" keeps unread; the match stops and no bot is charged (connections open: {connections})"
-            )
+        if grown <= MEMORY_MARGIN:
+            return 0.0
+        if not handshake:
+            self._searching = True
+            try:
+                found = self._memory_holder(grown)
+            finally:
+                self._searching = False
+            if found is not None:
+                return time.monotonic() - now
+        connections = ", ".join(
+            f"{entry.name} {endpoint.connections()}"
+            for entry, endpoint in zip(self.spec.bots, self.endpoints, strict=False)
+        )
+        where = "in a handshake" if handshake else "and no bot of the match held it"
+        raise MemoryOverrun(
+            f"the referee's memory grew {grown >> 20} MiB in match {self.spec.match_id} (at most {MEMORY_MARGIN >> 20}"
+            f" MiB) {where}: ZeroMQ keeps a message never finished unread; the match stops and no bot is charged"
+            f" (connections open: {connections})"
+        )
+
+    def _memory_holder(self, grown: int) -> int | None:
+        """Stop the bots one by one (those with the most connections first) until one's stop gives ``grown`` bytes
+        of memory back, at least half of them; charge it a ``flood`` (the answer to its next request) and return it.
+        The bots stopped before it are restarted at once and rejoin the game, uncharged. None if no bot's stop did."""
+        order = sorted(range(len(self.endpoints)), key=lambda b: -self.endpoints[b].connections())
+        for b in order:
+            process = self.processes[b]
+            if process is None or self.struck_out[b]:
+                continue
+            process.kill()
+            self.hub.renew(self.endpoints[b])  # its connections closed: libzmq drops what they held
+            freed, deadline = 0, time.monotonic() + MEMORY_RELEASE
+            while freed < grown // 2 and time.monotonic() < deadline:
+                time.sleep(0.02)
+                release_free_memory()
+                freed = self._memory_base + grown - (resident_bytes() or 0)  # type: ignore[operator]
+            if freed >= grown // 2:
+                self.needs_restart[b] = True
+                detail = f"its connections held {freed >> 20} MiB of messages it never finished (at most"
+                self.report(b, Violation("flood", f"{detail} {MEMORY_MARGIN >> 20} MiB)"))
+                self._memory_looked = 0.0
+                return b
+            self._relaunched[b] = self._relaunch_midgame(b)  # not its doing: back at once
+        return None
 
     def _flood_found(self, b: int) -> Violation | None:
         """The ``flood`` that stopped bot ``b`` outside a request (a drain), taken from the pending reports: it is
