@@ -395,6 +395,19 @@ def test_a_bot_that_connects_without_end_is_a_flood_and_cannot_take_the_referees
         assert [v for v in game["violations"] if v["seat"] != flooder_seat] == []
 
 
+@pytest.mark.timeout(60)
+def test_a_connection_bomb_in_a_long_handshake_neither_hangs_nor_stalls_the_referee(tmp_path: Path) -> None:
+    """libzmq sends a socket's monitor events blocking: past ~2,000 unread ones (a bomb's connections, while the
+    referee waited for a slow hello) its I/O stopped for every endpoint, and stopping the flooder hung the referee
+    for ever (a review's: conn-flood against a bot that says hello after a second)."""
+    flooder = tmp_path / "conn-flood.py"  # the mode is the script's name
+    shutil.copyfile(BOTS / "adversary.py", flooder)
+    bots = [BotEntry(name="flooder", argv=[sys.executable, str(flooder)]), adversary("slow", "slow-hello")]
+    (record,) = run_match(spec_of(tmp_path, bots, [[0, 1]]))  # before: never returned
+    assert record["forfeit"]["seat"] == 0 and record["forfeit"]["kind"] == "flood"
+    assert violations_of(record, 1) == []
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_a_tournament_with_a_flooding_entrant_stores_every_game(tmp_path: Path) -> None:

@@ -232,14 +232,15 @@ class BotProcess:
 
     def kill(self) -> None:
         """Kill the whole process group and everything else the bot started, reap it, and free its sandbox."""
-        if self.jail is not None and self.jail.monitored and self.process.poll() is None:
+        inside = children_of(self.process.pid) if self.jail is not None and self.jail.monitored else []
+        if inside and self.process.poll() is None:  # (none yet, or not listed here: killed by group as before)
             # The bot first: pid 1 of its namespace, the child of a monitor (the process we know), which sees it end
             # and ends the same way. Killed with it, the monitor went first and left the bot, which ends after the
             # rest of its namespace, a zombie for the host's pid 1 (not root: for us) to reap, one a killed bot, for
             # ever where nobody does (an arena that is pid 1 in a container; a referee that plays many matches).
-            if self.jail.uid is not None:
+            if self.jail is not None and self.jail.uid is not None:
                 self.jail.sweep(self.process.pid)  # every process of its uid
-            for bot in children_of(self.process.pid):
+            for bot in inside:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(bot, signal.SIGKILL)
             self.wait_until(time.monotonic() + 1.0)

@@ -218,6 +218,9 @@ class Referee:
                 if (flood := self._flooded(self.endpoints[b])) is not None:  # connections, before any hello
                     failed.append((b, flood))
                     waiting.discard(b)
+                    if (process := self.processes[b]) is not None:
+                        process.kill()  # now, as any flood: not at its restart
+                    self.hub.renew(self.endpoints[b])
                     continue
                 process = self.processes[b]
                 if process is not None and not process.alive():
@@ -607,6 +610,7 @@ class Referee:
 
     def _flooded(self, endpoint: Channel) -> Violation | None:
         """A ``flood`` violation once the endpoint's unasked traffic passes its limits (once a process), else None."""
+        connections = endpoint.connections()  # its monitor read even after a flood, which it keeps in step
         if endpoint.flooded:
             return None
         if endpoint.strangers > STRANGER_FRAMES or endpoint.stranger_bytes > STRANGER_BYTES:
@@ -620,7 +624,7 @@ class Referee:
             endpoint.flooded = True
             late = f" ({endpoint.late} of them copies of late answers)" if endpoint.late else ""
             return Violation("flood", f"more than {BURST_FRAMES} frames in a row without being asked{late}")
-        if (connections := endpoint.connections()) > MAX_CONNECTIONS:
+        if connections > MAX_CONNECTIONS:
             endpoint.flooded = True
             return Violation("flood", f"{connections} connections open on its endpoint (limit {MAX_CONNECTIONS})")
         return None
@@ -907,6 +911,9 @@ def main() -> None:
     except KeyboardInterrupt as stop:  # a signal closes the match on the way out: every bot process is ended
         sys.stderr.write(f"referee: {stop or 'interrupted'}; the match was closed\n")
         sys.exit(130)
+    except MemoryOverrun as exc:  # one line for the log the run's warning names, not a traceback
+        sys.stderr.write(f"referee: {exc}\n")
+        sys.exit(1)
 
 
 if __name__ == "__main__":

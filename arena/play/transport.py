@@ -390,6 +390,7 @@ class Hub:
         self.mailboxes = select.poll()  # the sockets' ZMQ_FDs, by fd
         self._by_fd: dict[int, Channel] = {}  # the endpoints' mailboxes (and their monitors'), and the pipes
         self._monitored: dict[object, Endpoint] = {}  # the endpoints' monitors
+        self._monitors = itertools.count()
         self._starts = itertools.count()
 
     def open(self, *, stdio: bool = False) -> Channel:
@@ -475,7 +476,14 @@ class Hub:
     def _watch(self, endpoint: Endpoint) -> None:
         """Wait on the endpoint's frames, and on its connections' comings and goings (its monitor's events)."""
         endpoint._connections = 0
-        endpoint.monitor = endpoint.socket.get_monitor_socket(zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
+        # The monitor's own reading end, with no high-water mark: libzmq's I/O thread sends the events blocking, and
+        # past ~2,000 unread (a connection bomb) it stopped every endpoint's I/O and a disable_monitor() hung (a
+        # review's; libzmq issue 3575). pyzmq's get_monitor_socket() leaves the mark at 1,000.
+        address = f"inproc://arena-monitor-{next(self._monitors)}"
+        endpoint.socket.monitor(address, zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
+        endpoint.monitor = self.context.socket(zmq.PAIR)
+        endpoint.monitor.setsockopt(zmq.RCVHWM, 0)
+        endpoint.monitor.connect(address)
         for socket in (endpoint.socket, endpoint.monitor):
             self.poller.register(socket, zmq.POLLIN)
             fd: int = socket.getsockopt(zmq.FD)  # type: ignore[assignment]
@@ -524,7 +532,8 @@ class Hub:
         if not ready:  # the usual answer
             return [e for e in self._by_fd.values() if not e.quiet]
         stirred = {fd for fd, _ in ready}
-        return [e for fd, e in self._by_fd.items() if not e.quiet or fd in stirred]
+        # an endpoint once, though two of its fds (its socket's and its monitor's) may say so
+        return list({e.index: e for fd, e in self._by_fd.items() if not e.quiet or fd in stirred}.values())
 
     def close(self) -> None:
         """Close every socket and remove the private directory (pipes are closed with their processes)."""

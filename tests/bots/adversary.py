@@ -25,6 +25,7 @@ Plays a seeded-random legal action like raw_random.py, thinking ``--think`` seco
                      DIR, then plays on
     conn-flood       before its hello, forks 48 children (or as many as it may), each holding as many bare connections
                      to its endpoint as it may (each costs the referee a descriptor); says how many on stderr, plays on
+    slow-hello       says hello a second after it starts (as a JVM might), then plays politely
     late-flood       lets its first decision time out, then sends copies of its late answer (which the referee
                      ignores) without end
     endless-message  once welcomed, starts a child that opens a connection of its own to its endpoint, speaking
@@ -234,6 +235,8 @@ socket = context.socket(zmq.DEALER)
 socket.connect(endpoint)
 name = "adversary" + (ESCAPES if mode == "escape-name" else "")
 hello = json.dumps({"type": "hello", "name": name[:64], "protocol": 1, "token": token}).encode()
+if mode == "slow-hello":
+    time.sleep(1.0)
 socket.send(hello)
 if mode == "double-hello":
     socket.send(hello)
