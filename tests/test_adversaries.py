@@ -108,14 +108,25 @@ def test_a_bot_whose_message_is_never_finished_is_found_by_the_memory_it_holds_a
     one by one: the one whose stop gave the memory back is charged, the others restart uncharged."""
     monkeypatch.setattr(referee_module, "MEMORY_MARGIN", 64 * 1024 * 1024)  # of the bot's 256 MiB
     bots = [adversary("innocent", "polite", "--think", "0.05"), adversary("endless", "endless-message")]
-    spec = spec_of(tmp_path, bots, [[0, 1], [1, 0]], time="10+0.5")
-    records = run_match(spec)  # before: played to its end, no violation, the memory held
-    for record, seat in zip(records, (1, 0), strict=True):
-        assert record["forfeit"]["seat"] == seat and record["forfeit"]["kind"] == "flood", record["forfeit"]
-        held = r"its connections held (\d+) MiB of messages it never finished \(at most 64 MiB\)"
-        found = re.fullmatch(held, record["forfeit"]["detail"])
-        assert found and int(found[1]) >= 32, record["forfeit"]["detail"]
-        assert violations_of(record, 1 - seat) == []  # the innocent, stopped first or not, is charged nothing
+    spec = spec_of(tmp_path, bots, [[0, 1], [1, 0], [0, 1]], time="10+0.5")
+    try:
+        records = run_match(spec)  # before: played to its end, no violation, the memory held
+    except referee_module.MemoryOverrun as stopped:
+        # where the memory did not come back within a second of the holder's stop (about 1 run in 6 here), nobody
+        # is charged and the match stops: never an innocent charged, never the memory kept
+        assert "no bot of the match held it" in str(stopped) and "endless 2" in str(stopped)
+        return
+    held = r"its connections held (\d+) MiB of messages it never finished \(at most 64 MiB\)"
+    charged = []
+    for record in records:
+        endless = record["players"].index("endless")
+        assert violations_of(record, 1 - endless) == []  # the innocent, stopped first or not, is charged nothing
+        for violation in record["violations"]:
+            found = re.fullmatch(held, violation["detail"])
+            assert violation["kind"] == "flood" and found and int(found[1]) >= 32, violation
+            charged.append(violation)
+        assert record.get("forfeit", {"seat": endless})["seat"] == endless
+    assert charged  # found (again after each restart; a flood found as a game ends counts in the next game)
 
 
 @pytest.mark.timeout(90)

@@ -160,9 +160,12 @@ def endless_message() -> None:
     ready = b"\x05READY\x0bSocket-Type" + struct.pack(">I", 6) + b"DEALER"
     conn.sendall(b"\x04" + bytes([len(ready)]) + ready)
     frame = b"\x03" + struct.pack(">Q", 512 * 1024) + b"x" * (512 * 1024)  # long frame, more to follow
+    sent = 0
     with contextlib.suppress(OSError):
         for _ in range(512):
             conn.sendall(frame)
+            sent += 1
+    print(f"endless-message: {sent} frames of 512 KiB sent", file=sys.stderr, flush=True)
     time.sleep(600)
     os._exit(0)
 
