@@ -719,7 +719,31 @@ def ranking_command(source: str | None, db_path: str | None, fmt: str, bootstrap
             confidence=settings.confidence if settings else 0.95,
         )
         duels = gauntlet_section(_records(store), store.get_meta(CANDIDATE_META), fmt)
+        missing = _games_missing(source, config, store) if source and config else None
     click.echo(format_ranking(rows, fmt) + duels)
+    if missing:
+        stored, total = missing
+        click.echo(
+            f"warning: {total - stored} of the tournament's {total} games are not stored: the table is of the"
+            f" {stored} played (arena tournament run {source} plays the rest)",
+            err=True,
+        )
+
+
+def _games_missing(source: str, config: Any, store: Any) -> tuple[int, int] | None:
+    """(games stored, games in the tournament) when some are missing; None when none are, or its entrants cannot
+    be found now (the table is then what was stored, as ever)."""
+    from pathlib import Path
+
+    from arena.tournament.registry import Registry
+    from arena.tournament.run import resolve_entrants, total_games
+
+    try:
+        commands = resolve_entrants(config.entrants, Registry.default().lookup, folder=Path(source).parent)
+    except ArenaError:
+        return None
+    stored, total = store.game_count(), total_games(config, list(commands))
+    return (stored, total) if stored < total else None
 
 
 @main.command("crosstable")

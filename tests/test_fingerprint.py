@@ -288,6 +288,18 @@ def test_more_games_per_pairing_grows_the_tournament_keeping_every_stored_game(
     assert stored(db) == after
 
 
+def test_the_ranking_of_a_tournament_with_games_missing_says_so(tournament: Tournament, tmp_path: Path) -> None:
+    """A match that failed (a referee that stopped) leaves games unplayed: the table is of those stored, and it says
+    so (an outside check: a table printed with exit code 0 and no word of the 8 games missing)."""
+    db = tournament.copy_db(tmp_path)
+    complete = arena("ranking", tournament.config, "--db", db, home=tournament.home)
+    assert complete.exit_code == 0 and "warning" not in complete.output, complete.output
+    grown = changed_config(tournament, tmp_path, "games_per_pairing", None)  # two deals a pairing, one played
+    partial = arena("ranking", grown, "--db", db, home=tournament.home)
+    assert partial.exit_code == 0, partial.output
+    assert "warning: 2 of the tournament's 4 games are not stored: the table is of the 2 played" in partial.stderr
+
+
 def test_a_new_entrant_grows_the_tournament_and_an_entrant_may_not_leave_or_move(
     tournament: Tournament, tmp_path: Path
 ) -> None:
