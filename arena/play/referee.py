@@ -218,9 +218,7 @@ class Referee:
                 if (flood := self._flooded(self.endpoints[b])) is not None:  # connections, before any hello
                     failed.append((b, flood))
                     waiting.discard(b)
-                    if (process := self.processes[b]) is not None:
-                        process.kill()  # now, as any flood: not at its restart
-                    self.hub.renew(self.endpoints[b])
+                    self._cut_off(b)  # now, as any flood: not at its restart
                     continue
                 process = self.processes[b]
                 if process is not None and not process.alive():
@@ -282,8 +280,7 @@ class Referee:
         deadline = time.monotonic() + 1.0
         for process in self.processes:
             while process is not None and not process.wait_until(min(deadline, time.monotonic() + MEMORY_LOOK)):
-                grown = (resident_bytes() or 0) - (self._memory_base or 0)
-                if time.monotonic() >= deadline or (self._memory_base is not None and grown > MEMORY_MARGIN):
+                if time.monotonic() >= deadline or self._memory_grown() > MEMORY_MARGIN:
                     deadline = 0.0  # no more grace: a bot filling the memory after the match (a check's: 1.6 GB)
                     break
         for process in self.processes:
@@ -519,7 +516,7 @@ class Referee:
         if now - self._memory_looked < MEMORY_LOOK or self._memory_base is None or self._searching:
             return 0.0
         self._memory_looked = now
-        grown = (resident_bytes() or 0) - self._memory_base
+        grown = self._memory_grown()
         if grown <= MEMORY_MARGIN:
             return 0.0
         if not handshake:
@@ -541,22 +538,26 @@ class Referee:
             f" (connections open: {connections})"
         )
 
+    def _memory_grown(self) -> int:
+        """How far this process's memory grew since the match began (0 where /proc does not tell)."""
+        if self._memory_base is None:
+            return 0
+        return (resident_bytes() or self._memory_base) - self._memory_base
+
     def _memory_holder(self, grown: int) -> int | None:
         """Stop the bots one by one (those with the most connections first) until one's stop gives ``grown`` bytes
         of memory back, at least half of them; charge it a ``flood`` (the answer to its next request) and return it.
         The bots stopped before it are restarted at once and rejoin the game, uncharged. None if no bot's stop did."""
         order = sorted(range(len(self.endpoints)), key=lambda b: -self.endpoints[b].connections())
         for b in order:
-            process = self.processes[b]
-            if process is None or self.struck_out[b]:
+            if self.processes[b] is None or self.struck_out[b]:
                 continue
-            process.kill()
-            self.hub.renew(self.endpoints[b])  # its connections closed: libzmq drops what they held
+            self._cut_off(b)
             freed, deadline = 0, time.monotonic() + MEMORY_RELEASE
             while freed < grown // 2 and time.monotonic() < deadline:
                 time.sleep(0.02)
                 release_free_memory()
-                freed = self._memory_base + grown - (resident_bytes() or 0)  # type: ignore[operator]
+                freed = grown - self._memory_grown()
             if freed >= grown // 2:
                 self.needs_restart[b] = True
                 detail = f"its connections held {freed >> 20} MiB of messages it never finished (at most"
@@ -629,12 +630,16 @@ class Referee:
             return Violation("flood", f"{connections} connections open on its endpoint (limit {MAX_CONNECTIONS})")
         return None
 
-    def _stop(self, b: int, violation: Violation) -> None:
-        """Kill a flooding bot's process (and everything it started) now, and record the violation against it."""
-        process = self.processes[b]
-        if process is not None:
+    def _cut_off(self, b: int) -> None:
+        """Kill bot ``b``'s process and everything it started, and close every connection to its endpoint (libzmq
+        drops what they held)."""
+        if (process := self.processes[b]) is not None:
             process.kill()
         self.hub.renew(self.endpoints[b])
+
+    def _stop(self, b: int, violation: Violation) -> None:
+        """Kill a flooding bot's process (and everything it started) now, and record the violation against it."""
+        self._cut_off(b)
         self.needs_restart[b] = True
         self.report(b, violation)
 
@@ -695,10 +700,7 @@ class Referee:
         if violation.kind in RESTART_AFTER:
             self.needs_restart[b] = True
         if violation.kind == "flood":  # stop the flood now: the process, all it started, and its connections
-            process = self.processes[b]
-            if process is not None:
-                process.kill()
-            self.hub.renew(self.endpoints[b])
+            self._cut_off(b)
         self._send(
             b,
             {
