@@ -32,6 +32,9 @@ ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "tests" / "data" / "records-v1.jsonl"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
+# Screenshots of the pages the browser tests look at, for a person to see them (ARENA_SCREENSHOTS=1 pytest -s ...):
+# each costs ~0.15-0.2 s of processor time (~3.5 s for the 21 of a run), and no test reads them.
+SCREENSHOTS = bool(os.environ.get("ARENA_SCREENSHOTS"))
 
 
 def real_records() -> list[GameRecord]:
@@ -69,11 +72,17 @@ def store_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
+@pytest.fixture(scope="module")
+def store_report(store_db: Path, tmp_path_factory: pytest.TempPathFactory) -> build.Built:
+    """The report of ``store_db`` with the default sizes, built once for the tests that only read it."""
+    return build_report(store_db, tmp_path_factory.mktemp("store-report") / "r")
+
+
 TOURNAMENT = """
 name = "report-test"
 variant = "four-hand"
 entrants = ["heuristic", "random", "{raw}"]
-games_per_pairing = 4
+games_per_pairing = 1
 games_per_match = 2
 time = "5+0.1"
 seed = 3
@@ -83,7 +92,10 @@ jobs = 2
 
 @pytest.fixture(scope="module")
 def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small real tournament run with `arena tournament run`: its config (the results are beside it)."""
+    """A small real tournament run with `arena tournament run`: its config (the results are beside it).
+
+    Six games (one deal per pairing, in both seatings): what the report shows of them is the same whatever their
+    number, and the run's cost is mostly its start (here ~2.5 processor seconds for 6 games, ~3.5 for 24)."""
     config = write_tournament(tmp_path_factory.mktemp("tournament") / "report-test.toml", TOURNAMENT)
     result = run_arena("tournament", "run", config, "--quiet")
     assert result.returncode == 0, result.stderr
@@ -149,8 +161,8 @@ def test_the_reports_data_every_card_dealt_is_its_owners_alone_whatever_the_umas
     assert stat.S_IMODE((tmp_path / "r" / "data").stat().st_mode) == 0o700  # before: 0o755
 
 
-def test_crosstable_cells_and_ranking_match_the_store(store_db: Path, tmp_path: Path) -> None:
-    built = build_report(store_db, tmp_path / "r")
+def test_crosstable_cells_and_ranking_match_the_store(store_db: Path, store_report: build.Built) -> None:
+    built = store_report
     records = store_records(store_db)
     assert built.games == len(records)
     parser = Cells()
@@ -285,6 +297,15 @@ VISIBLE_TEXT = """
 const shown = (e) => (e.checkVisibility({opacityProperty: true, visibilityProperty: true}) ? e.innerText : "");
 """
 
+RANKING_ROWS = (
+    VISIBLE_TEXT
+    + """
+return [...document.querySelectorAll("#ranking-table tbody tr")].map((tr) => [
+  tr.getAttribute("data-bot"), shown(tr.querySelector("td.elo")), shown(tr.querySelector("td.pm")),
+]);
+"""
+)
+
 CROSSTABLE_CELLS = (
     VISIBLE_TEXT
     + """
@@ -301,8 +322,10 @@ def console_errors(driver: Any) -> list[dict[str, Any]]:
 
 
 def screenshot(driver: Any, path: Path) -> None:
-    driver.save_screenshot(str(path))
-    print(f"screenshot: {path}")
+    """Save what the browser shows as ``path``, when screenshots are asked for (``SCREENSHOTS``)."""
+    if SCREENSHOTS:
+        driver.save_screenshot(str(path))
+        print(f"screenshot: {path}")
 
 
 @pytest.mark.slow
@@ -316,22 +339,17 @@ def test_index_and_games_pages_in_chromium(
 
     path: Path = request.getfixturevalue("store_db" if source == "store" else "tournament")
     db = path.with_suffix(".db") if path.suffix == ".toml" else path
-    out = tmp_path / "report"
-    built = build_report(path, out)
+    # the store's report is the one the frozen-clock test reads too (built once); the tournament's is built here
+    built = request.getfixturevalue("store_report") if source == "store" else build_report(path, tmp_path / "report")
+    out = built.index.parent
     records = store_records(db)
-    result = run_arena("ranking", path, "--format", "json", timeout=120)
-    assert result.returncode == 0, result.stderr
+    result = CliRunner().invoke(main, ["ranking", str(path), "--format", "json"])  # `arena ranking`, in-process
+    assert result.exit_code == 0, result.output
     expected = json.loads(result.stdout)
     browser.get_log("browser")  # start with an empty console
 
     open_page(browser, built.index)
-    shown = {
-        row.get_attribute("data-bot"): (
-            row.find_element(By.CSS_SELECTOR, "td.elo").text,
-            row.find_element(By.CSS_SELECTOR, "td.pm").text,
-        )
-        for row in browser.find_elements(By.CSS_SELECTOR, "#ranking-table tbody tr")
-    }
+    shown = {bot: (elo, pm) for bot, elo, pm in browser.execute_script(RANKING_ROWS)}
     assert shown == {
         r["bot"]: (f"{r['elo']:+.0f}", "-" if r["plus_minus"] is None else f"{r['plus_minus']:.0f}") for r in expected
     }
@@ -437,21 +455,41 @@ SHOWS_GAME = """
 return document.body.dataset.ready === "1" && document.getElementById("viewer").dataset.n === arguments[0];
 """
 
-# The right-arrow key pressed ``arguments[0]`` times: keydown events on the page's body, as a key press sends them.
-PRESS_RIGHT = """
-for (let i = 0; i < arguments[0]; i++) {
-  document.body.dispatchEvent(new KeyboardEvent("keydown", {key: "ArrowRight", bubbles: true, cancelable: true}));
+# The key ``arguments[0]`` pressed ``arguments[1]`` times: keydown events on the page's body, as a key press sends them.
+PRESS = """
+for (let i = 0; i < arguments[1]; i++) {
+  document.body.dispatchEvent(new KeyboardEvent("keydown", {key: arguments[0], bubbles: true, cancelable: true}));
 }
 """
 
-# What the viewer shows at a step: its frame, the winners of the tricks so far, and the scores (visible text).
+
+def press(driver: Any, key: str, times: int = 1, *, webdriver: bool = False) -> None:
+    """The key ``key`` (its KeyboardEvent name) pressed ``times`` times on the page: through WebDriver, or as the same
+    keydown events sent by a script (``PRESS``). A WebDriver send_keys costs ~60 ms of processor time, Chromium's
+    included, and ~5 ms more a key; the script ~20 ms."""
+    if webdriver:
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.common.keys import Keys
+
+        keys = {"ArrowRight": Keys.ARROW_RIGHT, "End": Keys.END, "Home": Keys.HOME}.get(key, key)
+        driver.find_element(By.TAG_NAME, "body").send_keys(keys * times)
+    else:
+        driver.execute_script(PRESS, key, times)
+
+
+# What the viewer shows at a step: its frame, the winners of the tricks so far, the scores and rubber game points,
+# the event and the violations listed (visible text).
 AT_STEP = (
     VISIBLE_TEXT
     + """
+const event = document.getElementById("event");
 return {
   frame: document.getElementById("viewer").getAttribute("data-frame"),
   winners: [...document.querySelectorAll("#tricks li")].map((li) => li.getAttribute("data-winner")),
   scores: [...document.querySelectorAll("#scores td.score")].map(shown),
+  points: [...document.querySelectorAll("#scores td.game-points")].map(shown),
+  event: [event.getAttribute("data-kind"), shown(event)],
+  violations: [...document.querySelectorAll("#violations li")].map((li) => li.getAttribute("data-kind")),
 };
 """
 )
@@ -461,7 +499,6 @@ return {
 @needs_chromium
 def test_viewer_replays_every_variant_to_the_recorded_end(browser: Any, all_variants: Path, tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
 
     out = tmp_path / "report"
@@ -479,49 +516,48 @@ def test_viewer_replays_every_variant_to_the_recorded_end(browser: Any, all_vari
         else:
             browser.find_element(By.ID, "next-game").click()
             WebDriverWait(browser, 20).until(lambda d: d.execute_script(SHOWS_GAME, str(n)))  # noqa: B023
-        body = browser.find_element(By.TAG_NAME, "body")
+        # step with the arrow key to the end of every hand: the trick winners so far are the record's. The first
+        # game's keys are pressed through WebDriver (but for its later hands), the rest are sent as the same keydown
+        # events by a script (``press``; ~1,400 keys), for each hand by the script that then reads what they show
+        real = n == 0
         at = 0
-        # step with the arrow key to the end of every hand: the trick winners so far are the record's. The keys of
-        # the first game's first hand are pressed through WebDriver, the rest are sent as the same keydown events by
-        # a script (a WebDriver key press costs ~9 ms of processor time, and these are ~1,400 of them)
         for h, end in enumerate(frames_of_kind(browser, "hand-end")):
-            if n == h == 0:
-                body.send_keys(Keys.ARROW_RIGHT * (end - at))
+            if real and h == 0:
+                press(browser, "ArrowRight", end - at, webdriver=True)
+                step = browser.execute_script(AT_STEP)
             else:
-                browser.execute_script(PRESS_RIGHT, end - at)
+                step = browser.execute_script(PRESS + AT_STEP, "ArrowRight", end - at)
             at = end
-            step = browser.execute_script(AT_STEP)
             assert int(step["frame"]) == end
             winners = [int(winner) for winner in step["winners"]]
             assert winners == [t["winner"] for t in record["hands"][h]["result"]["tricks"]]
             scores = [int(score) for score in step["scores"]]
             assert scores == record["hands"][h]["result"]["scores_after"]
-        body.send_keys(Keys.END)
-        scores = [int(score) for score in browser.execute_script(AT_STEP)["scores"]]
-        assert scores == record["final_scores"]
+        press(browser, "End", webdriver=real)
+        step = browser.execute_script(AT_STEP)
+        assert [int(score) for score in step["scores"]] == record["final_scores"]
         if record.get("rubber"):
-            points = [int(td.text) for td in browser.find_elements(By.CSS_SELECTOR, "#scores td.game-points")]
-            assert points == record["rubber"]["game_points"]
-        assert browser.find_element(By.ID, "event").get_attribute("data-kind") == "game-end"
+            assert [int(points) for points in step["points"]] == record["rubber"]["game_points"]
+        kind, event = step["event"]
+        assert kind == "game-end"
         dash = "\N{EN DASH}"
-        assert f"Final score {dash.join(map(str, record['final_scores']))}" in browser.find_element(By.ID, "event").text
+        assert f"Final score {dash.join(map(str, record['final_scores']))}" in event
         if record.get("forfeit"):
-            assert "forfeits" in browser.find_element(By.ID, "event").text
-        violations = browser.find_elements(By.CSS_SELECTOR, "#violations li")
-        assert [v.get_attribute("data-kind") for v in violations] == [v["kind"] for v in record["violations"]]
+            assert "forfeits" in event
+        assert step["violations"] == [v["kind"] for v in record["violations"]]
         # hidden hands stay hidden until asked for; a hand's first frame shows the deal
         if record["hands"]:
-            body.send_keys(Keys.HOME)
+            press(browser, "Home", webdriver=real)
             assert browser.find_elements(By.CSS_SELECTOR, "#table .seat .card[data-card]") == []
-            body.send_keys("h")
+            press(browser, "h", webdriver=real)
             dealt = browser.execute_script(
                 "return [...document.querySelectorAll('#table .seat .card')].map((c) => c.getAttribute('data-card'))"
             )
             assert sorted(dealt) == sorted(c for hand in record["hands"][0]["deal"]["hands"] for c in hand)
-            body.send_keys(Keys.ARROW_RIGHT * 3)
+            press(browser, "ArrowRight", 3, webdriver=real)
             shot = tmp_path / f"viewer-{n}-{record['variant']}.png"
             screenshot(browser, shot)
-            body.send_keys("h")
+            press(browser, "h", webdriver=real)
         seen.add(record["variant"])
     assert seen == {"two-hand", "three-hand", "four-hand", "four-hand-32", "british"}
     assert console_errors(browser) == []
@@ -574,9 +610,10 @@ def shown_page(driver: Any, path: Path, shot: Path, *, end: bool = False) -> dic
 
 @pytest.mark.slow
 @needs_chromium
-def test_pages_render_the_same_with_the_javascript_clock_frozen(browser: Any, store_db: Path, tmp_path: Path) -> None:
-    out = tmp_path / "report"
-    build_report(store_db, out)
+def test_pages_render_the_same_with_the_javascript_clock_frozen(
+    browser: Any, store_report: build.Built, tmp_path: Path
+) -> None:
+    out = store_report.index.parent
     pages = {"index": (out / "index.html", False), "games": (out / "games.html", False)}
     pages["viewer"] = (out / "viewer.html?n=3", True)
     browser.get_log("browser")

@@ -116,8 +116,19 @@ jobs = 1
 """
 
 
-def run_command(config: Path, out: Path) -> list[str]:
-    return [sys.executable, "-m", "arena", "tournament", "run", str(config), "--quiet", "--report", str(out)]
+# ``arena`` with its live reports updated every 0.2 s instead of every 3 (``LiveReport``'s default): a run waited
+# for until its report appears plays ~3 s of games less (~1.5 s of processor time).
+ARENA_UPDATING_OFTEN = """
+from arena.report.live import LiveReport
+LiveReport.__init__.__kwdefaults__["every"] = 0.2
+from arena.cli import main
+main(prog_name="arena")
+"""
+
+
+def run_command(config: Path, out: Path, *, often: bool = False) -> list[str]:
+    arena = [sys.executable, "-c", ARENA_UPDATING_OFTEN] if often else [sys.executable, "-m", "arena"]
+    return [*arena, "tournament", "run", str(config), "--quiet", "--report", str(out)]
 
 
 @pytest.mark.slow
@@ -141,7 +152,7 @@ def test_a_run_stopped_by_sigterm_writes_its_report_last(tmp_path: Path) -> None
     config.write_text(TOURNAMENT.format(games=400))
     out = tmp_path / "report"
     process = subprocess.Popen(
-        run_command(config, out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
+        run_command(config, out, often=True), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
     )
     try:
         # the live report appears (reloading pages) while the run goes on
