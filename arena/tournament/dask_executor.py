@@ -46,7 +46,7 @@ from arena.tournament.dask_worker import (
     play_match,
     progress_key,
 )
-from arena.tournament.executor import LocalExecutor, OnGame
+from arena.tournament.executor import LocalExecutor, OnGame, scheduler_address
 
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler
 WORKERS_TIMEOUT = 60.0  # seconds to wait for a first worker
@@ -103,12 +103,7 @@ class DaskExecutor:
     ) -> Iterator[DaskExecutor]:
         """An executor on the scheduler at ``address`` (else ``DASK_SCHEDULER_ADDRESS``), closed on the way out;
         ``timeout``: seconds to reach it."""
-        address = address or os.environ.get("DASK_SCHEDULER_ADDRESS")
-        if not address:
-            raise ArenaError(
-                "the dask executor needs its scheduler's address: --scheduler tcp://HOST:8786, or scheduler = "
-                '"..." in the config\'s [executor] table'
-            )
+        address = scheduler_address(address)
         try:
             client = Client(address, timeout=timeout, set_as_default=False)
         except OSError as exc:
