@@ -33,8 +33,10 @@ if TYPE_CHECKING:  # the command line imports this module for every command: the
 
 
 @functools.cache
-def canned(count: int = 16) -> tuple[GameRecord, ...]:
-    """Records of real two-hand games (heuristic against random), played in-process once per process."""
+def canned(count: int = 4) -> tuple[GameRecord, ...]:
+    """Records of real two-hand games (heuristic against random), played in-process once per process (each ~40 ms
+    of processor time, in the coordinator and in every worker: four vary the records enough for what is measured, the
+    coordinator's cost a game)."""
     from arena.bots.heuristic_bot import HeuristicBot
     from arena.bots.random_bot import RandomBot
     from arena.play.local import play_game
