@@ -7,12 +7,12 @@ The checks compare the engine with the independent reading of docs/rules.md in `
 
 from __future__ import annotations
 
-import copy
 import itertools
 import json
 import random
 from typing import Any
 
+import orjson
 import pytest
 from helpers import (
     cases,
@@ -65,15 +65,15 @@ def choose(legal: tuple[Action, ...], rng: random.Random, pass_bias: float) -> A
     return rng.choice(legal)
 
 
-def text(a: Action) -> str:
-    """An action as canonical JSON text."""
-    return json.dumps(a.to_json(), sort_keys=True)
+def text(a: Action) -> bytes:
+    """An action as canonical JSON text (orjson's, five times as fast as json's: the checks write tens of thousands)."""
+    return orjson.dumps(a.to_json(), option=orjson.OPT_SORT_KEYS)
 
 
 # ---- invariants at every step ----
 
 
-def expected_legal(hand: HandState) -> set[str]:
+def expected_legal(hand: HandState) -> set[bytes]:
     """The legal actions of the seat to act, read from docs/rules.md rather than from the engine."""
     opts, up, seat = hand.rules.options, hand.deal.upcard, hand.current_seat()
     alone_flags = [False, True] if opts.going_alone else [False]
@@ -117,8 +117,9 @@ def check_step(hand: HandState, scores: tuple[int, ...]) -> None:
     assert not any(up in h for s, h in enumerate(hand.hands) if s != hand.dealer)
 
     legal = hand.legal_actions()
-    assert len({text(a) for a in legal}) == len(legal), "no duplicate legal actions"
-    assert {text(a) for a in legal} == expected_legal(hand)
+    texts = {text(a) for a in legal}
+    assert len(texts) == len(legal), "no duplicate legal actions"
+    assert texts == expected_legal(hand)
 
     if hand.phase is Phase.PLAY:
         counts = [0] * hand.players
@@ -277,20 +278,22 @@ def test_random_games_end_score_by_the_table_and_replay_from_their_records(
     else:
         assert len(games) == 1
 
-    # the record round-trips through JSON text, and tampering with it is caught
-    record = json.loads(json.dumps(game_record(game)))
+    # the record round-trips through JSON text, and tampering with it is caught (each copy to tamper with is read
+    # again from that text: a quarter of the time of a deep copy)
+    written = json.dumps(game_record(game))
+    record = json.loads(written)
     assert game_record(replay(record)) == record
-    tampered = copy.deepcopy(record)
+    tampered = json.loads(written)
     tampered["final_scores"][0] += 1
     with pytest.raises(RecordError):
         replay(tampered)
-    tampered = copy.deepcopy(record)
+    tampered = json.loads(written)
     hand_index = rng.randrange(len(tampered["hands"]))
     tampered["hands"][hand_index]["result"]["points"][0] += 1
     with pytest.raises(RecordError):
         replay(tampered)
     if any(h["actions"] for h in tampered["hands"]):
-        tampered = copy.deepcopy(record)
+        tampered = json.loads(written)
         last = tampered["hands"][-1]
         last["actions"] = last["actions"][:-1]
         with pytest.raises(RecordError):

@@ -46,19 +46,22 @@ PsState = Any  # a pyspiel.State; pyspiel ships no type stubs
 
 def to_ps_card(card: Card) -> int:
     """OpenSpiel's id of one of our cards."""
-    return int(card) - CARD_OFFSET
+    return card - CARD_OFFSET  # a Card is an int: a plain int comes out
 
 
 def to_ps_action(action: Action, upcard: Card) -> int:
-    """OpenSpiel's id of one of our actions; a bid's ``alone`` flag is a separate OpenSpiel action."""
+    """OpenSpiel's id of one of our actions; a bid's ``alone`` flag is a separate OpenSpiel action.
+
+    Plays first, the card inline: of the test's 800,000 calls most are plays (this took a sixth of its time).
+    """
+    if isinstance(action, (Play, Discard)):  # a tuple: isinstance checks it faster than a union
+        return action.card - CARD_OFFSET
     if isinstance(action, Pass):
         return PS_PASS
     if isinstance(action, OrderUp):
         return PS_FIRST_TRUMP + (upcard & 3)
     if isinstance(action, Call):
         return PS_FIRST_TRUMP + int(action.suit)
-    if isinstance(action, Discard | Play):
-        return to_ps_card(action.card)
     raise AssertionError(f"{action!r} has no OpenSpiel counterpart under these rules")
 
 
