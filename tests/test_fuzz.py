@@ -55,8 +55,9 @@ def batches(strategy: st.SearchStrategy[Any], *, distinct: bool = False) -> st.S
 
     Hypothesis's mutations copy one value of a list over another, so a batch repeats itself often: of the 1,200
     cases of the referee's test below, drawn one an example some 1,160 were distinct, in batches 297, in distinct
-    batches (a repeat is drawn again) some 1,150. The tests over real sockets draw distinct batches: as many cases
-    for two thirds of the processor time of one an example.
+    batches (a repeat is drawn again) some 1,150; of the parser's 5,000 frames 609 were distinct, 3,186 in distinct
+    batches. Every batched test draws distinct batches (at about the same processor time): as many cases for two
+    thirds of the time of one an example.
     """
     return st.lists(strategy, min_size=BATCH, max_size=BATCH, unique_by=repr if distinct else None)
 
@@ -164,7 +165,7 @@ def check_parse(raw: bytes) -> Hello | ActionReply | None:
 
 
 @examples(CASES["frames"], batch=BATCH)
-@given(batches(frames))
+@given(batches(frames, distinct=True))
 def test_any_frame_parses_into_a_message_or_a_documented_violation(raws: list[bytes]) -> None:
     for raw in raws:
         note(f"frame {raw!r}")
@@ -172,7 +173,7 @@ def test_any_frame_parses_into_a_message_or_a_documented_violation(raws: list[by
 
 
 @examples(CASES["json"], batch=BATCH)
-@given(batches(st.one_of(json_values, messages())))
+@given(batches(st.one_of(json_values, messages()), distinct=True))
 def test_any_json_value_parses_into_a_message_or_a_documented_violation(values: list[Any]) -> None:
     for value in values:
         note(f"value {value!r}")
@@ -240,7 +241,7 @@ def test_every_canonical_reply_takes_the_fast_path_to_the_parsers_action(action:
 
 
 @examples(CASES["canonical"], batch=BATCH)
-@given(batches(st.one_of(near_canonical(), st.tuples(frames, small_ints))))
+@given(batches(st.one_of(near_canonical(), st.tuples(frames, small_ints)), distinct=True))
 def test_the_fast_path_takes_only_what_the_parser_accepts_as_the_same_answer(inputs: list[tuple[bytes, int]]) -> None:
     for raw, request_id in inputs:
         note(f"frame {raw!r}, request {request_id}")
@@ -279,7 +280,8 @@ def dumpable(value: Any) -> bool:
             ).filter(dumpable),
             st.integers(0, 3),
             st.integers(0, 2**16),
-        )
+        ),
+        distinct=True,
     )
 )
 def test_any_answer_in_a_game_is_played_or_recorded_as_the_offenders_violation(
