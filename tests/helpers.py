@@ -352,6 +352,24 @@ def run_arena(*args: str | Path, timeout: float = 300) -> subprocess.CompletedPr
     return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=timeout, check=False)
 
 
+def arena_here(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """``arena ARGS`` run in this process (click's CliRunner), its exit code and output as ``run_arena`` gives them.
+
+    For the runs whose process is not what is tested (a resume, a ranking, what a run decides, stores and says):
+    the interpreter and the CLI's imports are paid once, and the referees' fork servers, started at the first run,
+    serve the later ones (a process of its own pays ~0.4 processor seconds for its imports and ~0.45 for its fork
+    servers, at every run). What is about a process (a kill, Ctrl-C, its exit, a fresh environment) runs ``arena``
+    as a process of its own (``run_arena``)."""
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    result = CliRunner().invoke(main, [str(arg) for arg in args])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception  # a process of its own would have exited 1 with this traceback
+    return subprocess.CompletedProcess(["arena", *map(str, args)], result.exit_code, result.stdout, result.stderr)
+
+
 def write_tournament(path: Path, template: str) -> Path:
     """A tournament config at ``path`` from ``template``, whose ``{raw}`` stands for tests/bots/raw_random.py."""
     path.write_text(template.format(raw=RAW_RANDOM))

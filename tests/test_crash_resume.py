@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import ARENA, ROOT, run_arena, write_tournament
+from helpers import ARENA, ROOT, arena_here, write_tournament
 from sandboxing import described
 
 from arena.tournament.store import Store
@@ -175,13 +175,13 @@ def test_a_tournament_killed_ten_times_at_random_moments_ends_as_an_unbroken_run
         left = processes_with_files_under(broken.parent)
         assert left == [], [(described(pid), files_under(pid, broken.parent)) for pid in left]
 
-    resumed = run_arena("tournament", "run", str(config), "--db", str(broken), "--quiet")
+    resumed = arena_here("tournament", "run", str(config), "--db", str(broken), "--quiet")
     assert resumed.returncode == 0, resumed.stderr
     assert f"{total}/{total} games" in resumed.stdout
     assert stored(broken) == expected
     # the kills fell from start-up to late in the run: before the first game was stored and between games
     assert sum(0 < n < total for n in landed) >= 3 and len(landed) >= KILLS, landed
 
-    tables = [run_arena("ranking", str(config), "--db", str(db), "--format", "json") for db in (unbroken, broken)]
+    tables = [arena_here("ranking", str(config), "--db", str(db), "--format", "json") for db in (unbroken, broken)]
     assert all(t.returncode == 0 for t in tables), [t.stderr for t in tables]
     assert json.loads(tables[0].stdout) == json.loads(tables[1].stdout)

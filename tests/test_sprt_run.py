@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import ARENA, ROOT, run_arena
+from helpers import ARENA, ROOT, arena_here, run_arena
 
 from arena.sprt.run import SETTINGS_META, PairBook, new_points, sprt_pairing
 from arena.sprt.stats import Pentanomial
@@ -28,8 +28,8 @@ def stored(db: Path) -> list[tuple[int, str, str]]:
 @pytest.fixture(scope="module")
 def heuristic_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
     db = tmp_path_factory.mktemp("sprt") / "h-vs-r.db"
-    done = run_arena("sprt", "heuristic", "random", "--variant", "two-hand", "--elo1", "50", "--max-games", "200",
-                     "--seed", "3", "--db", str(db))  # fmt: skip
+    done = arena_here("sprt", "heuristic", "random", "--variant", "two-hand", "--elo1", "50", "--max-games", "200",
+                      "--seed", "3", "--db", str(db))  # fmt: skip
     return db, done
 
 
@@ -49,7 +49,7 @@ def test_heuristic_against_random_accepts_h1_within_a_small_cap(
 
 def test_the_test_is_ranked_like_a_tournament(heuristic_run: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     db, _ = heuristic_run
-    table = run_arena("ranking", "--db", str(db))
+    table = arena_here("ranking", "--db", str(db))
     assert table.returncode == 0, table.stderr
     lines = table.stdout.splitlines()
     assert lines[2].split()[1] == "heuristic" and lines[3].split()[1] == "random"
@@ -60,19 +60,19 @@ def test_a_decided_test_is_not_played_again_and_its_settings_may_not_change(
 ) -> None:
     db, first = heuristic_run
     before = stored(db)
-    again = run_arena("sprt", "heuristic", "random", "--variant", "two-hand", "--elo1", "50", "--max-games", "400",
-                      "--seed", "3", "--db", str(db), "--quiet")  # fmt: skip
+    again = arena_here("sprt", "heuristic", "random", "--variant", "two-hand", "--elo1", "50", "--max-games", "400",
+                       "--seed", "3", "--db", str(db), "--quiet")  # fmt: skip
     assert again.returncode == 0, again.stderr
     assert again.stdout.split(" (LLR")[0] == first.stdout.splitlines()[-1].split(" (LLR")[0]
     assert stored(db) == before
-    changed = run_arena("sprt", "heuristic", "random", "--variant", "two-hand", "--elo1", "40", "--seed", "3",
-                        "--db", str(db))  # fmt: skip
+    changed = arena_here("sprt", "heuristic", "random", "--variant", "two-hand", "--elo1", "40", "--seed", "3",
+                         "--db", str(db))  # fmt: skip
     assert changed.returncode == 2
     assert "holds an SPRT with other settings (elo1 changed)" in changed.stderr
     assert stored(db) == before
     config = db.with_suffix(".toml")
     config.write_text('variant = "two-hand"\nentrants = ["heuristic", "random"]\n')
-    tournament = run_arena("tournament", "run", str(config), "--db", str(db), "--quiet")
+    tournament = arena_here("tournament", "run", str(config), "--db", str(db), "--quiet")
     assert tournament.returncode == 2
     assert "holds the SPRT test" in tournament.stderr and "resume it with arena sprt" in tournament.stderr
     assert stored(db) == before
@@ -81,8 +81,8 @@ def test_a_decided_test_is_not_played_again_and_its_settings_may_not_change(
 @pytest.mark.slow
 def test_random_against_random_does_not_accept_h1(tmp_path: Path) -> None:
     db = tmp_path / "r-vs-r.db"
-    done = run_arena("sprt", "random", "random", "--variant", "two-hand", "--elo1", "50", "--max-games", "80",
-                     "--seed", "5", "--db", str(db), "--quiet")  # fmt: skip
+    done = arena_here("sprt", "random", "random", "--variant", "two-hand", "--elo1", "50", "--max-games", "80",
+                      "--seed", "5", "--db", str(db), "--quiet")  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(("H0 accepted: random-new", "inconclusive at the cap")), done.stdout
     players = {tuple(r.players) for r in Store.open(db, create=False).list_games()}
@@ -123,7 +123,7 @@ def test_a_test_resumes_after_ctrl_c_and_after_sigkill_and_stores_no_game_twice(
     process.communicate(timeout=60)
     after_kill = stored(db)
     assert after_kill[: len(after_int)] == after_int
-    done = subprocess.run(args, cwd=ROOT, text=True, capture_output=True, timeout=240, check=False)
+    done = arena_here(*args[len(ARENA) :])  # the resume to the verdict: a run like any other
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("H1 accepted"), done.stdout
     final = stored(db)
@@ -139,7 +139,7 @@ def test_a_test_resumes_after_ctrl_c_and_after_sigkill_and_stores_no_game_twice(
 
 
 def test_three_hand_is_refused_with_the_reason(tmp_path: Path) -> None:
-    done = run_arena("sprt", "heuristic", "random", "--variant", "three-hand", "--db", str(tmp_path / "x.db"))
+    done = arena_here("sprt", "heuristic", "random", "--variant", "three-hand", "--db", str(tmp_path / "x.db"))
     assert done.returncode == 2
     assert "three-hand is not supported" in done.stderr and "pairs" in done.stderr
 
@@ -179,8 +179,9 @@ def test_a_pair_scores_new_points_over_both_games() -> None:
 @pytest.mark.slow
 def test_a_mixed_four_hand_test_partners_new_with_a_copy_of_base(tmp_path: Path) -> None:
     db = tmp_path / "mixed.db"
-    done = run_arena("sprt", "heuristic", "random", "--variant", "four-hand", "--partnership", "mixed", "--elo1", "100",
-                     "--max-games", "8", "--games-per-match", "4", "--db", str(db), "--quiet")  # fmt: skip
+    done = arena_here("sprt", "heuristic", "random", "--variant", "four-hand", "--partnership", "mixed",
+                      "--elo1", "100", "--max-games", "8", "--games-per-match", "4",
+                      "--db", str(db), "--quiet")  # fmt: skip
     assert done.returncode == 0, done.stderr
     games = Store.open(db, create=False).list_games()
     assert len(games) == 8
@@ -214,7 +215,7 @@ def test_a_test_without_a_seed_draws_a_secret_one_per_results_file_and_keeps_it_
     from the seed its results file keeps (a --seed that differs from it is a changed setting)."""
 
     def sprt(db: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-        return run_arena("sprt", "random", "random", "--variant", "two-hand", "--db", str(db), "--quiet", *extra)
+        return arena_here("sprt", "random", "random", "--variant", "two-hand", "--db", str(db), "--quiet", *extra)
 
     def seeds(db: Path) -> dict[str, int]:
         with Store.open(db, create=False) as store:

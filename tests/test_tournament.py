@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import ARENA, ROOT, run_arena, write_tournament
+from helpers import ARENA, ROOT, arena_here, write_tournament
 
 from arena.tournament.run import give_up_after, nothing_plays
 from arena.tournament.store import Store
@@ -37,7 +37,7 @@ def write_config(tmp_path: Path) -> Path:
 
 
 def ranking_json(db: Path, config: Path) -> list[dict[str, object]]:
-    result = run_arena("ranking", str(config), "--db", str(db), "--format", "json")
+    result = arena_here("ranking", str(config), "--db", str(db), "--format", "json")
     assert result.returncode == 0, result.stderr
     rows: list[dict[str, object]] = json.loads(result.stdout)
     return rows
@@ -104,7 +104,7 @@ def test_a_tournament_stores_every_game_and_prints_the_table(unbroken: Unbroken)
         assert store.game_count() == 36
         keys = store.game_keys()
     assert len(keys) == 36
-    again = run_arena("tournament", "run", str(config), "--db", str(db), "--quiet")
+    again = arena_here("tournament", "run", str(config), "--db", str(db), "--quiet")
     assert again.returncode == 0 and "(0 played now)" in again.stdout
 
 
@@ -139,7 +139,7 @@ def test_resume_after_sigkill_loses_no_game_plays_none_twice_and_gives_the_same_
         kept = store.game_count()
     assert 8 <= kept < 36
 
-    resumed = run_arena("tournament", "run", str(config), "--db", str(broken_db), "--quiet")
+    resumed = arena_here("tournament", "run", str(config), "--db", str(broken_db), "--quiet")
     assert resumed.returncode == 0, resumed.stderr
     assert f"({36 - kept} played now)" in resumed.stdout
     with Store.open(broken_db, create=False) as store:
@@ -173,7 +173,7 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
     with Store.open(db, create=False) as store:
         kept = store.game_count()
     assert 4 <= kept < 36
-    resumed = run_arena("tournament", "run", str(config), "--db", str(db), "--quiet")
+    resumed = arena_here("tournament", "run", str(config), "--db", str(db), "--quiet")
     assert resumed.returncode == 0, resumed.stderr
     assert "36/36 games" in resumed.stdout
 
