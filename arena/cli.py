@@ -24,7 +24,9 @@ if TYPE_CHECKING:  # the CLI imports its modules lazily: a command costs only wh
     from pathlib import Path
 
     from arena.engine.record import GameRecord
+    from arena.play.botproc import BotCommand
     from arena.play.matchspec import Limits, MatchSpec
+    from arena.tournament.config import TournamentConfig
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}  # inherited by every command
 VARIANTS_HELP = "two-hand, three-hand, four-hand, four-hand-32 or british (docs/rules.md)"
@@ -585,18 +587,13 @@ def tournament_run(
     from arena.tournament.gauntlet import candidate_name, gauntlet_section
     from arena.tournament.progress import ProgressPrinter
     from arena.tournament.ranking import format_ranking, ranking
-    from arena.tournament.registry import Registry
-    from arena.tournament.run import default_db, resolve_entrants, run_tournament, total_games
+    from arena.tournament.run import default_db, run_tournament, total_games
     from arena.tournament.store import Store
 
     path = Path(config_path)
     config = load_config(path)
     db = Path(db_path) if db_path else default_db(path)
-    lookup = Registry.default().lookup
-    try:
-        commands = resolve_entrants(config.entrants, lookup, folder=path.parent)
-    except ArenaError as exc:
-        raise ArenaError(f"{path}: entrants: {exc}") from None
+    commands = _config_entrants(config, path)
     log_dir = str(db.with_suffix("")) + "-logs"
     printer = None if quiet else ProgressPrinter()
     where = config.executor
@@ -733,17 +730,29 @@ def ranking_command(source: str | None, db_path: str | None, fmt: str, bootstrap
 def _games_missing(source: str, config: Any, store: Any) -> tuple[int, int] | None:
     """(games stored, games in the tournament) when some are missing; None when none are, or its entrants cannot
     be found now (the table is then what was stored, as ever)."""
-    from pathlib import Path
 
-    from arena.tournament.registry import Registry
-    from arena.tournament.run import resolve_entrants, total_games
+    from arena.tournament.run import total_games
 
     try:
-        commands = resolve_entrants(config.entrants, Registry.default().lookup, folder=Path(source).parent)
+        commands = _config_entrants(config, source)
     except ArenaError:
         return None
     stored, total = store.game_count(), total_games(config, list(commands))
     return (stored, total) if stored < total else None
+
+
+def _config_entrants(config: TournamentConfig, path: str | Path) -> dict[str, BotCommand]:
+    """The bots of the tournament config read from ``path``, as ``arena tournament run`` resolves them (registered
+    names too; paths from the config's folder); an error naming the config (as given) when one cannot be found."""
+    from pathlib import Path
+
+    from arena.tournament.registry import Registry
+    from arena.tournament.run import resolve_entrants
+
+    try:
+        return resolve_entrants(config.entrants, Registry.default().lookup, folder=Path(path).parent)
+    except ArenaError as exc:
+        raise ArenaError(f"{path}: entrants: {exc}") from None
 
 
 @main.command("crosstable")
@@ -963,18 +972,12 @@ def config_check(config_path: str) -> None:
 
     Reads CONFIG_PATH and checks its keys, values, rules and entrants as arena tournament run would.
     """
-    from pathlib import Path
 
     from arena.tournament.config import load_config
-    from arena.tournament.registry import Registry
-    from arena.tournament.run import resolve_entrants, total_games
+    from arena.tournament.run import total_games
 
     config = load_config(config_path)
-    lookup = Registry.default().lookup
-    try:
-        commands = resolve_entrants(config.entrants, lookup, folder=Path(config_path).parent)
-    except ArenaError as exc:
-        raise ArenaError(f"{config_path}: entrants: {exc}") from None
+    commands = _config_entrants(config, config_path)
     click.echo(
         f"{config_path}: {config.name}, {config.variant}, {len(commands)} entrants, "
         f"{total_games(config, list(commands))} games"
