@@ -243,13 +243,18 @@ def _create(path: Path, timeout: float) -> bool:
         fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".new", dir=path.parent)
     except OSError:
         return False  # a missing or unwritable folder: reported by the caller's connect, as before
-    os.close(fd)
     temp = Path(name)
     try:
         try:
             conn = sqlite3.connect(temp, timeout=timeout, isolation_level=None)
             try:
-                conn.execute("BEGIN")  # one transaction: one sync to disk, not one per table
+                # No sync to disk while it is built: no other process knows the file, and what a crash would leave
+                # under its temporary name is never used. SQLite's own syncs (eight: the schema's transaction, the
+                # switch to WAL, the log folded in at the close) were most of the time a new database took to make
+                # on a busy disk (20-45 ms, against 4-25 with one sync), which a run's start waits for and a process
+                # polling for the file spins through. The one sync below makes the file as durable before it is linked.
+                conn.execute("PRAGMA synchronous = OFF")
+                conn.execute("BEGIN")  # one transaction
                 _write_schema(conn)
                 conn.execute("COMMIT")
                 conn.execute("PRAGMA journal_mode = WAL")  # checked by the caller's open, as for any file
@@ -258,6 +263,12 @@ def _create(path: Path, timeout: float) -> bool:
         except sqlite3.Error as exc:
             raise StoreError(_describe(exc, path, timeout)) from None
         try:
+            # the whole file on disk before its name is (closed only now: closing another descriptor of the file
+            # while SQLite held its locks would have let those go)
+            os.fsync(fd)
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot write the new database ({exc.strerror})") from None
+        try:
             os.link(temp, path)
         except FileExistsError:
             pass  # another process made it first: the caller opens theirs
@@ -265,6 +276,7 @@ def _create(path: Path, timeout: float) -> bool:
             return False  # no hard links on this file system
         return True
     finally:
+        os.close(fd)
         for leftover in (temp, Path(f"{temp}-wal"), Path(f"{temp}-shm"), Path(f"{temp}-journal")):
             with contextlib.suppress(FileNotFoundError):
                 leftover.unlink()
