@@ -13,8 +13,9 @@ from helpers import action, bot_decision
 
 from arena.bots.heuristic_bot import HeuristicBot
 from arena.bots.random_bot import RandomBot
-from arena.bots.search_bot import SearchBot
+from arena.bots.search_bot import SearchBot, hand_strength
 from arena.engine.actions import Action, Discard
+from arena.engine.cards import Suit, cards
 from arena.engine.options import make_rules
 from arena.play.local import play_game
 from arena.sdk import Bot
@@ -93,6 +94,17 @@ def test_search_bot_trumps_in_cheaply_on_the_way_to_a_march() -> None:
     # only clubs. Trumping the AC (with the cheaper trump) and cashing the diamonds takes all five tricks.
     hands = ["AC KC QC TC 9C", "JH AD KD QD 9S"]
     assert decision(hands, "9H", "0 pass, 1 order, 1 discard 9S, 0 AC", dealer=1) == action("play 9H")
+
+
+def test_the_bid_model_counts_honours_length_aces_and_voids() -> None:
+    # Hearts trump: right, left and ace (1 + 0.85 + 0.75) and a third trump (0.2); the lone AC (0.7); void in
+    # diamonds, the JD being trump, with two trumps or more (0.3).
+    assert hand_strength(cards("JH JD AH KS AC"), Suit.H) == pytest.approx(3.8)
+    # Low trumps 0.4 each; an ace with one more card of its suit 0.7, with two more 0.5; no void ruff on one trump.
+    assert hand_strength(cards("AC KC 9H TH TS"), Suit.H) == pytest.approx(0.4 + 0.4 + 0.7 + 0.3)
+    assert hand_strength(cards("AC KC QC 9H TS"), Suit.H) == pytest.approx(0.4 + 0.5)
+    # A king is no ace; clubs are a void worth a ruff.
+    assert hand_strength(cards("KS 9D 9H TH JH"), Suit.H) == pytest.approx(0.4 + 0.4 + 1.0 + 0.2 + 0.3)
 
 
 # ---- strength, small and seeded ----

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from arena.engine.actions import DEFEND_ALONE, PASS, Action, Call, Discard, NameTrump, OrderUp, Play
-from arena.engine.cards import Card, Suit, card_power, effective_suit
+from arena.engine.cards import EFFECTIVE_SUIT, TRUMP_POWER, Card, Suit, card_power, effective_suit
 from arena.engine.phases import Phase
 from arena.engine.view import SeatView
 from arena.sdk import Bot, Table, run
@@ -27,18 +27,20 @@ DEFEND = 3.0
 
 def power(card: Card, trump: Suit) -> int:
     """How high ``card`` ranks in its own effective suit (trumps above every plain card)."""
-    return card_power(card, trump, effective_suit(card, trump))
+    value = TRUMP_POWER[trump][card]
+    return value if value >= 0 else card >> 2  # card_power in its own suit, without building the Suit
 
 
 def strength(cards: Iterable[Card], trump: Suit) -> float:
     """Expected tricks this hand takes with ``trump`` as trump (trump honours, length, off-suit aces, voids)."""
     hand = list(cards)
-    trumps = [c for c in hand if effective_suit(c, trump) == trump]
+    eff = EFFECTIVE_SUIT[trump]  # the suits as ints: the comparisons of effective_suit without making Suits
+    trumps = [c for c in hand if eff[c] == trump]
     total = sum(TOP_TRUMP.get(power(c, trump), LOW_TRUMP) for c in trumps) + 0.2 * max(0, len(trumps) - 2)
     for suit in Suit:
         if suit == trump:
             continue
-        held = [c for c in hand if effective_suit(c, trump) == suit]
+        held = [c for c in hand if eff[c] == suit]
         if not held and len(trumps) >= 2:
             total += VOID_RUFF
         elif any(c.rank == 7 for c in held):
@@ -48,10 +50,11 @@ def strength(cards: Iterable[Card], trump: Suit) -> float:
 
 def keep_value(card: Card, trump: Suit, hand: Iterable[Card]) -> tuple[int, int, int, int]:
     """Sort key of how much a card is worth keeping: trump above aces above long-suit cards above singletons."""
-    suit = effective_suit(card, trump)
+    eff = EFFECTIVE_SUIT[trump]
+    suit = eff[card]
     if suit == trump:
         return (1, 0, 0, power(card, trump))
-    length = sum(1 for c in hand if effective_suit(c, trump) == suit)
+    length = sum(1 for c in hand if eff[c] == suit)
     return (0, int(card.rank == 7), int(length > 1), card.rank)
 
 
@@ -123,20 +126,17 @@ class HeuristicBot(Bot):
 
     def lead(self, view: SeatView, table: Table, cards: list[Card], trump: Suit) -> Card:
         """Pull trump as a strong maker; otherwise cash off-suit winners; otherwise lead low off-suit."""
-        trumps = sorted((c for c in cards if effective_suit(c, trump) == trump), key=lambda c: power(c, trump))
-        plain = [c for c in cards if effective_suit(c, trump) != trump]
+        eff = EFFECTIVE_SUIT[trump]
+        trumps = sorted((c for c in cards if eff[c] == trump), key=lambda c: power(c, trump))
+        plain = [c for c in cards if eff[c] != trump]
         ours = table.maker is not None and table.same_side(table.maker, view.seat)
-        enemy_trumps = any(effective_suit(c, trump) == trump for c in table.outstanding())
+        enemy_trumps = any(eff[c] == trump for c in table.outstanding())
         if ours and trumps and enemy_trumps:
             top_is_boss = table.is_boss(trumps[-1])
             if top_is_boss or (table.maker == view.seat and len(trumps) >= 3):
                 return trumps[-1] if top_is_boss else trumps[0]
         opponents = [s for s in table.active() if not table.same_side(s, view.seat)]
-        winners = [
-            c
-            for c in plain
-            if table.is_boss(c) and not any(effective_suit(c, trump) in table.voids[s] for s in opponents)
-        ]
+        winners = [c for c in plain if table.is_boss(c) and not any(eff[c] in table.voids[s] for s in opponents)]
         if winners:
             return max(winners, key=lambda c: (c.rank, c))
         if plain:

@@ -120,17 +120,29 @@ def hand_strength(hand: Sequence[int], trump: int) -> float:
     """Expected tricks of a hand with ``trump`` as trump, by the usual count (honours, length, aces, voids)."""
     eff = EFFECTIVE_SUIT[trump]
     power = TRUMP_POWER[trump]
-    trumps = [c for c in hand if power[c] >= 0]
-    total = sum(TOP_TRUMP.get(power[c], LOW_TRUMP) for c in trumps) + 0.2 * max(0, len(trumps) - 2)
+    # One pass over the hand (the bid model counts every imagined hand); the sums in the same order as ever.
+    values = []  # the trumps' worth, in the hand's order
+    held = [0, 0, 0, 0]  # plain cards by suit
+    aces = [False, False, False, False]
+    for c in hand:
+        p = power[c]
+        if p >= 0:
+            values.append(TOP_TRUMP.get(p, LOW_TRUMP))
+        else:
+            suit = eff[c]
+            held[suit] += 1
+            if c >> 2 == 7 and c != JOKER_ID:
+                aces[suit] = True
+    trumps = len(values)
+    total = sum(values) + 0.2 * max(0, trumps - 2)
     for suit in range(4):
         if suit == trump:
             continue
-        held = [c for c in hand if eff[c] == suit]
-        if not held:
-            if len(trumps) >= 2:
+        if not held[suit]:
+            if trumps >= 2:
                 total += VOID_RUFF
-        elif any(c >> 2 == 7 and c != JOKER_ID for c in held):
-            total += OFF_ACE if len(held) <= 2 else OFF_ACE - 0.2
+        elif aces[suit]:
+            total += OFF_ACE if held[suit] <= 2 else OFF_ACE - 0.2
     return total
 
 
@@ -172,6 +184,9 @@ class BidModel:
             for s, c in trick:
                 self.played[s].append(c)
         self.play_model = PLAY_MODEL
+        trump = view.trump if view.trump is not None else 0
+        self._eff, self._trump_power = EFFECTIVE_SUIT[trump], TRUMP_POWER[trump]
+        self._play_checks: list[tuple[int, tuple[Card, ...], int, int, int, bool, bool]] | None = None
         # The others' bids: (seat, round, action).
         self.said: list[tuple[int, int, Action]] = []
         passes, made = 0, False
@@ -217,35 +232,49 @@ class BidModel:
 
     def play_weight(self, deal: Sample) -> float:
         """How likely the others' cards played were, had they held the hands of ``deal``."""
-        view = self.view
-        if view.trump is None or view.maker is None:
-            return 1.0
-        eff, trump_power = EFFECTIVE_SUIT[view.trump], TRUMP_POWER[view.trump]
-        teams = teams_of(view.players, view.maker)
-        held = [set(h) for h in deal.hands]
+        if self._play_checks is None:
+            self._play_checks = self._checks()
+        eff, trump_power = self._eff, self._trump_power
+        hands = deal.hands
         w = 1.0
+        for seat, later, led, top, played, partner, last in self._play_checks:
+            hand = (*hands[seat], *later)  # the hand as it was when it played this card
+            legal = [c for c in hand if eff[c] == led] or hand
+            power = [p if (p := trump_power[c]) >= 0 else (c >> 2 if eff[c] == led else -1) for c in legal]
+            if partner:
+                if played > top and any(p <= top for p in power):
+                    w *= OVERTAKE
+            elif played <= top:
+                if any(p > top for p in power):
+                    w *= DUCK
+            elif last and any(top < p < played for p in power):
+                w *= DEAR
+        return w
+
+    def _checks(self) -> list[tuple[int, tuple[Card, ...], int, int, int, bool, bool]]:
+        """What :meth:`play_weight` asks of each card the others played, latest first (the order of its factors):
+        the seat, the cards it played from then on, the suit led, the power of the card winning the trick before
+        it, its own card's power, whether that winner was a partner's, whether it played last. None of it depends
+        on the deal: only the hand it held does."""
+        view = self.view
+        checks: list[tuple[int, tuple[Card, ...], int, int, int, bool, bool]] = []
+        if view.trump is None or view.maker is None:
+            return checks
+        eff, trump_power = self._eff, self._trump_power
+        teams = teams_of(view.players, view.maker)
+        later: list[list[Card]] = [[] for _ in range(view.players)]
         for trick in (view.trick, *(t.cards for t in reversed(view.tricks))):
             led = eff[trick[0][1]] if trick else 0
             powers = [p if (p := trump_power[c]) >= 0 else (c >> 2 if eff[c] == led else -1) for _, c in trick]
             for i in range(len(trick) - 1, -1, -1):
                 seat, card = trick[i]
-                hand = held[seat]
-                hand.add(card)  # the hand as it was when it played this card
+                later[seat].append(card)
                 if seat == view.seat or i == 0:
                     continue
                 best = max(range(i), key=lambda j: powers[j])
-                top = powers[best]
-                legal = [c for c in hand if eff[c] == led] or list(hand)
-                power = {c: (p if (p := trump_power[c]) >= 0 else (c >> 2 if eff[c] == led else -1)) for c in legal}
-                if teams[trick[best][0]] == teams[seat]:
-                    if powers[i] > top and any(power[c] <= top for c in legal):
-                        w *= OVERTAKE
-                elif powers[i] <= top:
-                    if any(power[c] > top for c in legal):
-                        w *= DUCK
-                elif i == len(trick) - 1 and any(top < power[c] < powers[i] for c in legal):
-                    w *= DEAR
-        return w
+                partner = teams[trick[best][0]] == teams[seat]
+                checks.append((seat, tuple(later[seat]), led, powers[best], powers[i], partner, i == len(trick) - 1))
+        return checks
 
     def weight(self, deal: Sample) -> float:
         """How likely the others' bids and plays were, had they held the hands of ``deal``."""

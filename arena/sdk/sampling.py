@@ -148,14 +148,16 @@ def sample(knowledge: Knowledge, rng: random.Random) -> Sample:
             hands[s] += pool[start : start + room[s]]
             start += room[s]
         return Sample(tuple(tuple(sorted(h)) for h in hands), tuple(sorted(pool[start:])))
+    # Only a void constrains the draw from here on; a seat's voids as the mask of the suits it may still hold.
+    assert eff is not None
+    allowed = [15 & ~sum(1 << v for v in k.voids[s]) for s in range(n)]
+    voided = [s for s in range(n) if k.voids[s]]
     left = [0, 0, 0, 0]
-    if constrained:
-        assert eff is not None
-        for c in pool:
-            left[eff[c]] += 1
     for c in pool:
-        suit = eff[c] if eff is not None else 0
-        places = [s for s in range(n) if room[s] and not (eff is not None and suit in k.voids[s])]
+        left[eff[c]] += 1
+    for c in pool:
+        suit = eff[c]
+        places = [s for s in range(n) if room[s] and allowed[s] >> suit & 1]
         weights = [room[s] for s in places]
         if rest:
             places.append(n)
@@ -165,8 +167,16 @@ def sample(knowledge: Knowledge, rng: random.Random) -> Sample:
                 raise ValueError("no deal of the unseen cards agrees with this knowledge")
             i = _weighted(rng, weights)
             place = places[i]
-            if not constrained or _feasible_after(k, room, left, place, suit):
+            # Would the cards still to deal fit once this one goes there? Tried in place, then undone.
+            left[suit] -= 1
+            if place < n:
+                room[place] -= 1
+            fits = _fits(room, left, allowed, voided)
+            if place < n:
+                room[place] += 1
+            if fits:
                 break
+            left[suit] += 1
             del places[i], weights[i]
         if place == n:
             rest -= 1
@@ -174,8 +184,6 @@ def sample(knowledge: Knowledge, rng: random.Random) -> Sample:
         else:
             room[place] -= 1
             hands[place].append(c)
-        if constrained:
-            left[suit] -= 1
     return Sample(tuple(tuple(sorted(h)) for h in hands), tuple(sorted(rest_cards)))
 
 
@@ -194,23 +202,21 @@ def _weighted(rng: random.Random, weights: list[int]) -> int:
     return len(weights) - 1
 
 
-def _feasible_after(k: Knowledge, room: list[int], left: list[int], place: int, suit: int) -> bool:
-    """Whether the cards still to deal fit once one card of ``suit`` goes to ``place`` (Hall's condition)."""
-    n = k.players
-    room = room.copy()
-    left = left.copy()
-    left[suit] -= 1
-    if place < n:
-        room[place] -= 1
-    seats = [s for s in range(n) if room[s] and k.voids[s]]
+def _fits(room: list[int], left: list[int], allowed: list[int], voided: list[int]) -> bool:
+    """Whether ``left`` cards of each suit can fill the seats' ``room`` (Hall's condition): every group of the seats
+    with voids (``voided``) that still take cards needs no more cards than there are of the suits ``allowed`` them
+    (a mask of suits by seat); the seats without voids and the rest take any card."""
+    seats = [s for s in voided if room[s]]
     for mask in range(1, 1 << len(seats)):
-        need = 0
-        allowed = set(range(4))
-        cover: set[int] = set()
+        need = cover = 0
         for i, s in enumerate(seats):
             if mask >> i & 1:
                 need += room[s]
-                cover |= allowed - k.voids[s]
-        if need > sum(left[x] for x in cover):
+                cover |= allowed[s]
+        supply = 0
+        for x in range(4):
+            if cover >> x & 1:
+                supply += left[x]
+        if need > supply:
             return False
     return True
