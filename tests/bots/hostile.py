@@ -2,7 +2,7 @@
 
     hostile.py MODE [--game G] [--act N] [--times K] [--once MARKER] [--dump FILE] [--pid-dir DIR]
                [--noise BYTES] [--wait-for FILE] [--signal FILE] [--hold FILE] [--delay S] [--look PATH]...
-               [--spin]
+               [--spin] [--settle S]
 
 In-game modes misbehave at the N-th decision request of game G (an index, or ``all``) and the K-1 after it:
     timeout        never answers
@@ -31,6 +31,7 @@ Other modes:
     spawn          leaves a grandchild process behind
     escape         leaves a grandchild behind in a session of its own (double fork + setsid)
     fork-bomb      once connected, forks without end (every child too); reports the tasks it sees to stderr
+                   ``--settle`` seconds later (1 by default: the bomb at its limit), then plays on (the forks go on)
     snoop          once connected, tries to learn what it may not: other processes through /proc, the referee's
                    memory and environment, other endpoints, the network, and every ``--look PATH`` (a database,
                    logs, records, another bot's files); reports what it saw as one JSON line on stderr, then plays
@@ -79,6 +80,7 @@ parser.add_argument("--hold")
 parser.add_argument("--delay", type=float, default=2.0)
 parser.add_argument("--look", action="append", default=[])
 parser.add_argument("--spin", action="store_true")
+parser.add_argument("--settle", type=float, default=1.0)
 args = parser.parse_args()
 mode = args.mode
 endpoint, token = os.environ["ARENA_ENDPOINT"], os.environ["ARENA_TOKEN"]
@@ -132,9 +134,14 @@ if args.noise:
 def steal() -> None:
     """Find another bot of this match by its environment, say hello with its token, and answer for it, badly; or,
     having found none within 2 s, say so (``--signal``) and give up."""
-    directory = Path(endpoint.removeprefix("ipc://")).parent
+    # The match's directory: each endpoint sits in a folder of its own in it (``ep<N>/bot<N>.sock``). The folder
+    # itself was compared, which no other bot's endpoint is in: the thief could not have found its victim anyway.
+    directory = Path(endpoint.removeprefix("ipc://")).parent.parent
     # The other bots start before this one, so an environment that can be read is read within the first scans: 2 s
-    # is ample even on a slow host (the slow starter waiting on --signal would otherwise wait its 5 s).
+    # is ample even on a slow host (the slow starter waiting on --signal would otherwise wait its 5 s). A scan every
+    # 50 ms, 40 in the 2 s: a victim whose environment can be read is there all along (the slow starter waits for
+    # the signal), so the first scan after its start finds it, as at the 400 scans one every 5 ms made (each reads
+    # every process's environment: about a core second in all).
     deadline = time.monotonic() + 2
     while time.monotonic() < deadline:
         for proc in Path("/proc").iterdir():
@@ -144,7 +151,7 @@ def steal() -> None:
                 continue
             env = dict(entry.partition("=")[::2] for entry in entries)
             victim = env.get("ARENA_ENDPOINT", "")
-            if victim and victim != endpoint and Path(victim.removeprefix("ipc://")).parent == directory:
+            if victim and victim != endpoint and Path(victim.removeprefix("ipc://")).parent.parent == directory:
                 stolen = zmq.Context().socket(zmq.DEALER)
                 stolen.connect(victim)
                 send(stolen, {"type": "hello", "name": "thief", "protocol": 1, "token": env["ARENA_TOKEN"]})
@@ -159,7 +166,7 @@ def steal() -> None:
                             if {"type": "play", "card": c} not in message["legal"]
                         )
                         send(stolen, {"type": "action", "request_id": message["request_id"], "action": action})
-        time.sleep(0.005)
+        time.sleep(0.05)
     if args.signal:  # nothing to steal: the slow starter may go on
         Path(args.signal).touch()
 
@@ -278,6 +285,10 @@ def spin() -> None:
 if mode == "thief":
     threading.Thread(target=steal, daemon=True).start()
 if args.spin:
+    # The spinner holds the GIL but for the main thread's turns, which it gets 0.5 ms after it asks, not 5 ms
+    # (Python's default): a core burnt as before, but its bot plays at its pace, not held up at every wake-up (its
+    # four games took 7 s, the spinner's core all along, where the other match of a tournament took 0.6 s).
+    sys.setswitchinterval(0.0005)
     threading.Thread(target=spin, daemon=True).start()
 if args.wait_for:  # a slow starter: connect once FILE exists (or after 5 s)
     waited = time.monotonic() + 5
@@ -301,7 +312,7 @@ if not (start_cue and mode == "silent"):
     send(socket, hello)
 if mode == "fork-bomb":
     bomb()
-    time.sleep(1.0)
+    time.sleep(args.settle)
     print(f"fork-bomb: {tasks()} tasks", file=sys.stderr, flush=True)
 if mode == "snoop":
     print("snoop: " + json.dumps(snoop()), file=sys.stderr, flush=True)
