@@ -43,6 +43,7 @@ class Pane:
         config = folder / "tmux.conf"
         config.write_text("set -g history-limit 100000\n")
         self.config = str(config)
+        self.output = folder / "pane.out"
 
     def tmux(self, *args: str) -> str:
         done = subprocess.run(
@@ -54,6 +55,9 @@ class Pane:
         # COLUMNS and LINES (pytest's environment has them) would override the terminal's own size
         command = f'unset COLUMNS LINES; cd {shlex.quote(str(ROOT))} && {shlex.join(argv)}; echo "[exit $?]"; sleep 600'
         self.tmux("new-session", "-d", "-x", "120", "-y", "50", "-s", "play", command)
+        # a copy of all the pane's output (tmux writes it there once it has drawn it): ``wait`` looks at the screen
+        # again only when more has come
+        self.tmux("pipe-pane", "-t", "play", f"cat > {shlex.quote(str(self.output))}")
 
     def text(self) -> str:
         """The whole pane, its history included, wrapped lines joined."""
@@ -63,18 +67,22 @@ class Pane:
         self.tmux("send-keys", "-t", "play", *keys)
 
     def type(self, line: str) -> None:
-        self.send("-l", line)
-        self.send("Enter")
+        self.tmux("send-keys", "-t", "play", "-l", line, ";", "send-keys", "-t", "play", "Enter")
 
     def wait(self, ready: Callable[[str], bool]) -> str:
+        """The screen once ``ready`` says yes, read again whenever the pane's output has grown: each read is a tmux
+        client and a capture of the whole history, which, every 20 ms while bots think and processes start, cost a
+        test a third of a processor second and more (a loaded machine's waits are longer)."""
         deadline = time.monotonic() + WAIT
         while True:
+            seen = self.output.stat().st_size if self.output.exists() else -1
             text = self.text()
             if ready(text):
                 return text
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the screen did not get there; it shows:\n{text[-3000:]}")
-            time.sleep(0.02)
+            while (self.output.stat().st_size if self.output.exists() else -1) == seen:
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"the screen did not get there; it shows:\n{text[-3000:]}")
+                time.sleep(0.01)
 
     def next_prompt(self, seen: int) -> str:
         """Wait for a prompt after the ``seen`` first ones, or for the command to end."""
