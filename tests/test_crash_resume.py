@@ -12,6 +12,7 @@ import json
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -64,11 +65,14 @@ def stored(db: Path) -> dict[str, dict[str, Any]]:
 
 
 def stored_count(db: Path) -> int:
-    """How many games are stored (a poll every 20 ms: ~2 ms, where reading them all takes ~20)."""
-    if not db.exists():
+    """How many games are stored: 0 while the file or its table is not there yet. A poll every 20 ms, with SQLite
+    alone: ~0.5 ms of processor time, where ``Store.open`` (its checks and pragmas) takes ~1.8 and reading every
+    game ~20."""
+    try:
+        with contextlib.closing(sqlite3.connect(f"{db.resolve().as_uri()}?mode=rw", uri=True)) as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+    except sqlite3.DatabaseError:  # no file yet (mode=rw creates none), or a file whose schema is not written yet
         return 0
-    with Store.open(db, create=False) as store:
-        return store.game_count()
 
 
 def processes_with_files_under(folder: Path) -> list[int]:
