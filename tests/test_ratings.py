@@ -325,6 +325,62 @@ def test_clusters_never_narrow_the_interval_below_the_laplace_one() -> None:
     assert rank_table(cancelling)[0].plus_minus == pytest.approx(rank_table(alone)[0].plus_minus, rel=1e-9)
 
 
+def test_the_cluster_widening_is_the_sandwich_of_the_docstring_summed_game_by_game() -> None:
+    """``sd`` against the module docstring's formula worked out game by game: ``a' H^-1 a + max(0, w' C w)``, with
+    ``C`` the within-cluster cross products of the games' scores ``x_g r_g``. Clusters mix matchups (1-vs-1 and
+    2-vs-2, draws too), so the cross products of two different matchups count: the fit sums them matchup by
+    matchup, and pairing a matchup with the wrong one passed every other test. (H and the fitted strengths are the
+    fit's own; the rest is computed here.)"""
+    rng = random.Random(11)
+    names = ["A", "B", "C", "D", "E"]
+    comparisons = []
+    for cluster in range(150):  # a hot or cold deal for one player, in every game of it: correlated results
+        hot = rng.choice(names)
+        hot_wins = rng.random() < 0.5
+        for _ in range(rng.randint(1, 4)):
+            size = rng.choice((1, 1, 2))
+            others = rng.sample([n for n in names if n != hot], 2 * size - 1)
+            side, other = (hot, *others[: size - 1]), tuple(others[size - 1 :])
+            if rng.random() < 0.1:
+                comparisons.append(Comparison(side, other, draw=True, cluster=str(cluster)))
+            else:
+                winners, losers = (side, other) if hot_wins == (rng.random() < 0.85) else (other, side)
+                comparisons.append(Comparison(winners, losers, cluster=str(cluster)))
+    fit = Fit.of(comparisons)
+    k = len(fit.players)
+    index = {name: i for i, name in enumerate(fit.players)}
+    theta, hess = fit._theta, fit._hess
+    h = [[hess[min(i, j) * k + max(i, j)] for j in range(k)] for i in range(k)]  # (kept as its upper triangle)
+
+    def solve(rhs: list[float]) -> list[float]:  # Gauss-Jordan: H is small, symmetric and positive definite
+        rows = [[*h[i], rhs[i]] for i in range(k)]
+        for col in range(k):
+            pivot = max(range(col, k), key=lambda r: abs(rows[r][col]))
+            rows[col], rows[pivot] = rows[pivot], rows[col]
+            for r in range(k):
+                if r != col:
+                    factor = rows[r][col] / rows[col][col]
+                    rows[r] = [a - factor * b for a, b in zip(rows[r], rows[col], strict=True)]
+        return [rows[i][k] / rows[i][i] for i in range(k)]
+
+    widened = 0
+    for name in names:
+        contrast = [-1.0 / k] * k
+        contrast[index[name]] += 1.0
+        w = solve(contrast)
+        laplace = sum(a * b for a, b in zip(contrast, w, strict=True))
+        by_cluster: dict[str, list[float]] = {}
+        for c in comparisons:
+            plus = sum(theta[index[n]] for n in c.winners) - sum(theta[index[n]] for n in c.losers)
+            residual = (0.5 if c.draw else 1.0) - 1.0 / (1.0 + math.exp(-plus))
+            z = sum(w[index[n]] for n in c.winners) - sum(w[index[n]] for n in c.losers)
+            by_cluster.setdefault(c.cluster, []).append(z * residual)
+        extra = sum(sum(u) ** 2 - sum(x * x for x in u) for u in by_cluster.values())
+        widened += extra > 0.05 * laplace
+        assert fit.sd(name) == pytest.approx(ELO_PER_NAT * math.sqrt(laplace + max(extra, 0.0)), rel=1e-9)
+    assert widened >= 3  # the clusters widen most intervals here: the cross products are what is tested
+
+
 def test_the_results_of_one_three_hand_game_are_correlated_and_widen_the_interval() -> None:
     games = []
     for g in range(60):  # A tops most games; each game's two pairwise results of a player go together
