@@ -92,9 +92,14 @@ def test_copies_of_a_late_answer_are_ignored_but_counted_to_a_flood(tmp_path: Pa
     spec = spec_of(tmp_path, bots, [[0, 1]], time="1+0.2", max_decision=0.5, policy="substitute", max_strikes=5)
     (record,) = run_match(spec)
     late = [v for v in record["violations"] if v["seat"] == 1]
-    assert [v["kind"] for v in late[:2]] == ["timeout", "flood"], late  # before: timeouts alone
-    assert late[1]["detail"].startswith("more than 1000 frames in a row without being asked (")
-    assert "copies of late answers)" in late[1]["detail"]
+    kinds = [v["kind"] for v in late]
+    # before: timeouts alone. Timeouts until the flood (a loaded host's bot may send its first 1,000 copies only
+    # after its next decision timed out too), then the flood
+    assert "flood" in kinds and kinds[0] == "timeout", late
+    flood = kinds.index("flood")
+    assert set(kinds[:flood]) == {"timeout"}, late
+    assert late[flood]["detail"].startswith("more than 1000 frames in a row without being asked (")
+    assert "copies of late answers)" in late[flood]["detail"]
     assert violations_of(record, 0) == []
 
 

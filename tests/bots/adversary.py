@@ -28,9 +28,9 @@ Plays a seeded-random legal action like raw_random.py, thinking ``--think`` seco
     slow-hello       says hello a second after it starts (as a JVM might), then plays politely
     late-flood       lets its first decision time out, then sends copies of its late answer (which the referee
                      ignores) without end
-    endless-message  once welcomed, starts a child that opens a connection of its own to its endpoint, speaking
-                     ZMTP 3 itself, and sends frames of 512 KiB that each say more follow, 256 MiB in all, never the
-                     last one; plays on
+    endless-message  at its first game's start, starts a child that opens a connection of its own to its endpoint,
+                     speaking ZMTP 3 itself, and sends frames of 512 KiB that each say more follow, 256 MiB in all,
+                     never the last one; plays on
 
 Misbehaviour in answers (dup-keys, long-id, escapes) happens at the first decision of game ``--game`` (default 0).
 """
@@ -254,8 +254,8 @@ while socket.poll(60_000):
         break
     if kind == "welcome" and mode == "stranger-flood":
         flood()
-    if kind == "welcome" and mode == "endless-message":
-        endless_message()
+    if kind == "game_start" and message["game"] == 0 and mode == "endless-message":
+        endless_message()  # once the match's handshake is over (welcomed, the other bot may not have said hello yet)
     if kind == "game_start":
         game, first = message["game"], True
     if kind != "act":
