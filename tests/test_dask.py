@@ -9,11 +9,11 @@ and matches are pinned to a core and confined as here. Without a cluster: the on
 that plays only the rest of its match. (What needs no Dask, the ``[executor]`` table and the error without Dask
 installed, is tested in test_executor_table.py: this module skips where Dask is missing.)
 
-One cluster of two workers serves the module (the worker-killing test, last, leaves it one), and so does one local
-run of the tournament (``make`` runs a module's tests in one xdist worker: ``--dist loadfile``). What is about a
-process (the coordinator killed, stopped as Ctrl-C, or the run a worker is killed under; the one-line errors) runs
-``arena`` as a process of its own; the other runs, resumes and rankings run in this process (``arena_here``: the
-CLI's and Dask's imports, ~0.8 processor seconds a process, are paid once).
+One cluster of two workers serves the module (a third joins it for the worker-killing test, and two survive it),
+and so does one local run of the tournament (``make`` runs a module's tests in one xdist worker: ``--dist
+loadfile``). What is about a process (the coordinator killed, stopped as Ctrl-C, or the run a worker is killed
+under; the one-line errors) runs ``arena`` as a process of its own; the other runs, resumes and rankings run in this
+process (``arena_here``: the CLI's and Dask's imports, ~0.8 processor seconds a process, are paid once).
 """
 
 from __future__ import annotations
@@ -115,19 +115,10 @@ def local_ranking(local_run: Path) -> Any:
 
 
 @pytest.fixture(scope="module")
-def module_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaskProcesses]:
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaskProcesses]:
     running = start_cluster(tmp_path_factory.mktemp("cluster"))
     yield running
     running.stop()
-
-
-@pytest.fixture
-def cluster(module_cluster: DaskProcesses, tmp_path: Path) -> DaskProcesses:
-    """The module's cluster, with its two workers: the worker-killing test leaves one (it comes last in the file,
-    so that no worker is started to replace the one it kills; a test run after it gets a new one here)."""
-    while len(module_cluster.workers) < 2:
-        module_cluster.workers.append(join_worker(module_cluster, tmp_path / f"joined{len(module_cluster.workers)}"))
-    return module_cluster
 
 
 @pytest.mark.slow
@@ -454,30 +445,21 @@ def test_a_run_stopped_like_ctrl_c_stops_its_matches_on_the_workers_and_resumes(
     db = tmp_path / "stopped.db"
     command = run_command(config_path, db, cluster.address)
     run = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE)
+    wait_for_games(db, 2, run)
     workers = [worker.pid for worker in cluster.workers]
-    try:
-        # Stopped while matches are played on the workers, their referees stopped first (SIGSTOP): they cannot end
-        # by themselves now (the matches in flight used to, within the wait below): only the workers' cancel,
-        # which kills their referees, ends them.
-        wait_for_games(db, 2, run)
-        while not stop_matches(cluster.workers):
-            assert run.poll() is None, f"the run ended (code {run.returncode}) before the stop"
-            time.sleep(0.03)
-        run.send_signal(signal.SIGTERM)  # as Ctrl-C
-        _, err = run.communicate(timeout=60)
-        assert run.returncode == 130 and "Interrupted:" in err.decode(), err.decode()
-        deadline = time.monotonic() + 20
-        while referees_under(workers):  # the workers saw their tasks cancelled and killed the referees
-            assert time.monotonic() < deadline, "referees still running on the workers"
-            time.sleep(0.1)
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.communicate()
-        for pid in referees_under(workers):  # a failure above: none is left stopped on the module's cluster
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-    done = arena_here(*command[len(ARENA) :])  # the resume: what is about a process was its kill
+    deadline = time.monotonic() + 60
+    while not referees_under(workers):  # stop it while matches are being played on the workers (not between two)
+        assert run.poll() is None, f"the run ended (code {run.returncode}) before the stop"
+        assert time.monotonic() < deadline, "no referee on the workers"
+        time.sleep(0.005)
+    run.send_signal(signal.SIGTERM)  # as Ctrl-C
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 130 and "Interrupted:" in err.decode(), err.decode()
+    deadline = time.monotonic() + 20
+    while referees_under(workers):  # the workers saw their tasks cancelled and killed the referees
+        assert time.monotonic() < deadline, "referees still running on the workers"
+        time.sleep(0.1)
+    done = arena_here(*command[len(ARENA) :])  # the resume: what is about a process was its stop
     assert done.returncode == 0, done.stderr
     assert stored(db) == stored(local_run)
 
@@ -539,26 +521,23 @@ def test_matches_on_workers_are_pinned_and_confined_as_locally(cluster: DaskProc
 def test_a_worker_killed_mid_run_loses_no_stored_game_and_the_run_completes(
     cluster: DaskProcesses, config_path: Path, local_run: Path, local_ranking: Any, tmp_path: Path
 ) -> None:
-    # The module's two workers; the one playing the second game of a match whose first game it delivered is killed
-    # (its referee stopped first, so that the game cannot end before the kill), and the other plays the rest: the
-    # match's task runs again there, and a re-run that played the first game again, and a coordinator that stored
-    # it again, would store it twice. (Killing a worker chosen beforehand was flaky: Dask places a match where its
-    # bots' files are, and a worker that held none sometimes played no match at all. Killing the one that played
-    # a match once two games were stored killed a worker that had delivered none of it.) Last in the file: the
-    # cluster keeps one worker (a test run after this one gets a second from the ``cluster`` fixture), where a
-    # third worker joined for this test once cost ~1.8 processor seconds (its imports, its fork servers).
-    pool = list(cluster.workers)
+    # Three workers; the one that plays a match once two games are stored is killed, and the other two stay the
+    # module's cluster. (Killing a worker chosen beforehand was flaky: Dask places a match where its bots' files
+    # are, and a worker that held none sometimes played no match at all.)
+    pool = [*cluster.workers, join_worker(cluster, tmp_path / "third")]
     victim = run = None
-    frozen: list[int] = []
     try:
         db = tmp_path / "kill.db"
         run = subprocess.Popen(run_command(config_path, db, cluster.address), cwd=ROOT, stderr=subprocess.PIPE)
-        victim, match, frozen = caught_between_two_games(cluster, pool, db, run)
+        before = wait_for_games(db, 2, run)
+        deadline = time.monotonic() + 60
+        while not (playing := [worker for worker in pool if referees_under([worker.pid])]):  # 12 games are far off
+            assert time.monotonic() < deadline and run.poll() is None, "no match ran on a worker to kill"
+            time.sleep(0.02)
+        victim = playing[0]
         os.kill(victim.pid, signal.SIGKILL)
         with Store.open(db, create=False) as store:
             kept = {key: record for _, key, record in store.records()}
-        before = len(kept)
-        assert 0 in [r["game_index"] for r in kept.values() if r["match_id"] == match]  # delivered, then killed
         _, err = run.communicate(timeout=240)
         assert victim.wait() == -signal.SIGKILL
         assert run.returncode == 0, err.decode()
@@ -575,101 +554,9 @@ def test_a_worker_killed_mid_run_loses_no_stored_game_and_the_run_completes(
         if run is not None and run.poll() is None:  # a failure above: the run must not go on on the module's cluster
             run.kill()
             run.communicate()
-        for pid in frozen:  # they died with their worker (their parent's death signal); else they are ended here
-            if stopped_referee(pid):
-                os.kill(pid, signal.SIGKILL)
-        if victim is not None:
-            if victim.poll() is None:  # (once reaped, its pid may be another process's)
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(victim.pid, signal.SIGKILL)
-            victim.wait()
-            cluster.workers[:] = [worker for worker in pool if worker is not victim]
-
-
-def half_played(db: Path) -> set[str]:
-    """The matches of which one game (of the two of each) is stored."""
-    try:
-        with contextlib.closing(sqlite3.connect(f"{db.resolve().as_uri()}?mode=rw", uri=True)) as conn:
-            rows = conn.execute("SELECT match_key FROM games GROUP BY match_key HAVING COUNT(*) = 1").fetchall()
-    except sqlite3.DatabaseError:  # no file or no table yet
-        return set()
-    return {key for (key,) in rows}
-
-
-def in_match(referee: int, worker: int) -> bool:
-    """Whether a referee is still in its match: its worker holds its input (closed once the match is over, to end
-    the referee)."""
-    try:
-        given = os.readlink(f"/proc/{referee}/fd/0")
-        held = [os.readlink(fd) for fd in Path(f"/proc/{worker}/fd").iterdir() if fd.name.isdigit()]
-    except OSError:
-        return False
-    return given in held
-
-
-def stop_matches(pool: list[subprocess.Popen[bytes]]) -> dict[int, list[int]]:
-    """Stop (SIGSTOP) the referees under the workers of ``pool`` that are in a match, by worker pid: a match then
-    cannot end by itself (the others go on)."""
-    stopped = {worker.pid: referees_under([worker.pid]) for worker in pool}
-    for pids in stopped.values():
-        for pid in pids:
+        spare = victim or pool[-1]  # two workers stay, which the cluster stops with itself
+        if spare.poll() is None:  # (once reaped, its pid may be another process's)
             with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGSTOP)
-    # What ended just before the stop lands meanwhile: the worker ends a referee done with its match (it closes the
-    # referee's input), and the match's last games reach the store.
-    time.sleep(0.3)
-    kept: dict[int, list[int]] = {}
-    for worker, pids in stopped.items():
-        for pid in pids:
-            if in_match(pid, worker):
-                kept.setdefault(worker, []).append(pid)
-            else:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGCONT)
-    return kept
-
-
-def go_on(stopped: dict[int, list[int]]) -> None:
-    """Let the referees ``stop_matches`` stopped go on (SIGCONT)."""
-    for pids in stopped.values():
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGCONT)
-
-
-def caught_between_two_games(
-    cluster: DaskProcesses, pool: list[subprocess.Popen[bytes]], db: Path, run: subprocess.Popen[bytes]
-) -> tuple[subprocess.Popen[bytes], str, list[int]]:
-    """The worker of ``pool`` that plays the second game of a match whose first game is stored, the match, and the
-    worker's referee, stopped (SIGSTOP) in that match: its second game cannot end now. (The matches in flight are
-    stopped and looked at, then go on a moment, until one is caught there.)"""
-    import distributed
-
-    with distributed.Client(cluster.address, timeout=60, set_as_default=False) as client:
-        addresses = {pid: address for address, pid in client.run(os.getpid).items()}
-        deadline = time.monotonic() + 120
-        while True:
-            assert run.poll() is None, f"the run ended (code {run.returncode}) before a worker was caught"
-            assert time.monotonic() < deadline, "no worker was caught between two games of a match"
-            stopped = stop_matches(pool)
-            half = half_played(db)
-            processing = client.processing()
-            for worker in pool:
-                keys = processing.get(addresses.get(worker.pid, ""), ())
-                matches = [match for match in (str(key).rsplit("-match-", 1)[-1] for key in keys) if match in half]
-                if matches and worker.pid in stopped:
-                    frozen = stopped.pop(worker.pid)
-                    go_on(stopped)
-                    return worker, matches[0], frozen
-            go_on(stopped)
-            time.sleep(0.03)
-
-
-def stopped_referee(pid: int) -> bool:
-    """Whether ``pid`` is a stopped referee (one this module stopped and that outlived its worker)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        command = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2] == "T" and "arena.play.referee" in command
+                os.killpg(spare.pid, signal.SIGKILL)
+        spare.wait()
+        cluster.workers[:] = [worker for worker in pool if worker is not spare]
