@@ -134,6 +134,24 @@ def test_a_bot_whose_message_is_never_finished_is_found_by_the_memory_it_holds_a
     assert charged  # found (again after each restart; a flood found as a game ends counts in the next game)
 
 
+@pytest.mark.timeout(120)
+def test_a_message_never_finished_in_the_handshake_stops_the_match_and_charges_no_bot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same attack while the other bot has not said hello yet: the bots cannot be stopped one by one to find the
+    holder there (a restarted bot would start its handshake again), so the match stops, nobody charged, the memory
+    not kept."""
+    monkeypatch.setattr(referee_module, "MEMORY_MARGIN", 64 * 1024 * 1024)
+    bots = [
+        adversary("innocent", "slow-hello", "--hello-after", "5"),
+        adversary("endless", "endless-message", "--early"),
+    ]
+    spec = spec_of(tmp_path, bots, [[0, 1]], time="10+0.5", handshake_timeout=20)
+    with pytest.raises(referee_module.MemoryOverrun) as stopped:
+        run_match(spec)
+    assert "in a handshake" in str(stopped.value) and "endless 2" in str(stopped.value), stopped.value
+
+
 @pytest.mark.timeout(90)
 def test_a_flooder_thinking_past_its_allowance_never_wins_on_time(tmp_path: Path) -> None:
     out = tmp_path / "out"

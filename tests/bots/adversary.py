@@ -25,12 +25,12 @@ Plays a seeded-random legal action like raw_random.py, thinking ``--think`` seco
                      DIR, then plays on
     conn-flood       before its hello, forks 48 children (or as many as it may), each holding as many bare connections
                      to its endpoint as it may (each costs the referee a descriptor); says how many on stderr, plays on
-    slow-hello       says hello a second after it starts (as a JVM might), then plays politely
+    slow-hello       says hello a second (``--hello-after``) after it starts (as a JVM might), then plays politely
     late-flood       lets its first decision time out, then sends copies of its late answer (which the referee
                      ignores) without end
     endless-message  at its first game's start, starts a child that opens a connection of its own to its endpoint,
                      speaking ZMTP 3 itself, and sends frames of 512 KiB that each say more follow, 256 MiB in all,
-                     never the last one; plays on
+                     never the last one; plays on (with ``--early``: once welcomed, in the match's handshake)
 
 Misbehaviour in answers (dup-keys, long-id, escapes) happens at the first decision of game ``--game`` (default 0).
 """
@@ -58,6 +58,8 @@ parser.add_argument("mode", nargs="?", default=Path(__file__).stem)
 parser.add_argument("--think", type=float, default=0.0)
 parser.add_argument("--out")
 parser.add_argument("--game", type=int, default=0)
+parser.add_argument("--hello-after", type=float, default=1.0)  # slow-hello's wait
+parser.add_argument("--early", action="store_true")  # endless-message: once welcomed, in the match's handshake
 args = parser.parse_args()
 mode = args.mode
 endpoint, token = os.environ["ARENA_ENDPOINT"], os.environ["ARENA_TOKEN"]
@@ -239,7 +241,7 @@ socket.connect(endpoint)
 name = "adversary" + (ESCAPES if mode == "escape-name" else "")
 hello = json.dumps({"type": "hello", "name": name[:64], "protocol": 1, "token": token}).encode()
 if mode == "slow-hello":
-    time.sleep(1.0)
+    time.sleep(args.hello_after)
 socket.send(hello)
 if mode == "double-hello":
     socket.send(hello)
@@ -254,8 +256,10 @@ while socket.poll(60_000):
         break
     if kind == "welcome" and mode == "stranger-flood":
         flood()
-    if kind == "game_start" and message["game"] == 0 and mode == "endless-message":
-        endless_message()  # once the match's handshake is over (welcomed, the other bot may not have said hello yet)
+    # endless-message: after the match's handshake (once welcomed, the other bot may not have said hello yet)
+    first_game = kind == "game_start" and message["game"] == 0
+    if mode == "endless-message" and (kind == "welcome" if args.early else first_game):
+        endless_message()
     if kind == "game_start":
         game, first = message["game"], True
     if kind != "act":
