@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from arena.engine.actions import DEFEND_ALONE, PASS, Action, Call, Discard, NameTrump, OrderUp, Play
-from arena.engine.cards import EFFECTIVE_SUIT, TRUMP_POWER, Card, Suit, card_power, effective_suit
+from arena.engine.cards import EFFECTIVE_SUIT, TRICK_POWER, Card, Suit, card_power, effective_suit
 from arena.engine.phases import Phase
 from arena.engine.view import SeatView
 from arena.sdk import Bot, Table, run
@@ -27,8 +27,7 @@ DEFEND = 3.0
 
 def power(card: Card, trump: Suit) -> int:
     """How high ``card`` ranks in its own effective suit (trumps above every plain card)."""
-    value = TRUMP_POWER[trump][card]
-    return value if value >= 0 else card >> 2  # card_power in its own suit, without building the Suit
+    return TRICK_POWER[trump][EFFECTIVE_SUIT[trump][card]][card]  # card_power in its own suit, by the engine's table
 
 
 def strength(cards: Iterable[Card], trump: Suit) -> float:

@@ -29,7 +29,7 @@ import time
 from collections.abc import Sequence
 
 from arena.engine.actions import DEFEND_ALONE, PASS, Action, Call, Discard, NameTrump, OrderUp, Pass, Play
-from arena.engine.cards import EFFECTIVE_SUIT, JOKER_ID, TRUMP_POWER, Card, make_deck
+from arena.engine.cards import EFFECTIVE_SUIT, JOKER_ID, TRICK_POWER, TRUMP_POWER, Card, make_deck
 from arena.engine.phases import Phase
 from arena.engine.scoring import hand_points
 from arena.engine.view import SeatView
@@ -184,9 +184,9 @@ class BidModel:
             for s, c in trick:
                 self.played[s].append(c)
         self.play_model = PLAY_MODEL
-        trump = view.trump if view.trump is not None else 0
-        self._eff, self._trump_power = EFFECTIVE_SUIT[trump], TRUMP_POWER[trump]
-        self._play_checks: list[tuple[int, tuple[Card, ...], int, int, int, bool, bool]] | None = None
+        trump = view.trump if view.trump is not None else 0  # (none yet: no card played to weigh, below)
+        self._eff, self._trick_power = EFFECTIVE_SUIT[trump], TRICK_POWER[trump]
+        self._play_checks = self._checks()
         # The others' bids: (seat, round, action).
         self.said: list[tuple[int, int, Action]] = []
         passes, made = 0, False
@@ -232,15 +232,14 @@ class BidModel:
 
     def play_weight(self, deal: Sample) -> float:
         """How likely the others' cards played were, had they held the hands of ``deal``."""
-        if self._play_checks is None:
-            self._play_checks = self._checks()
-        eff, trump_power = self._eff, self._trump_power
+        eff, trick_power = self._eff, self._trick_power
         hands = deal.hands
         w = 1.0
         for seat, later, led, top, played, partner, last in self._play_checks:
             hand = (*hands[seat], *later)  # the hand as it was when it played this card
             legal = [c for c in hand if eff[c] == led] or hand
-            power = [p if (p := trump_power[c]) >= 0 else (c >> 2 if eff[c] == led else -1) for c in legal]
+            by_card = trick_power[led]
+            power = [by_card[c] for c in legal]
             if partner:
                 if played > top and any(p <= top for p in power):
                     w *= OVERTAKE
@@ -260,12 +259,12 @@ class BidModel:
         checks: list[tuple[int, tuple[Card, ...], int, int, int, bool, bool]] = []
         if view.trump is None or view.maker is None:
             return checks
-        eff, trump_power = self._eff, self._trump_power
+        eff, trick_power = self._eff, self._trick_power
         teams = teams_of(view.players, view.maker)
         later: list[list[Card]] = [[] for _ in range(view.players)]
         for trick in (view.trick, *(t.cards for t in reversed(view.tricks))):
             led = eff[trick[0][1]] if trick else 0
-            powers = [p if (p := trump_power[c]) >= 0 else (c >> 2 if eff[c] == led else -1) for _, c in trick]
+            powers = [trick_power[led][c] for _, c in trick]
             for i in range(len(trick) - 1, -1, -1):
                 seat, card = trick[i]
                 later[seat].append(card)
