@@ -425,13 +425,14 @@ class _Covariance:
         self.low = _cholesky(self.k, hess)
         strength = [sum(theta[i] for i in members) for members in model.teams]
         p = [_sigmoid(strength[plus] - strength[minus]) for plus, minus in model.matchups]
-        self.cross: list[tuple[int, int, float]] = []
-        # sd() takes ``cross`` and the matchups' teams as columns, to sum over them with map() at C speed
+        # sd() takes the matchups' teams and the cross products (m, n, value) as columns, to sum over them with
+        # map() at C speed
         self._pluses = tuple(plus for plus, _ in model.matchups)
         self._minuses = tuple(minus for _, minus in model.matchups)
         self._columns: tuple[tuple[int, ...], tuple[int, ...], tuple[float, ...]] = ((), (), ())
         if tally.clusters is None:
             return
+        cross: list[tuple[int, int, float]] = []
         moments: dict[tuple[int, int], list[float]] = {}
         kinds = Counter(map(tuple, map(sorted, tally.clusters.values())))
         for content, times in kinds.items():
@@ -455,25 +456,24 @@ class _Covariance:
                 lost, drawn, won = model.outcomes[m]
                 value -= won * (1.0 - p[m]) ** 2 + drawn * (0.5 - p[m]) ** 2 + lost * p[m] ** 2
             if value != 0.0:
-                self.cross.append((m, n, value if m == n else 2.0 * value))
-        self._columns = (
-            tuple(m for m, _, _ in self.cross),
-            tuple(n for _, n, _ in self.cross),
-            tuple(value for _, _, value in self.cross),
-        )
+                cross.append((m, n, value if m == n else 2.0 * value))
+        if cross:
+            firsts, seconds, values = zip(*cross, strict=True)
+            self._columns = (firsts, seconds, values)
 
     def sd(self, contrast: Sequence[float]) -> float:
         """Standard deviation (Elo) of ``contrast . theta``."""
         w = _solve(self.low, contrast)
         laplace = sum(map(mul, contrast, w))  # (the lengths are the players')
         extra = 0.0
-        if self.cross:
-            # the sums and products of a loop over the matchups and over ``cross``, in the same order: the same bits
+        firsts, seconds, values = self._columns
+        if values:
+            # the sums and products of a loop over the matchups and over the cross products, in the same order: the
+            # same bits
             member = w.__getitem__
             team = [sum(map(member, members)) for members in self.model.teams]
             z = list(map(sub, map(team.__getitem__, self._pluses), map(team.__getitem__, self._minuses)))
             at = z.__getitem__
-            firsts, seconds, values = self._columns
             extra = sum(map(mul, map(mul, values, map(at, firsts)), map(at, seconds)))  # value * z[m] * z[n]
         return ELO_PER_NAT * math.sqrt(max(laplace, 0.0) + max(extra, 0.0))
 
