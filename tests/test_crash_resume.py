@@ -12,14 +12,13 @@ import json
 import os
 import random
 import signal
-import sqlite3
 import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import ARENA, ROOT, arena_here, write_tournament
+from helpers import ARENA, ROOT, arena_here, stored_count, write_tournament
 from sandboxing import described
 
 from arena.tournament.store import Store
@@ -62,17 +61,6 @@ def stored(db: Path) -> dict[str, dict[str, Any]]:
             violation.pop("at_seconds", None)
             violation.pop("wall_time", None)
     return games
-
-
-def stored_count(db: Path) -> int:
-    """How many games are stored: 0 while the file or its table is not there yet. A poll every 20 ms, with SQLite
-    alone: ~0.5 ms of processor time, where ``Store.open`` (its checks and pragmas) takes ~1.8 and reading every
-    game ~20."""
-    try:
-        with contextlib.closing(sqlite3.connect(f"{db.resolve().as_uri()}?mode=rw", uri=True)) as conn:
-            return int(conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
-    except sqlite3.DatabaseError:  # no file yet (mode=rw creates none), or a file whose schema is not written yet
-        return 0
 
 
 def processes_with_files_under(folder: Path) -> list[int]:

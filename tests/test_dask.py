@@ -23,7 +23,6 @@ import importlib.util
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -32,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from helpers import ARENA, ROOT, arena_here, run_arena, write_tournament
+from helpers import ARENA, ROOT, arena_here, run_arena, stored_count, write_tournament
 
 from arena.errors import ArenaError
 from arena.play import forkserver
@@ -177,16 +176,6 @@ def test_a_local_cluster_gives_the_local_table(config_path: Path, local_run: Pat
 def run_command(config_path: Path, db: Path, address: str) -> list[str]:
     """``arena tournament run`` of the config on the cluster at ``address``."""
     return [*ARENA, "tournament", "run", str(config_path), "--db", str(db), "--quiet", "--scheduler", address]
-
-
-def stored_count(db: Path) -> int:
-    """How many games are stored: 0 while the file or its table is not there yet (SQLite alone: a poll every 20 ms
-    costs ~0.5 ms of processor time, where ``Store.open``, its checks and pragmas, cost ~1.8)."""
-    try:
-        with contextlib.closing(sqlite3.connect(f"{db.resolve().as_uri()}?mode=rw", uri=True)) as conn:
-            return int(conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
-    except sqlite3.DatabaseError:  # no file yet (mode=rw creates none), or a file whose schema is not written yet
-        return 0
 
 
 def wait_for_games(db: Path, at_least: int, process: subprocess.Popen[bytes]) -> int:
