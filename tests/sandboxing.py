@@ -44,19 +44,25 @@ def started(directory: Path) -> dict[str, int]:
 
 def still_running(names: Iterable[str]) -> list[str]:
     """Those of ``started``'s names whose token a live process on this host still carries (zombies count as gone)."""
+    names = list(names)
     tokens = {name.partition("-")[0] for name in names}
     live: set[str] = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
             continue
+        # A process's state is read only where its environment holds one of the tokens (most hold none): a test
+        # polls this every few milliseconds, over all of the host's processes.
         try:
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            environ = (entry / "environ").read_bytes().split(b"\0")
+            with open(f"/proc/{entry}/environ", "rb") as environ:
+                found = {v[12:].decode() for v in environ.read().split(b"\0") if v.startswith(b"ARENA_TOKEN=")} & tokens
+            if found:
+                with open(f"/proc/{entry}/stat", "rb") as stat:
+                    state = stat.read().rsplit(b")", 1)[1].split()[0]
+                if state not in (b"Z", b"X"):
+                    live |= found
         except (OSError, IndexError):
             continue
-        if state not in ("Z", "X"):
-            live |= {v.removeprefix(b"ARENA_TOKEN=").decode() for v in environ if v.startswith(b"ARENA_TOKEN=")}
-    return sorted(name for name in names if name.partition("-")[0] in live & tokens)
+    return sorted(name for name in names if name.partition("-")[0] in live)
 
 
 def match_spec(tmp_path: Path, bots: list[BotEntry], games: list[GameSpec], variant: str, **settings: Any) -> MatchSpec:

@@ -83,11 +83,6 @@ def strikes(record: dict[str, Any], name: str) -> int:
     return count
 
 
-def gone(process: str) -> bool:
-    """Whether a process that a hostile.py bot recorded has exited (a zombie left to init counts as gone)."""
-    return not still_running([process])
-
-
 def pids(directory: Path) -> list[str]:
     """The processes that hostile.py bots recorded in ``directory`` (``TOKEN-PID``, see sandboxing.started)."""
     return list(started(directory))
@@ -177,7 +172,7 @@ def test_a_violation_loses_the_offenders_game_and_the_match_goes_on(
     else:
         assert len(hostile_pids) == 1
     assert second["bots"][0]["hello"] == mode  # the bot (or its replacement) took part in game 1
-    assert all(gone(pid) for pid in hostile_pids + pids(tmp / "pids-innocent"))
+    assert still_running(hostile_pids + pids(tmp / "pids-innocent")) == []
 
 
 def test_a_flood_of_unsolicited_frames_loses_the_flooders_game_not_the_innocents(
@@ -192,7 +187,7 @@ def test_a_flood_of_unsolicited_frames_loses_the_flooders_game_not_the_innocents
     assert {(v["seat"], v["kind"]) for v in first["violations"]} == {(1, "unsolicited")}
     assert all(v["seat"] == 0 for r in records[1:] for v in r["violations"])  # the flooder sits in seat 0 in game 1
     assert [strikes(r, "innocent") for r in records] == [0, 0]
-    assert all(gone(pid) for pid in pids(tmp / "pids-hostile") + pids(tmp / "pids-innocent"))
+    assert still_running(pids(tmp / "pids-hostile") + pids(tmp / "pids-innocent")) == []
 
 
 def test_an_offence_found_while_another_bot_was_asked_is_charged_before_that_bots_move_is_played(
@@ -296,7 +291,7 @@ def test_a_bot_out_of_strikes_forfeits_the_rest_of_the_match(tmp_path: Path) -> 
         assert record["hands"] == []
         assert [(v["seat"], v["kind"]) for v in record["violations"]] == [(record["forfeit"]["seat"], "disqualified")]
     assert len(pids(pid_dir)) == 1
-    assert all(gone(pid) for pid in pids(pid_dir))
+    assert still_running(pids(pid_dir)) == []
 
 
 def test_a_bot_that_always_fails_the_handshake_is_charged_one_strike_per_game(tmp_path: Path) -> None:
@@ -353,7 +348,7 @@ def test_under_substitute_a_dead_or_hung_bot_is_replaced_within_the_game(
     assert [entry["strikes"] for entry in record["bots"]] == [0, 1]
     assert record["timing"]["decisions"][1] > 3  # it went on deciding after the replacement
     assert len(pids(pid_dir)) == 2
-    assert all(gone(pid) for pid in pids(pid_dir))
+    assert still_running(pids(pid_dir)) == []
 
 
 def test_under_substitute_a_replacement_that_fails_the_handshake_is_charged_a_handshake(tmp_path: Path) -> None:
@@ -539,7 +534,7 @@ def test_no_bot_process_outlives_the_match(tmp_path: Path) -> None:
     check_records(records, spec)
     assert [r["forfeit"]["kind"] for r in records] == ["crash", "timeout"]
     assert len(pids(pid_dir)) == 5  # the spawner and its child, the crashed bot and its replacement, the hung bot
-    assert [pid for pid in pids(pid_dir) if not gone(pid)] == []
+    assert still_running(pids(pid_dir)) == []
 
 
 def test_every_message_a_bot_receives_is_valid_against_the_protocol(tmp_path: Path) -> None:
