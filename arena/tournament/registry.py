@@ -19,7 +19,6 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.play.botproc import BUNDLED, STDIO_PREFIX, BotCommand, file_digest, resolve_bot
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
-from arena.play.referee import run_match
 from arena.tournament.store import BotRow, Store
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,39}$")
@@ -104,6 +103,10 @@ def _command(name: str, path: Path, transport: str) -> BotCommand:
 
 def validate(command: BotCommand, *, time: str = "5+0.1", games: int = 2) -> Validation:
     """Handshake, then a short seeded two-hand match against ``random`` under the time control."""
+    # Here, not at the top: the referee (and zmq under it) is for submitting alone; a tournament's coordinator reads
+    # its entrants from the registry but forks its referees from a server that imported them.
+    from arena.play.referee import run_match
+
     opponent = resolve_bot("random")
     with tempfile.TemporaryDirectory(prefix="arena-submit-") as logs:
         spec = MatchSpec(
