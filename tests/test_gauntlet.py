@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import itertools
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import arena_here
 
 from arena.play.botproc import BotCommand
 from arena.tournament.config import ConfigError, TournamentConfig, load_config
@@ -127,16 +126,15 @@ seed = 4
 def test_a_small_real_gauntlet_plays_only_the_candidate_and_shows_every_opponent(tmp_path: Path) -> None:
     path = tmp_path / "gauntlet.toml"
     path.write_text(CONFIG.format(raw=ROOT / "tests" / "bots" / "raw_random.py"))
-    ran = subprocess.run([sys.executable, "-m", "arena", "tournament", "run", str(path), "--quiet", "--jobs", "2"],
-                         capture_output=True, text=True, cwd=ROOT, timeout=240, check=False)  # fmt: skip
+    # in this process (``arena_here``): what is tested is what the commands play and print, not their processes
+    ran = arena_here("tournament", "run", path, "--quiet", "--jobs", "2")
     assert ran.returncode == 0, ran.stderr
     assert "Gauntlet: heuristic against each opponent" in ran.stdout
     with Store.open(path.with_suffix(".db"), create=False) as store:
         players = [set(r.players) for r in store.list_games()]
     assert len(players) == 8 and all("heuristic" in p for p in players)
     for command in ("ranking", "crosstable"):
-        shown = subprocess.run([sys.executable, "-m", "arena", command, str(path), "--format", "markdown"],
-                               capture_output=True, text=True, cwd=ROOT, timeout=60, check=False)  # fmt: skip
+        shown = arena_here(command, path, "--format", "markdown")
         assert shown.returncode == 0, shown.stderr
         table = shown.stdout.split("Gauntlet: heuristic against each opponent")[1]
         rows = [line for line in table.splitlines() if line.startswith("| heuristic")]

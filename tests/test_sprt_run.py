@@ -28,7 +28,8 @@ def stored(db: Path) -> list[tuple[int, str, str]]:
 @pytest.fixture(scope="module")
 def heuristic_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
     db = tmp_path_factory.mktemp("sprt") / "h-vs-r.db"
-    done = arena_here("sprt", "heuristic", "random", "--variant", "two-hand", "--elo1", "50", "--max-games", "200",
+    # elo1 100: H1 after 27 games (at 50, 48): a verdict all the same, at about half the games
+    done = arena_here("sprt", "heuristic", "random", "--variant", "two-hand", "--elo1", "100", "--max-games", "200",
                       "--seed", "3", "--db", str(db))  # fmt: skip
     return db, done
 
@@ -39,7 +40,7 @@ def test_heuristic_against_random_accepts_h1_within_a_small_cap(
     db, done = heuristic_run
     assert done.returncode == 0, done.stderr
     verdict = done.stdout.strip().splitlines()[-1]
-    assert verdict.startswith("H1 accepted: heuristic is at least 50 logistic Elo stronger than random"), verdict
+    assert verdict.startswith("H1 accepted: heuristic is at least 100 logistic Elo stronger than random"), verdict
     assert "LLR +2.9" in verdict or "LLR +3." in verdict
     # the live lines on stderr: games, LLR and its bounds, the estimate, the pentanomial counts
     assert "[-2.94, +2.94]" in done.stderr and "pairs LL..WW [" in done.stderr and "Elo " in done.stderr
@@ -60,7 +61,7 @@ def test_a_decided_test_is_not_played_again_and_its_settings_may_not_change(
 ) -> None:
     db, first = heuristic_run
     before = stored(db)
-    again = arena_here("sprt", "heuristic", "random", "--variant", "two-hand", "--elo1", "50", "--max-games", "400",
+    again = arena_here("sprt", "heuristic", "random", "--variant", "two-hand", "--elo1", "100", "--max-games", "400",
                        "--seed", "3", "--db", str(db), "--quiet")  # fmt: skip
     assert again.returncode == 0, again.stderr
     assert again.stdout.split(" (LLR")[0] == first.stdout.splitlines()[-1].split(" (LLR")[0]
@@ -105,8 +106,8 @@ def wait_for_games(db: Path, count: int, process: subprocess.Popen[str]) -> None
 @pytest.mark.slow
 def test_a_test_resumes_after_ctrl_c_and_after_sigkill_and_stores_no_game_twice(tmp_path: Path) -> None:
     db = tmp_path / "resume.db"
-    # elo1 50: H1 after some fifty games (at 20, a hundred), far more than the seven or so stored before the kills
-    args = [*ARENA, "sprt", "heuristic", "random", "--variant", "two-hand", "--elo1", "50", "--max-games", "400",
+    # elo1 100: H1 after 24 games (at 50, 47; at 20, a hundred), over twice the ten or fewer stored before the kills
+    args = [*ARENA, "sprt", "heuristic", "random", "--variant", "two-hand", "--elo1", "100", "--max-games", "400",
             "--games-per-match", "2", "--jobs", "1", "--seed", "7", "--db", str(db)]  # fmt: skip
     # Ctrl-C (SIGINT) while it plays: the games so far are kept, and it says how to resume
     process = subprocess.Popen(args, cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -16,11 +16,14 @@ from helpers import ARENA, ROOT, arena_here, write_tournament
 from arena.tournament.run import give_up_after, nothing_plays
 from arena.tournament.store import Store
 
+# 24 games, three matches of four, two at a time: 16 or more are left when the tests stop a run (after 4 or 8 are
+# stored), seconds of play. It was 36 (matches of four and two): the SIGKILLs at random moments of a run of matches
+# of four, in the middle of one too, are test_crash_resume's; here a kill, a Ctrl-C and a second run, once each.
 CONFIG = """
 name = "resume-test"
 variant = "two-hand"
 entrants = ["heuristic", "random", "{raw}"]
-games_per_pairing = 6
+games_per_pairing = 4
 games_per_match = 4
 time = "5+0.1"
 seed = 7
@@ -56,7 +59,7 @@ class Unbroken:
 
 @pytest.fixture(scope="module")
 def unbroken(tmp_path_factory: pytest.TempPathFactory) -> Unbroken:
-    """The 36-game tournament played once without a break, shared by the tests that need it.
+    """The 24-game tournament played once without a break, shared by the tests that need it.
 
     Once it holds its lock, the same command is run a second time, once: the test of that refusal needs a running
     tournament, and this one is (it must end all the same, as the other tests check).
@@ -86,12 +89,12 @@ def unbroken(tmp_path_factory: pytest.TempPathFactory) -> Unbroken:
 def test_a_tournament_stores_every_game_and_prints_the_table(unbroken: Unbroken) -> None:
     config, db, result = unbroken.config, unbroken.db, unbroken.result
     assert result.returncode == 0, result.stderr
-    assert "36/36 games" in result.stdout
+    assert "24/24 games" in result.stdout
     assert "heuristic" in result.stdout and "Elo" in result.stdout
     with Store.open(db, create=False) as store:
-        assert store.game_count() == 36
+        assert store.game_count() == 24
         keys = store.game_keys()
-    assert len(keys) == 36
+    assert len(keys) == 24
     again = arena_here("tournament", "run", str(config), "--db", str(db), "--quiet")
     assert again.returncode == 0 and "(0 played now)" in again.stdout
 
@@ -125,13 +128,13 @@ def test_resume_after_sigkill_loses_no_game_plays_none_twice_and_gives_the_same_
     process.wait()
     with Store.open(broken_db, create=False) as store:
         kept = store.game_count()
-    assert 8 <= kept < 36
+    assert 8 <= kept < 24
 
     resumed = arena_here("tournament", "run", str(config), "--db", str(broken_db), "--quiet")
     assert resumed.returncode == 0, resumed.stderr
-    assert f"({36 - kept} played now)" in resumed.stdout
+    assert f"({24 - kept} played now)" in resumed.stdout
     with Store.open(broken_db, create=False) as store:
-        assert store.game_count() == 36
+        assert store.game_count() == 24
     assert ranking_json(broken_db, config) == ranking_json(unbroken_db, config)
 
 
@@ -160,10 +163,10 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
     assert "Interrupted" in err and "resume" in err and "Traceback" not in err
     with Store.open(db, create=False) as store:
         kept = store.game_count()
-    assert 4 <= kept < 36
+    assert 4 <= kept < 24
     resumed = arena_here("tournament", "run", str(config), "--db", str(db), "--quiet")
     assert resumed.returncode == 0, resumed.stderr
-    assert "36/36 games" in resumed.stdout
+    assert "24/24 games" in resumed.stdout
 
 
 @pytest.mark.slow
@@ -174,7 +177,7 @@ def test_a_second_run_of_a_running_tournament_says_so_in_one_line_and_the_first_
     assert len(errors) == 1 and f"already running (process {unbroken.first_pid})" in errors[0], second.stderr
     assert unbroken.result.returncode == 0, unbroken.result.stderr
     with Store.open(unbroken.db, create=False) as store:
-        assert store.game_count() == 36  # the first run finished undisturbed
+        assert store.game_count() == 24  # the first run finished undisturbed
 
 
 def test_a_run_stops_taking_matches_only_when_every_pairing_keeps_failing() -> None:
