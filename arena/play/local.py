@@ -11,7 +11,7 @@ import orjson
 from arena.engine.game import Game
 from arena.engine.options import make_rules
 from arena.engine.record import GameRecord
-from arena.play.incoming import MessageError
+from arena.play.incoming import MessageError, canonical_reply
 from arena.play.protocol import ActionReply, parse_bot_message, to_engine_action
 from arena.play.runner import Answer, Message, Violation, play
 
@@ -39,8 +39,15 @@ class LocalSeats:
         start = time.perf_counter()
         reply = self.handlers[seat](message)
         elapsed = time.perf_counter() - start
+        raw = orjson.dumps(reply)
+        # A canonical reply (the SDK's are) is taken as the referee takes it, without the validator: with its check
+        # for repeated keys, that was about a quarter of the processor time of an in-process game of the heuristic
+        # against the random bot (150 two-hand games: 2.40 s against 1.66). Any other reply is parsed as before.
+        action = canonical_reply(raw, message["request_id"])
+        if action is not None:
+            return Answer(action, None, elapsed)
         try:
-            parsed = parse_bot_message(orjson.dumps(reply))
+            parsed = parse_bot_message(raw)
         except MessageError as exc:
             return Answer(None, Violation(exc.kind, exc.detail, repr(reply)[:200]), elapsed)
         if not isinstance(parsed, ActionReply) or parsed.request_id != message["request_id"]:
