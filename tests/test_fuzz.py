@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 import pytest
 import zmq
-from helpers import cases
+from helpers import UTF8, cases
 from hypothesis import HealthCheck, Phase, given, note, settings
 from hypothesis import strategies as st
 
@@ -100,12 +100,14 @@ scalars = st.one_of(
     st.booleans(),
     st.integers(),
     st.floats(),
-    st.text(max_size=12),
+    st.text(UTF8, max_size=12),
     st.sampled_from(TAGS + CARDS + SUITS),
 )
 json_values = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=6), inner),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(FIELDS) | st.text(UTF8, max_size=6), inner)
+    ),
     max_leaves=5,
 )
 small_ints = st.integers(min_value=-(2**63), max_value=2**63 - 1)
@@ -127,9 +129,9 @@ def messages() -> st.SearchStrategy[Any]:
     reply = {"type": st.sampled_from(["action", "action", "action", "hello", "pass"]), "request_id": ids}
     hello = {
         "type": st.sampled_from(["hello", "hello", "action"]),
-        "name": st.text(max_size=70),
+        "name": st.text(UTF8, max_size=70),
         "protocol": st.sampled_from([1, 1, 1, 2, 0, "1", True, 1.0]),
-        "token": st.text(max_size=130),
+        "token": st.text(UTF8, max_size=130),
     }
     extra = {"version": scalars, "view": scalars, "x": scalars}
     return st.one_of(
@@ -148,7 +150,7 @@ def encode(value: Any) -> bytes:
 frames = st.one_of(
     st.binary(max_size=300),
     st.binary(max_size=40),
-    st.text(max_size=200).map(str.encode),
+    st.text(UTF8, max_size=200).map(str.encode),
     st.integers(MAX_MESSAGE_BYTES - 40, MAX_MESSAGE_BYTES + 40).map(
         lambda n: b'{"type": "action", "request_id": 1, "action": {"type": "pass"}, "x": "' + b"y" * n + b'"}'
     ),
@@ -328,12 +330,33 @@ def play_with_one_answer(reply: Any, when: int, seed: int) -> None:
     if not sent:
         return  # the game ended before the fuzzed decision
     answer, request = sent[0]
-    if expected_kind([orjson.dumps(answer)], request, set()) is None:
+    expected = expected_kind([orjson.dumps(answer)], request, set())
+    if expected is None:
         return  # a legal answer: played like any other
     assert record["violations"], answer
     first = record["violations"][0]
     assert first["seat"] == 1 and record["forfeit"]["seat"] == 1
-    assert first["kind"] in KINDS | {"out_of_turn", "illegal"}
+    # the kind the referee would charge (in-process seats take a canonical reply without the parser, as it does)
+    assert first["kind"] == expected, (answer, first)
+
+
+def test_a_canonical_answer_is_played_in_process_only_for_its_own_request() -> None:
+    """In-process seats take a canonical reply without the parser, as the referee does: only as the answer to the
+    open request; the same reply with another request's id is ``out_of_turn`` (the fuzzing above rarely draws one)."""
+
+    def answering(offset: int) -> Callable[[Message], Message | None]:
+        def seat(message: Message) -> Message | None:
+            if message["type"] != "act":
+                return None
+            return {"type": "action", "request_id": message["request_id"] + offset, "action": message["legal"][0]}
+
+        return seat
+
+    for offset, kinds in ((0, []), (1, ["out_of_turn"]), (-1, ["out_of_turn"])):
+        game = Game(make_rules("two-hand"), 0)
+        seats = LocalSeats([first_legal, answering(offset)])
+        record = play(game, seats, game_index=0, time_control=None, max_hands=1).record
+        assert [(v["seat"], v["kind"]) for v in record["violations"]] == [(1, kind) for kind in kinds], offset
 
 
 # ---- a real referee over real sockets, its bots scripted in-process ----

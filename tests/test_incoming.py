@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import UTF8
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -27,7 +28,7 @@ from arena.play.incoming import (
 from arena.play.lineup import build_match
 
 TEXT = st.one_of(
-    st.text(max_size=70),
+    st.text(UTF8, max_size=70),
     st.text("abcXYZ019 -_.", max_size=140),
     st.sampled_from(["", "bot", "J\u00f6rg", "\ud800", "x" * 64, "x" * 65, "t" * 128, "t" * 129]),
 )

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import run_arena, write_tournament
+from helpers import arena_here, write_tournament
 
 from arena.report import history as history_module
 from arena.report import stats as stats_module
@@ -43,7 +43,7 @@ jobs = 2
 def records(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     """The records of tests/data and of a small tournament played with the referee here."""
     config = write_tournament(tmp_path_factory.mktemp("stats") / "stats-test.toml", TOURNAMENT)
-    result = run_arena("tournament", "run", config, "--quiet")
+    result = arena_here("tournament", "run", config, "--quiet")  # the records are tested, not the CLI's process
     assert result.returncode == 0, result.stderr
     with Store.open(config.with_suffix(".db"), create=False) as store:
         played = [record for _, _, record in store.records()]
