@@ -9,11 +9,12 @@ and matches are pinned to a core and confined as here. Without a cluster: the on
 that plays only the rest of its match. (What needs no Dask, the ``[executor]`` table and the error without Dask
 installed, is tested in test_executor_table.py: this module skips where Dask is missing.)
 
-One cluster of two workers serves the module (a third joins it for the worker-killing test, and two survive it),
-and so does one local run of the tournament (``make`` runs a module's tests in one xdist worker: ``--dist
-loadfile``). What is about a process (the coordinator killed, stopped as Ctrl-C, or the run a worker is killed
-under; the one-line errors) runs ``arena`` as a process of its own; the other runs, resumes and rankings run in this
-process (``arena_here``: the CLI's and Dask's imports, ~0.8 processor seconds a process, are paid once).
+One cluster of two workers serves the module (the worker-killing test, the last, leaves it one; a test after it
+would get a second again), and so does one local run of the tournament (``make`` runs a module's tests in one xdist
+worker: ``--dist loadfile``). What is about a process (the coordinator killed, stopped as Ctrl-C, or the run a
+worker is killed under; the one-line errors) runs ``arena`` as a process of its own; the other runs, resumes and
+rankings run in this process (``arena_here``: the CLI's and Dask's imports, ~0.8 processor seconds a process, are
+paid once).
 """
 
 from __future__ import annotations
@@ -86,10 +87,25 @@ def ranking_json(db: Path) -> Any:
     return json.loads(done.stdout)
 
 
+# Dask's periodic work that no test reads, off or slower in the cluster's processes: the workers' profiler (a sample
+# of every thread each 10 ms), the event loop's check for blocking (every 20 ms) and the workers' look at their memory
+# (every 100 ms, here each second). Idle, they cost each worker ~0.04 and the scheduler ~0.016 processor seconds a
+# second, ~3 s over the module's cluster's life; what the tests use (tasks, queue, metadata, a dead worker's tasks
+# run again) does not depend on them.
+QUIET = {
+    "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False",
+    "DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "1s",
+    "DASK_DISTRIBUTED__WORKER__MEMORY__MONITOR_INTERVAL": "1s",
+}
+
+
 def start_cluster(folder: Path) -> DaskProcesses:
     """A scheduler and two workers of one thread, started with ``dask scheduler`` and ``dask worker`` on 127.0.0.1."""
     folder.mkdir(parents=True, exist_ok=True)
-    return DaskProcesses(folder, workers=2, threads=1)
+    with pytest.MonkeyPatch.context() as patch:  # the processes' environment, not the tests' own
+        for name, value in QUIET.items():
+            patch.setenv(name, value)
+        return DaskProcesses(folder, workers=2, threads=1)
 
 
 @pytest.fixture(scope="module")
@@ -114,10 +130,19 @@ def local_ranking(local_run: Path) -> Any:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaskProcesses]:
+def module_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaskProcesses]:
     running = start_cluster(tmp_path_factory.mktemp("cluster"))
     yield running
     running.stop()
+
+
+@pytest.fixture
+def cluster(module_cluster: DaskProcesses, tmp_path_factory: pytest.TempPathFactory) -> DaskProcesses:
+    """The module's cluster with its two workers: a worker joins it where an earlier test killed one (in the file's
+    order none does: the worker-killing test comes last, and its run ends on the one worker left)."""
+    while len(module_cluster.workers) < 2:
+        module_cluster.workers.append(join_worker(module_cluster, tmp_path_factory.mktemp("joined")))
+    return module_cluster
 
 
 @pytest.mark.slow
@@ -202,7 +227,8 @@ def join_worker(cluster: DaskProcesses, folder: Path) -> subprocess.Popen[bytes]
         worker = subprocess.Popen(
             [sys.executable, "-m", "dask", "worker", cluster.address, *loopback, "--nthreads", "1", "--no-nanny",
              "--local-directory", str(folder)],
-            stdout=log, stderr=log, start_new_session=True, env={**os.environ, "DASK_TEMPORARY_DIRECTORY": str(folder)},
+            stdout=log, stderr=log, start_new_session=True,
+            env={**os.environ, **QUIET, "DASK_TEMPORARY_DIRECTORY": str(folder)},
         )  # fmt: skip
     try:
         with distributed.Client(cluster.address, timeout=60, set_as_default=False) as client:
@@ -510,10 +536,10 @@ def test_matches_on_workers_are_pinned_and_confined_as_locally(cluster: DaskProc
 def test_a_worker_killed_mid_run_loses_no_stored_game_and_the_run_completes(
     cluster: DaskProcesses, config_path: Path, local_run: Path, local_ranking: Any, tmp_path: Path
 ) -> None:
-    # Three workers; the one that plays a match once two games are stored is killed, and the other two stay the
-    # module's cluster. (Killing a worker chosen beforehand was flaky: Dask places a match where its bots' files
-    # are, and a worker that held none sometimes played no match at all.)
-    pool = [*cluster.workers, join_worker(cluster, tmp_path / "third")]
+    # The worker that plays a match once two games are stored is killed, and the other plays the rest of the run.
+    # (Killing a worker chosen beforehand was flaky: Dask places a match where its bots' files are, and a worker that
+    # held none sometimes played no match at all.)
+    pool = list(cluster.workers)
     victim = run = None
     try:
         db = tmp_path / "kill.db"
@@ -543,9 +569,6 @@ def test_a_worker_killed_mid_run_loses_no_stored_game_and_the_run_completes(
         if run is not None and run.poll() is None:  # a failure above: the run must not go on on the module's cluster
             run.kill()
             run.communicate()
-        spare = victim or pool[-1]  # two workers stay, which the cluster stops with itself
-        if spare.poll() is None:  # (once reaped, its pid may be another process's)
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(spare.pid, signal.SIGKILL)
-        spare.wait()
-        cluster.workers[:] = [worker for worker in pool if worker is not spare]
+        if victim is not None:  # the one left stays, which the cluster stops with itself
+            victim.wait()
+            cluster.workers[:] = [worker for worker in pool if worker is not victim]
