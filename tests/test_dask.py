@@ -87,25 +87,10 @@ def ranking_json(db: Path) -> Any:
     return json.loads(done.stdout)
 
 
-# Dask's periodic work that no test reads, off or slower in the cluster's processes: the workers' profiler (a sample
-# of every thread each 10 ms), the event loop's check for blocking (every 20 ms) and the workers' look at their memory
-# (every 100 ms, here each second). Idle, they cost each worker ~0.04 and the scheduler ~0.016 processor seconds a
-# second, ~3 s over the module's cluster's life; what the tests use (tasks, queue, metadata, a dead worker's tasks
-# run again) does not depend on them.
-QUIET = {
-    "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False",
-    "DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "1s",
-    "DASK_DISTRIBUTED__WORKER__MEMORY__MONITOR_INTERVAL": "1s",
-}
-
-
 def start_cluster(folder: Path) -> DaskProcesses:
     """A scheduler and two workers of one thread, started with ``dask scheduler`` and ``dask worker`` on 127.0.0.1."""
     folder.mkdir(parents=True, exist_ok=True)
-    with pytest.MonkeyPatch.context() as patch:  # the processes' environment, not the tests' own
-        for name, value in QUIET.items():
-            patch.setenv(name, value)
-        return DaskProcesses(folder, workers=2, threads=1)
+    return DaskProcesses(folder, workers=2, threads=1)
 
 
 @pytest.fixture(scope="module")
@@ -228,7 +213,7 @@ def join_worker(cluster: DaskProcesses, folder: Path) -> subprocess.Popen[bytes]
             [sys.executable, "-m", "dask", "worker", cluster.address, *loopback, "--nthreads", "1", "--no-nanny",
              "--local-directory", str(folder)],
             stdout=log, stderr=log, start_new_session=True,
-            env={**os.environ, **QUIET, "DASK_TEMPORARY_DIRECTORY": str(folder)},
+            env={**os.environ, "DASK_TEMPORARY_DIRECTORY": str(folder)},
         )  # fmt: skip
     try:
         with distributed.Client(cluster.address, timeout=60, set_as_default=False) as client:
