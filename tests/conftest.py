@@ -20,7 +20,13 @@ from pathlib import Path
 
 import pytest
 import zmq
-from hypothesis import settings
+
+# Hypothesis runs the functions other packages register for its "hypothesis" entry point when it is imported: here
+# only trio's (pulled in by selenium), whose ~60 modules every pytest worker imported (and, in a fresh clone, each
+# compiled) for no test's use. Set before Hypothesis is imported (its pytest plugin does not import it).
+os.environ.setdefault("HYPOTHESIS_NO_PLUGINS", "1")
+
+from hypothesis import settings  # after the variable above
 
 settings.register_profile("default", max_examples=100)
 settings.register_profile("quick", max_examples=20)

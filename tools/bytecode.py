@@ -4,8 +4,10 @@ distributions the arena needs at run time (its dependencies and those of its ``d
 
 Where PYTHONDONTWRITEBYTECODE is set (as on our CI machines) a process compiles every module it imports that has no
 bytecode yet, each time it starts; a bot, which runs under a uid of its own, could not write it anyway. The tools
-that only the tests and linters use (SciPy, NumPy, OpenSpiel, mypy, pip: more than half of the environment's files)
-are left to the test run, which writes the bytecode of what it imports (``make pytest``).
+that only some tests and the linters use (SciPy, NumPy, OpenSpiel, mypy, pip: more than half of the environment's
+files) are left to the test run, which writes the bytecode of what it imports (``make pytest``). What every worker
+of the test run imports at its start (pytest, its xdist and timeout plugins, Hypothesis, and theirs) is compiled
+here too: the workers start at once, and in a fresh clone each compiled all of it again (~4 processor seconds).
 
     python tools/bytecode.py     # from the checkout, with the environment's python
 """
@@ -13,6 +15,7 @@ are left to the test run, which writes the bytecode of what it imports (``make p
 from __future__ import annotations
 
 import compileall
+import contextlib
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
@@ -24,6 +27,7 @@ from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parent.parent
 EXTRAS = frozenset({"", "dask"})
+TEST_START = ("pytest", "pytest-xdist", "pytest-timeout", "hypothesis")  # what each pytest worker imports at start
 
 
 def distributions(project: str = "euchre-arena", extras: frozenset[str] = EXTRAS) -> list[metadata.Distribution]:
@@ -52,10 +56,15 @@ def distributions(project: str = "euchre-arena", extras: frozenset[str] = EXTRAS
 
 
 def runtime_folders() -> set[Path]:
-    """The top-level folders and modules of the distributions the arena needs at run time."""
+    """The top-level folders and modules of the distributions the arena needs at run time, and of those the test
+    run's workers import at their start."""
+    needed = distributions()
+    for tool in TEST_START:
+        with contextlib.suppress(metadata.PackageNotFoundError):  # a tool not installed: nothing of it to compile
+            needed += [metadata.distribution(tool), *distributions(tool, frozenset({""}))]
     return {
         Path(str(dist.locate_file(file.parts[0])))
-        for dist in distributions()
+        for dist in needed
         for file in dist.files or []
         if file.suffix == ".py" and not str(file).startswith("..")
     }
