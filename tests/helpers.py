@@ -14,6 +14,7 @@ import random
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
@@ -387,6 +388,17 @@ def stored_count(db: Path) -> int:
             return int(conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
     except sqlite3.DatabaseError:  # no file yet (mode=rw creates none), or a file whose schema is not written yet
         return 0
+
+
+def wait_for_stored(db: Path, at_least: int, process: subprocess.Popen[Any], timeout: float = 120.0) -> int:
+    """Poll ``db`` every 20 ms (``stored_count``) until it holds ``at_least`` games, ``process`` (the run writing
+    it) has ended, or ``timeout`` seconds have passed; the count then. The caller says which of them is a failure."""
+    deadline = time.monotonic() + timeout
+    count = stored_count(db)
+    while count < at_least and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+        count = stored_count(db)
+    return count
 
 
 def write_tournament(path: Path, template: str) -> Path:

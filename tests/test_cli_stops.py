@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers import wait_for_stored
 
 from arena.cli import main
 from arena.tournament.store import Store
@@ -66,13 +67,7 @@ def test_a_second_ctrl_c_still_says_what_is_kept_and_how_to_resume(tmp_path: Pat
         [*ARENA, "tournament", "run", str(path), "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and process.poll() is None:
-            if db.exists():
-                with Store.open(db, create=False) as store:
-                    if store.game_count() >= 2:
-                        break
-            time.sleep(0.05)
+        wait_for_stored(db, 2, process)
         assert process.poll() is None, "the run finished before Ctrl-C; make the tournament longer"
         process.send_signal(signal.SIGINT)
         time.sleep(0.1)  # the first Ctrl-C is still stopping the run: its matches, the games they had finished

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import ARENA, ROOT, arena_here, stored_count, write_tournament
+from helpers import ARENA, ROOT, arena_here, wait_for_stored, write_tournament
 from sandboxing import described
 
 from arena.tournament.store import Store
@@ -104,8 +104,7 @@ def kill_at_a_random_moment(process: subprocess.Popen[bytes], db: Path, rng: ran
             process.wait(timeout=rng.uniform(0.05, 0.6))
     else:
         target = rng.randint(count + 1, TOTAL - 1)
-        while process.poll() is None and stored_count(db) < target:
-            time.sleep(0.02)
+        wait_for_stored(db, target, process)
         time.sleep(rng.uniform(0.0, 0.05))
     with contextlib.suppress(ProcessLookupError):
         os.kill(process.pid, signal.SIGKILL)

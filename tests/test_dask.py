@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from helpers import ARENA, ROOT, arena_here, run_arena, stored_count, write_tournament
+from helpers import ARENA, ROOT, arena_here, run_arena, wait_for_stored, write_tournament
 
 from arena.errors import ArenaError
 from arena.play import forkserver
@@ -190,15 +190,13 @@ def run_command(config_path: Path, db: Path, address: str) -> list[str]:
 
 def wait_for_games(db: Path, at_least: int, process: subprocess.Popen[bytes]) -> int:
     """Poll the store until it holds ``at_least`` games; the count then."""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if process.poll() is not None:  # say why (a run that failed here was the store's race: test_store)
-            said = process.stderr.read().decode(errors="replace")[-2000:] if process.stderr else ""
-            raise AssertionError(f"the run ended (code {process.returncode}) before the kill: {said}")
-        if (count := stored_count(db)) >= at_least:
-            return count
-        time.sleep(0.02)
-    raise AssertionError("no games were stored")
+    count = wait_for_stored(db, at_least, process)
+    if process.poll() is not None:  # say why (a run that failed here was the store's race: test_store)
+        said = process.stderr.read().decode(errors="replace")[-2000:] if process.stderr else ""
+        raise AssertionError(f"the run ended (code {process.returncode}) before the kill: {said}")
+    if count < at_least:
+        raise AssertionError("no games were stored")
+    return count
 
 
 def join_worker(cluster: DaskProcesses, folder: Path) -> subprocess.Popen[bytes]:

@@ -6,11 +6,10 @@ import json
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
-from helpers import ARENA, ROOT, arena_here, run_arena
+from helpers import ARENA, ROOT, arena_here, run_arena, wait_for_stored
 
 from arena.sprt.run import SETTINGS_META, PairBook, new_points, sprt_pairing
 from arena.sprt.stats import Pentanomial
@@ -90,19 +89,6 @@ def test_random_against_random_does_not_accept_h1(tmp_path: Path) -> None:
     assert players == {("random-new", "random-base"), ("random-base", "random-new")}
 
 
-def wait_for_games(db: Path, count: int, process: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and process.poll() is None:
-        if db.exists():
-            try:
-                if len(stored(db)) >= count:
-                    return
-            except Exception:  # the file is being created
-                pass
-        time.sleep(0.05)
-    raise AssertionError(f"fewer than {count} games stored in time")
-
-
 @pytest.mark.slow
 def test_a_test_resumes_after_ctrl_c_and_after_sigkill_and_stores_no_game_twice(tmp_path: Path) -> None:
     db = tmp_path / "resume.db"
@@ -111,7 +97,7 @@ def test_a_test_resumes_after_ctrl_c_and_after_sigkill_and_stores_no_game_twice(
             "--games-per-match", "2", "--jobs", "1", "--seed", "7", "--db", str(db)]  # fmt: skip
     # Ctrl-C (SIGINT) while it plays: the games so far are kept, and it says how to resume
     process = subprocess.Popen(args, cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    wait_for_games(db, 4, process)
+    assert wait_for_stored(db, 4, process) >= 4 and process.poll() is None, "fewer than 4 games stored in time"
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
@@ -119,7 +105,8 @@ def test_a_test_resumes_after_ctrl_c_and_after_sigkill_and_stores_no_game_twice(
     after_int = stored(db)
     # SIGKILL, no chance to clean up: a pair may be half played
     process = subprocess.Popen(args, cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    wait_for_games(db, len(after_int) + 3, process)
+    wanted = len(after_int) + 3
+    assert wait_for_stored(db, wanted, process) >= wanted and process.poll() is None, f"fewer than {wanted} games"
     os.kill(process.pid, signal.SIGKILL)
     process.communicate(timeout=60)
     after_kill = stored(db)

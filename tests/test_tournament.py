@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import ARENA, ROOT, arena_here, write_tournament
+from helpers import ARENA, ROOT, arena_here, wait_for_stored, write_tournament
 
 from arena.tournament.run import give_up_after, nothing_plays
 from arena.tournament.store import Store
@@ -114,15 +114,7 @@ def test_resume_after_sigkill_loses_no_game_plays_none_twice_and_gives_the_same_
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 120
-    stored = 0
-    while time.monotonic() < deadline and process.poll() is None:
-        if broken_db.exists():
-            with Store.open(broken_db, create=False) as store:
-                stored = store.game_count()
-            if stored >= 8:
-                break
-        time.sleep(0.05)
+    wait_for_stored(broken_db, 8, process)
     assert process.poll() is None, "the run finished before it could be killed; make the tournament longer"
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
@@ -149,13 +141,7 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and process.poll() is None:
-        if db.exists():
-            with Store.open(db, create=False) as store:
-                if store.game_count() >= 4:
-                    break
-        time.sleep(0.05)
+    wait_for_stored(db, 4, process)
     assert process.poll() is None, "the run finished before Ctrl-C; make the tournament longer"
     process.send_signal(signal.SIGINT)
     _out, err = process.communicate(timeout=60)
