@@ -10,7 +10,7 @@ import time
 
 from helpers import ROOT
 
-from tools.fresh_make_test import cpu_seconds
+from tools.fresh_make_test import cpu_seconds, host_speed
 
 TOOL = [sys.executable, str(ROOT / "tools" / "fresh_make_test.py")]
 
@@ -29,6 +29,15 @@ def test_the_machines_processor_time_counts_every_core_kept_busy() -> None:
     assert busy_after - busy >= 0.35 * cores  # ours, and whatever else ran meanwhile
     assert 0 <= idle_after - idle < busy_after - busy
     assert (busy_after - busy) + (idle_after - idle) <= cores * elapsed + 0.05  # no more time than there was
+
+
+def test_the_hosts_speed_is_a_rate_of_rounds_in_processor_time() -> None:
+    """A positive, finite rate (a loop that never ran would give none), measured over at least the processor time
+    asked for."""
+    start = time.process_time()
+    speed = host_speed(0.05)
+    assert time.process_time() - start >= 0.05
+    assert 0 < speed < float("inf")
 
 
 def test_an_unknown_commit_and_no_rounds_are_refused_before_any_clone() -> None:

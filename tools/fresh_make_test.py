@@ -6,7 +6,9 @@ PYTHONDONTWRITEBYTECODE set (as on our CI machines): the set-up from nothing (vi
 linters and the whole suite. Commits alternate round by round, so that the host's changes of speed (on a shared
 machine, 30 % within an hour) hit each of them alike; compare commits measured in the same run of this tool only.
 Beside the time, the processor time the machine spent meanwhile (all processes, from /proc/stat) and the idle
-core-seconds: the suite's own work and how much of the machine it left unused.
+core-seconds: the suite's own work and how much of the machine it left unused. And the host's speed, before and
+after the run (``host_speed``): a shared host can slow its processors to less than half for an hour, and the same
+commit then takes half as long again.
 
     python3 tools/fresh_make_test.py HEAD                  # one run of HEAD
     python3 tools/fresh_make_test.py --rounds 2 HEAD~3 HEAD
@@ -39,6 +41,20 @@ def cpu_seconds() -> tuple[float, float]:
     user, nice, system, idle, iowait, irq, softirq, steal = fields[:8]
     tick = os.sysconf("SC_CLK_TCK")
     return (user + nice + system + irq + softirq + steal) / tick, (idle + iowait) / tick
+
+
+def host_speed(seconds: float = 0.5) -> float:
+    """The host's processor speed now: rounds a second of a fixed pure-Python loop, timed in this process's processor
+    time (other work on the machine barely moves it; a host that slows its cores does). Compare it between runs of
+    one machine, as ``arena bench engine``'s pyspiel line."""
+    rounds = 0
+    start = time.process_time()
+    while (spent := time.process_time() - start) < seconds:
+        total = 0
+        for i in range(1000):
+            total += i * i % 7
+        rounds += 1
+    return rounds / spent
 
 
 def purge() -> None:
@@ -92,13 +108,15 @@ def main() -> int:
         for commit in args.commits:
             if args.purge:
                 purge()
+            before = host_speed()
             code, seconds, busy, idle, last, log = one_run(commit, args.keep)
+            speed = (before + host_speed()) / 2
             failed |= code != 0
             times[commit].append(seconds)
             where = f"  log: {log}" if code != 0 or args.keep else ""
             print(
                 f"{time.strftime('%H:%M')} {resolved[commit]:>10}  exit {code}  {seconds:6.1f} s  "
-                f"busy {busy:6.1f} core-s  idle {idle:5.1f} core-s  {last}{where}",
+                f"busy {busy:6.1f} core-s  idle {idle:5.1f} core-s  host {speed:6.0f}/s  {last}{where}",
                 flush=True,
             )
     reference = statistics.mean(times[args.commits[0]])
