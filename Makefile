@@ -48,7 +48,11 @@ lint: $(STAMP)
 # pytest rewrites the test modules' assertions at import and caches the result as bytecode, unless
 # PYTHONDONTWRITEBYTECODE is set (as on our CI machines): then every worker rewrites all ~70 modules at every run
 # (6 s of processor time each, 2.4 s with the cache). Bytecode is written for the tests' run.
-PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
+# --capture=sys: what native code in a worker writes to its stderr reaches the log. A worker once died of SIGABRT in
+# test_fuzz (faulthandler's tracebacks showed no thread of ours raising it: a ZeroMQ I/O thread's assertion, most
+# likely) and the one line naming the failed assertion had gone to pytest's capture file, lost with the process.
+# The whole suite's own stray output this way: three lines, from referees told to stop.
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest --capture=sys
 
 # The whole suite, three workers on the machine's 2 cores: with two, a core waits whenever both workers' tests wait
 # on processes (a third: 149 s against 166 s, 167 against 188 s, same hours, the same processor time; four, 157 s).
