@@ -23,11 +23,12 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from arena.engine.record import GameRecord
 from arena.report.history import RatingHistory
 from arena.report.source import RawGame, ReportError, Source, open_source
 from arena.report.stats import Stats
@@ -39,7 +40,7 @@ PAGE_SIZE = 500  # rows of the games list per data file (and per page shown)
 CHUNK_SIZE = 50  # game records per data file of the viewer
 
 
-def _result_code(record: dict[str, Any]) -> str:
+def _result_code(record: GameRecord) -> str:
     if record.get("forfeit") is not None:
         return "forfeit"
     if "drawn" in record or not record["winners"]:
@@ -187,9 +188,11 @@ class ReportBuilder:
         n = self.count
         key = raw.key or f"line-{raw.shown_id}"
         try:
-            record = orjson.loads(raw.text)
-            if not isinstance(record, dict):
-                raise TypeError(f"a JSON {type(record).__name__}, not an object")
+            decoded = orjson.loads(raw.text)
+            if not isinstance(decoded, dict):
+                raise TypeError(f"a JSON {type(decoded).__name__}, not an object")
+            # a record's shape, read as one: what is missing or of the wrong type fails below, named (except ...)
+            record = cast(GameRecord, decoded)
             if raw.key is None and record.get("match_id") is not None:
                 key = f"{record['match_id']}/{record.get('game_index')}"
             violations = record.get("violations") or []
@@ -208,9 +211,9 @@ class ReportBuilder:
                 kinds,
                 None if forfeit is None else [forfeit["seat"], forfeit.get("kind", "")],
             ]
-            self.standings.add(key, record)  # type: ignore[arg-type]
-            self.cross.add(key, record)  # type: ignore[arg-type]
-            self.stats.add(record)  # type: ignore[arg-type]
+            self.standings.add(key, record)
+            self.cross.add(key, record)
+            self.stats.add(record)
         except orjson.JSONDecodeError as exc:
             raise ReportError(f"{self.source.path}: game {raw.shown_id} is not JSON ({exc})") from None
         except (KeyError, TypeError, IndexError, AttributeError, ValueError) as exc:
