@@ -54,13 +54,11 @@ class InstantExecutor:
         """Hand back every game of the match."""
         records = canned()
         for index, game in enumerate(spec.games):
-            record: Any = dict(records[game.seed % len(records)])
-            record.update(
-                players=[spec.bots[b].name for b in game.seating],
-                seed=game.seed,
-                match_id=spec.match_id,
-                game_index=index,
-            )
+            record = records[game.seed % len(records)].copy()
+            record["players"] = [spec.bots[b].name for b in game.seating]
+            record["seed"] = game.seed
+            record["match_id"] = spec.match_id
+            record["game_index"] = index
             on_game(record)
         return None
 

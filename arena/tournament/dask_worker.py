@@ -28,6 +28,7 @@ from typing import Any
 
 from distributed import Client, get_client, get_worker
 
+from arena.engine.record import GameRecord
 from arena.errors import ArenaError
 from arena.play.botproc import STDIO_PREFIX, resolve_bot
 from arena.play.cpus import idlest
@@ -114,7 +115,7 @@ def play_match(
         return TaskResult(f"on worker {worker.address}: {exc}", [], worker.address, {})
     sender = _Sender(client, queue, spec.match_id, progress)
 
-    def on_game(record: Any) -> None:
+    def on_game(record: GameRecord) -> None:
         record["game_index"] += start  # its place in the whole match
         sender.add(record["game_index"], record)
 
@@ -152,7 +153,7 @@ class _Sender:
         self._thread = threading.Thread(target=self._send, name="arena-sender", daemon=True)
         self._thread.start()
 
-    def add(self, index: int, record: Any) -> None:
+    def add(self, index: int, record: GameRecord) -> None:
         """Send this game (soon)."""
         with self._changed:
             self._pending.append([index, record])
