@@ -22,6 +22,7 @@ finds them and skips that step. Linux only (/proc/stat).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -43,18 +44,20 @@ def cpu_seconds() -> tuple[float, float]:
     return (user + nice + system + irq + softirq + steal) / tick, (idle + iowait) / tick
 
 
-def host_speed(seconds: float = 0.5) -> float:
-    """The host's processor speed now: rounds a second of a fixed pure-Python loop, timed in this process's processor
-    time (other work on the machine barely moves it; a host that slows its cores does). Compare it between runs of
-    one machine, as ``arena bench engine``'s pyspiel line."""
-    rounds = 0
-    start = time.process_time()
-    while (spent := time.process_time() - start) < seconds:
-        total = 0
-        for i in range(1000):
-            total += i * i % 7
-        rounds += 1
-    return rounds / spent
+def host_speed(arena: Path = ROOT / ".venv" / "bin" / "arena") -> float | None:
+    """The host's speed now: the four-hand engine's random playouts, hands a second of processor time, from this
+    checkout's ``arena bench engine``; None without it. Pure Python that walks the engine's objects, as the suite's
+    work does: here it read ~19,700 at full speed and 8,200-9,200 while the host was slowed (a tight loop over a few
+    integers did not see the slowing: it reads 9,000-12,000 at either speed)."""
+    if not arena.exists():
+        return None
+    done = subprocess.run(
+        [str(arena), "bench", "engine", "--seconds", "0.2", "--json"], capture_output=True, text=True, timeout=300
+    )
+    try:
+        return float(json.loads(done.stdout)["hands_per_second"]["four-hand"])
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def purge() -> None:
@@ -110,13 +113,14 @@ def main() -> int:
                 purge()
             before = host_speed()
             code, seconds, busy, idle, last, log = one_run(commit, args.keep)
-            speed = (before + host_speed()) / 2
+            after = host_speed()
+            speed = "host ?" if before is None or after is None else f"host {(before + after) / 2:6.0f}/s"
             failed |= code != 0
             times[commit].append(seconds)
             where = f"  log: {log}" if code != 0 or args.keep else ""
             print(
                 f"{time.strftime('%H:%M')} {resolved[commit]:>10}  exit {code}  {seconds:6.1f} s  "
-                f"busy {busy:6.1f} core-s  idle {idle:5.1f} core-s  host {speed:6.0f}/s  {last}{where}",
+                f"busy {busy:6.1f} core-s  idle {idle:5.1f} core-s  {speed}  {last}{where}",
                 flush=True,
             )
     reference = statistics.mean(times[args.commits[0]])
