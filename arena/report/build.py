@@ -191,7 +191,7 @@ class ReportBuilder:
             decoded = orjson.loads(raw.text)
             if not isinstance(decoded, dict):
                 raise TypeError(f"a JSON {type(decoded).__name__}, not an object")
-            # a record's shape, read as one: what is missing or of the wrong type fails below, named (except ...)
+            # read as a record: a field missing or of the wrong type raises below, and the except clauses name it
             record = cast(GameRecord, decoded)
             if raw.key is None and record.get("match_id") is not None:
                 key = f"{record['match_id']}/{record.get('game_index')}"
