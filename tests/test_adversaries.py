@@ -196,6 +196,24 @@ def test_partners_cannot_read_each_others_cards_from_the_kernels_lock_table(tmp_
         assert report["tables"]["/sys/class/net"] is False  # nor the host's network devices
 
 
+@isolated
+@pytest.mark.skipif(not CAPS.filtered, reason="no seccomp filter here: matches with strangers are refused")
+@pytest.mark.timeout(90)
+def test_partners_cannot_pass_their_cards_through_locks_on_a_file_both_may_read(tmp_path: Path) -> None:
+    """F_GETLK names another owner's conflicting lock whatever its uid or pid namespace (a private /proc/locks
+    does not hide it): an outside check's two copies of one entrant spelled their cards in lock offsets on their own
+    script, 194 of 194 hands. Every lock call is refused (ENOLCK), so nothing is learned, and the game goes on."""
+    out = tmp_path / "out"
+    talk, raw = adversary("talk", "lock-talk", "--out", out), BotEntry(name="raw", argv=RAW)
+    records = run_match(spec_of(tmp_path, [talk, raw, talk, raw], [[0, 1, 2, 3], [1, 0, 3, 2]], variant="four-hand"))
+    assert all(record["violations"] == [] and "forfeit" not in record for record in records)
+    reports = [json.loads(p.read_text()) for p in out.glob("*.json")]
+    assert len(reports) >= 2  # both partners tried, in each game
+    for report in reports:
+        assert report["learned"] == []
+        assert report["errors"] == ["ENOLCK"]  # the record locks, F_GETLK and flock alike
+
+
 # ---- 5: taking another bot's seat ----
 
 

@@ -124,19 +124,24 @@ def empty_user_keyrings() -> None:
         _keyctl(KEYCTL_UNLINK, persistent, KEY_SPEC_SESSION_KEYRING)
 
 
-# seccomp: calls refused to bots (EPERM). The key management calls, as Docker's default profile refuses them:
-# keyrings are not namespaced by uid, so a bot could make a keyring, open it to all, and another bot of another uid
-# join it by name (found by a review). inotify, fanotify, dnotify (fcntl's F_NOTIFY) and leases (F_SETLEASE): a bot
-# watching a system file that every bot may read sees its partner open it, a channel of hundreds of bits a hand that
-# no view closes (found by outside checks: 180 of 180 hands passed on with inotify; ten reads by one uid, ten signals
-# to another with dnotify). A lease needs the file's owner, which without root (bots share the referee's user) is
-# every bot, and it also holds up whoever opens the file for 45 s (the referee, other matches): found by a review.
-# A bot has no use for any of them. (Futexes on shared file pages are such a channel too, but refusing them hangs
-# Python's multiprocessing locks: SECURITY.md, covert channels.) (machine: audit arch, calls refused, fcntl)
+# seccomp: calls refused to bots. The key management calls, as Docker's default profile refuses them: keyrings are not
+# namespaced by uid, so a bot could make a keyring, open it to all, and another bot of another uid join it by name.
+# inotify, fanotify, dnotify (fcntl's F_NOTIFY) and leases (F_SETLEASE): a bot watching a system file that every bot
+# may read sees its partner open it. File locks (flock, and fcntl's record-lock commands): a lock taken on a file
+# both may read (a system file, their own script) is seen by the other whatever its uid or namespace (F_GETLK names
+# a conflicting lock, flock fails on one): two copies of one entrant spelled their cards in lock offsets. cachestat:
+# which pages of a shared file are cached, the same kind of note. These are refused with EPERM, the locks with ENOLCK
+# ("no locks available", which programs that lock take as a lock they cannot have). setsid (EPERM): a new session is a
+# scheduler autogroup of its own where bots share the root cpu cgroup, and a bot's children each in one took the
+# core from its opponent. A bot needs none of them. (Futexes on shared file pages are such a channel too, but refusing
+# them hangs Python's multiprocessing locks: SECURITY.md, covert channels.)
+# (machine: audit arch, calls refused with EPERM, calls refused with ENOLCK, fcntl)
 _MACHINES = {
-    "x86_64": (0xC000003E, (248, 249, 250, 253, 254, 294, 300), 72),
-    "aarch64": (0xC00000B7, (217, 218, 219, 26, 27, 262), 25),
-}  # add_key, request_key, keyctl, (inotify_init,) inotify_add_watch, inotify_init1, fanotify_init; fcntl
+    # add_key, request_key, keyctl, inotify_init, inotify_add_watch, inotify_init1, fanotify_init, setsid, cachestat;
+    # flock; fcntl
+    "x86_64": (0xC000003E, (248, 249, 250, 253, 254, 294, 300, 112, 451), (73,), 72),
+    "aarch64": (0xC00000B7, (217, 218, 219, 26, 27, 262, 157, 451), (32,), 25),
+}
 _MACHINE = _MACHINES.get(os.uname().machine)
 _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
 _SECCOMP_RET_ALLOW, _SECCOMP_RET_ERRNO, _SECCOMP_RET_KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
@@ -146,6 +151,9 @@ _ARCH, _NR, _ARG1_LOW = 4, 0, 24  # offsets in seccomp_data: arch, nr, the low h
 # fcntl's commands to lease a file (signalled when another process opens it, whose open then waits up to 45 s) and
 # to watch a folder (dnotify); fcntl reads its command as a 32-bit int
 F_SETLEASE, F_NOTIFY = 1024, 1026
+# fcntl's record locks: F_GETLK, F_SETLK, F_SETLKW (the same numbers as their 64 forms on 64-bit machines) and the
+# open file description locks F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW
+F_LOCKS = (5, 6, 7, 36, 37, 38)
 
 
 class _SockFilter(ctypes.Structure):
@@ -156,9 +164,11 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
 
 
-def _bot_filter(arch: int, refused: tuple[int, ...], fcntl: int) -> list[tuple[int, int, int, int]]:
+def _bot_filter(
+    arch: int, refused: tuple[int, ...], unlocked: tuple[int, ...], fcntl: int
+) -> list[tuple[int, int, int, int]]:
     """The filter's program: (code, jump if true, jump if false, constant), jumps counted from the next step. It is
-    written with the names of its three endings (allow, kill, refuse), which become jumps at the end."""
+    written with the names of its endings (allow, kill, refuse, nolock), which become jumps at the end."""
     Jump = int | str
     steps: list[tuple[int, Jump, Jump, int]] = [
         (_LD_W_ABS, 0, 0, _ARCH),
@@ -167,15 +177,19 @@ def _bot_filter(arch: int, refused: tuple[int, ...], fcntl: int) -> list[tuple[i
         (_LD_W_ABS, 0, 0, _NR),
         (_JGE_K, "kill", 0, _X32_BIT),  # x32 calls
         *((_JEQ_K, "refuse", 0, number) for number in refused),
+        *((_JEQ_K, "nolock", 0, number) for number in unlocked),
         (_JEQ_K, 0, "allow", fcntl),
         (_LD_W_ABS, 0, 0, _ARG1_LOW),
         (_JEQ_K, "refuse", 0, F_SETLEASE),
-        (_JEQ_K, "refuse", "allow", F_NOTIFY),
+        (_JEQ_K, "refuse", 0, F_NOTIFY),
+        *((_JEQ_K, "nolock", 0, command) for command in F_LOCKS),
+        (_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
     ]
     endings = {
         "allow": _SECCOMP_RET_ALLOW,
         "kill": _SECCOMP_RET_KILL_PROCESS,
         "refuse": _SECCOMP_RET_ERRNO | errno.EPERM,
+        "nolock": _SECCOMP_RET_ERRNO | errno.ENOLCK,
     }
     at = {name: len(steps) + index for index, name in enumerate(endings)}
     steps += [(_RET_K, 0, 0, value) for value in endings.values()]
@@ -186,16 +200,18 @@ def _bot_filter(arch: int, refused: tuple[int, ...], fcntl: int) -> list[tuple[i
     return [(code, offset(yes, step), offset(no, step), k) for step, (code, yes, no, k) in enumerate(steps)]
 
 
-def refuse_shared_kernel_objects() -> None:
-    """In a bot's child, after ``no_new_privs``: refuse it (and all it starts) the calls through which bots of other
-    uids could meet (keyrings, inotify, fanotify, dnotify; above). Another machine's calls (a 32-bit or x32 ABI) end the
-    process. Nothing where this machine is not known here."""
+def refuse_shared_kernel_objects() -> bool:
+    """In a bot's child, after ``no_new_privs``: refuse it (and all it starts) the calls through which bots could
+    meet or pass notes (keyrings, file watches, file locks, page-cache state) and new sessions (above). Another
+    machine's calls (a 32-bit or x32 ABI) end the process. False where this machine is not known here: nothing is
+    refused (``sandbox.capabilities`` then says bots are not kept apart)."""
     if LIBC is None or _MACHINE is None:
-        return
+        return False
     program = _bot_filter(*_MACHINE)
     filters = (_SockFilter * len(program))(*(_SockFilter(*step) for step in program))
     fprog = _SockFprog(len(program), filters)
     check(LIBC.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
+    return True
 
 
 def die_with_parent() -> None:

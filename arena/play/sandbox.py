@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import fcntl
 import itertools
 import os
@@ -89,6 +90,7 @@ class Capabilities:
     ipc: bool  # no System V IPC shared with others (an IPC namespace)
     pid: bool = False  # a pid namespace of its own: its processes see no others (nor their file locks), and all die
     userns: bool = False  # not root: the namespaces above come inside a user namespace of the bot's own
+    filtered: bool = False  # the seccomp filter holds: no file locks, keyrings, file watches or new sessions
 
     def describe(self) -> list[str]:
         """What a bot gets here, one line each (for ``arena doctor`` and the match log)."""
@@ -99,15 +101,18 @@ class Capabilities:
             f"own pid namespace (no other processes, their file locks, or escapes): {yes[self.pid]}",
             f"no network: {yes[self.network]}",
             f"own IPC namespace: {yes[self.ipc]}",
-            "bots kept apart (endpoints, tokens, files): "
+            "no file locks, keyrings, file watches or new sessions (seccomp filter): "
+            + ("yes" if self.filtered else "NO: two bots could pass notes through a file's locks (SECURITY.md)"),
+            "bots kept apart (endpoints, tokens, files, locks): "
             + ("yes" if self.isolated else "NO: matches need --trusted-bots (SECURITY.md)"),
         ]
 
     @property
     def isolated(self) -> bool:
         """Whether bots are kept apart: none can reach another's endpoint, token, files or processes (a uid of its
-        own, or a private view in a user namespace of its own)."""
-        return self.root or (self.userns and self.mount)
+        own, or a private view in a user namespace of its own), and none can pass another a note through the
+        kernel's lock table, keyrings or file watches (the seccomp filter)."""
+        return (self.root or (self.userns and self.mount)) and self.filtered
 
 
 # ---- system calls, bound once so that the child between fork and exec only calls them ----
@@ -143,6 +148,7 @@ def capabilities() -> Capabilities:
         ipc=bool(bits & 8),
         pid=bool(bits & 32),
         userns=bool(bits & 64),
+        filtered=bool(bits & 128),
     )
 
 
@@ -151,7 +157,8 @@ def _probe(root: bool) -> int:
 
     Root: a mount namespace (1) whose /proc may hide other users' processes (2), network (4), IPC (8), a uid of
     the bot's own (16), a pid namespace with its own /proc (32). Not root: all of these but the uid inside a user
-    namespace (64), or else just network and IPC in one.
+    namespace (64), or else just network and IPC in one. Then the bots' seccomp filter, installed and seen to refuse
+    a file lock (128).
     """
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child
@@ -193,6 +200,11 @@ def _probe(root: bool) -> int:
                     with contextlib.suppress(OSError):
                         _unshare(_CLONE_NEWUSER | _CLONE_NEWNET | _CLONE_NEWIPC)
                         bits |= 4 | 8
+            with contextlib.suppress(OSError):
+                prctl(PR_SET_NO_NEW_PRIVS, 1)
+                if refuse_shared_kernel_objects():
+                    locked = LIBC.flock(os.open("/", os.O_RDONLY), 1 | 4)  # LOCK_SH | LOCK_NB
+                    bits |= 128 if locked != 0 and ctypes.get_errno() == errno.ENOLCK else 0
         finally:
             os._exit(bits)
     _, status = os.waitpid(pid, 0)

@@ -16,6 +16,9 @@ Plays a seeded-random legal action like raw_random.py, thinking ``--think`` seco
     lock-spy         (four-hand partners) takes POSIX record locks on its own script at offsets that encode its cards,
                      reads /proc/locks for its partner's, and writes what it learned to DIR/<token>.json; it also
                      writes which machine-wide tables it could read
+    lock-talk        (four-hand partners) the same locks, read back with F_GETLK (which names another owner's
+                     conflicting lock whatever its uid or namespace) and with flock on offsets' own files; writes to
+                     DIR/<token>.json the partner's cards it learned and the errors its lock calls met
     disk-hog         writes up to 200 MiB into /tmp, /dev/shm and its home, and as many small files as it may;
                      reports to DIR/<token>.json what it managed, and leaves it all behind
     mitm             before its opponents connect, renames every other endpoint socket it can find, binds its own in
@@ -28,6 +31,8 @@ Plays a seeded-random legal action like raw_random.py, thinking ``--think`` seco
     slow-hello       says hello a second (``--hello-after``) after it starts (as a JVM might), then plays politely
     late-flood       lets its first decision time out, then sends copies of its late answer (which the referee
                      ignores) without end
+    core-thief       before its hello, forks 48 children (or as many as it may), each in a session of its own where
+                     it may (a scheduler autogroup each), spinning for ever; plays on at once
     endless-message  at its first game's start, starts a child that opens a connection of its own to its endpoint,
                      speaking ZMTP 3 itself, and sends frames of 512 KiB that each say more follow, 256 MiB in all,
                      never the last one; plays on (with ``--early``: once welcomed, in the match's handshake)
@@ -37,6 +42,7 @@ Misbehaviour in answers (dup-keys, long-id, escapes) happens at the first decisi
 
 import argparse
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -118,7 +124,8 @@ def flood() -> None:
         if flooder == 0:
             try:
                 on_record(os.getpid())
-                os.setsid()
+                with contextlib.suppress(OSError):  # a session of its own, where the arena allows it
+                    os.setsid()
                 stranger = zmq.Context().socket(zmq.DEALER)  # a context of its own: the parent's is not the child's
                 stranger.setsockopt(zmq.SNDHWM, 0)
                 stranger.connect(endpoint)
@@ -223,13 +230,25 @@ if mode == "mitm":
 if mode == "spawn-and-wait":
     child = os.fork()
     if child == 0:
-        os.setsid()
+        with contextlib.suppress(OSError):  # a session of its own, where the arena allows it
+            os.setsid()
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         time.sleep(600)
         os._exit(0)
     on_record(child)
+if mode == "core-thief":
+    for _ in range(48):  # of the 64 tasks a bot may have: room left for its own ZeroMQ threads
+        try:
+            spinner = os.fork()
+        except OSError:
+            break  # at the bot's process limit
+        if spinner == 0:
+            with contextlib.suppress(OSError):  # where it may: a fair share of the core of its own
+                os.setsid()
+            while True:
+                pass
 if mode == "disk-hog":
     report(hog_disk())
 if mode == "conn-flood":
@@ -265,6 +284,29 @@ while socket.poll(60_000):
     if kind != "act":
         continue
     legal, view, request_id = message["legal"], message.get("view"), message["request_id"]
+    if mode == "lock-talk" and view is not None:
+        errors = set()
+        for card in view["hand"]:  # this seat's cards, as read locks on the shared script
+            try:
+                fcntl.lockf(script, fcntl.LOCK_SH | fcntl.LOCK_NB, 1, 1000 * view["seat"] + CARDS.index(card))
+            except OSError as exc:
+                errors.add(errno.errorcode.get(exc.errno, str(exc.errno)))
+        for offset in range(4000):  # another seat's: a write lock there would conflict with its read lock
+            if offset // 1000 == view["seat"]:
+                continue
+            probe = struct.pack("hh4xqqi4x", fcntl.F_WRLCK, os.SEEK_SET, offset, 1, 0)
+            try:
+                held = struct.unpack("hh4xqqi4x", fcntl.fcntl(script, fcntl.F_GETLK, probe))[0] != fcntl.F_UNLCK
+            except OSError as exc:
+                errors.add(errno.errorcode.get(exc.errno, str(exc.errno)))
+                break
+            if held:
+                learned.append(CARDS[offset % 1000])
+        try:
+            fcntl.flock(script, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError as exc:
+            errors.add(errno.errorcode.get(exc.errno, str(exc.errno)))
+        report({"learned": sorted(set(learned)), "errors": sorted(errors)})
     if mode == "lock-spy" and view is not None:
         for k, card in enumerate(view["hand"]):  # this seat's cards, as lock offsets of the shared script
             with contextlib.suppress(OSError):

@@ -114,7 +114,8 @@ if mode == "spawn":
 if mode == "escape":
     recorded, recorded_w = os.pipe()
     if os.fork() == 0:
-        os.setsid()
+        with contextlib.suppress(OSError):  # a session of its own, where the arena allows it
+            os.setsid()
         if os.fork() == 0:
             on_record()
             os.write(recorded_w, b".")
