@@ -448,6 +448,9 @@ class FakeProcess:
         """How it ended."""
         return "still running" if self.running else "killed by signal SIGKILL"
 
+    def favour(self, asked: bool) -> None:
+        """The processor share of a socket in this process: nothing to give."""
+
     def kill(self) -> None:
         """Stop it."""
         self.running = False

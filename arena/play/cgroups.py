@@ -9,7 +9,11 @@ refuses runtimes that reserve much and touch little (a JVM, Node), and a bot may
   cgroup's OOM counter says so (``BotCgroup.oom_killed``): the named violation ``memory``, not a ``crash``.
 - **tasks**: processes and threads of the tree at once (``pids.max``); past it ``fork``/``clone`` fail with EAGAIN
   (a JVM starts 14 threads or more, more on more cores, hence 64 by default). Nothing is killed.
-- **cpu** (optional): a CFS quota, a fraction of one core (2.0 is two cores) over 100 ms periods.
+- **cpu**: a scheduling group of its own, which the referee makes idle (``cpu.idle``; else the least
+  ``cpu.shares``/``cpu.weight``) while another bot is asked (``BotCgroup.favour``): a bot's whole tree, however many
+  processes or sessions it makes, competes as one, and a bot thinking on its own clock gets the core from one that
+  spins on its opponent's. Optionally a CFS quota too, a fraction of one core (2.0 is two cores) over 100 ms
+  periods (``cpu_cores``).
 
 Two flavours exist (``detect`` says which this host gives us, once per process):
 
@@ -21,9 +25,11 @@ Two flavours exist (``detect`` says which this host gives us, once per process):
   children: when the referee's cgroup holds processes, they all move first to the leaf ``<own>/euchre-arena/referee``
   (what systemd asks of delegated services). Killing uses ``cgroup.kill`` (Linux 5.14), else SIGKILL per process.
 - **cgroup v1** (a hierarchy per controller, ``/sys/fs/cgroup/{memory,pids,cpu}``): usable where those hierarchies
-  are writable, in practice as root. Bot cgroups are ``euchre-arena/<name>`` under the referee's own cgroup in each
-  hierarchy, with ``memory.limit_in_bytes``, ``memory.memsw.limit_in_bytes`` equal to it (swap 0, when the kernel
-  accounts swap), ``pids.max``, ``cpu.cfs_quota_us``/``cpu.cfs_period_us``. The OOM counter is ``oom_kill`` in
+  are writable, in practice as root. Bot cgroups are ``euchre-arena/<name>`` under the referee's own cgroup in the
+  memory and pids hierarchies, and ``<name>`` in the referee's own cgroup in the cpu hierarchy (a peer of the
+  referee in the scheduler: see **cpu** above), with ``memory.limit_in_bytes``, ``memory.memsw.limit_in_bytes``
+  equal to it (swap 0, when the kernel accounts swap), ``pids.max``, ``cpu.idle`` or ``cpu.shares``,
+  ``cpu.cfs_quota_us``/``cpu.cfs_period_us``. The OOM counter is ``oom_kill`` in
   ``memory.oom_control`` (Linux 4.13); the OOM killer takes the largest process of the tree, not all of it.
 
 v2 is preferred when it has the controllers; a hybrid host whose controllers are all bound to v1 (an empty v2 tree
@@ -60,6 +66,7 @@ MIB = 1024 * 1024
 DEFAULT_MEMORY = 1024 * MIB  # resident memory per bot process tree
 DEFAULT_TASKS = 64  # processes and threads per bot process tree (a JVM starts 14 to 40 threads, more with more cores)
 CPU_PERIOD_US = 100_000
+SHARES = {"v1": (1024, 2), "v2": (100, 1)}  # cpu.shares and cpu.weight: the kernel's default and its least
 PARENT = "euchre-arena"  # the directory, under the referee's own cgroup, that holds the bot cgroups
 REFEREE_LEAF = "referee"  # v2: where the processes of the referee's cgroup go when they must leave it
 KILL_SECONDS = 5.0  # how long kill_all and remove keep at it before giving up (a stale cgroup is swept later)
@@ -249,7 +256,10 @@ def _detect_v1(mounts: list[tuple[str, _Mount]], own: dict[str, str], reasons: l
         "v1",
         f"cgroup v1: {', '.join(controllers)} at {places}",
         places,
-        tuple((c, f"{where[c][1].rstrip('/')}/{PARENT}") for c in controllers),
+        # the cpu cgroups beside the referee's, not in a parent of their own: each bot tree is then a peer of the
+        # referee and of the host's other processes in the scheduler, and a tree that spins while another bot is
+        # asked spends no parent's share that the asked bot (or the referee) would then wait for
+        tuple((c, f"{where[c][1].rstrip('/')}" + ("" if c == "cpu" else f"/{PARENT}")) for c in controllers),
     )
 
 
@@ -271,12 +281,13 @@ def describe(memory_bytes: int = DEFAULT_MEMORY, tasks: int = DEFAULT_TASKS, cpu
             f"memory and tasks: {support.explanation}; instead address space {memory_bytes // MIB} MiB per process "
             f"(RLIMIT_AS), {tasks} processes and threads per uid (RLIMIT_NPROC)"
         )
-    if cpu_fraction is None:
-        cpu = ", cpu unlimited"
-    elif support.cpu:
-        cpu = f", cpu {cpu_fraction:g} core"
+    share = "cpu share of its own, idle while another bot is asked"
+    if not support.cpu:
+        cpu = ", cpu neither shared out nor limitable (no cpu controller)"
+    elif cpu_fraction is None:
+        cpu = f", {share}"
     else:
-        cpu = ", cpu not limitable (no cpu controller)"
+        cpu = f", {share}, at most {cpu_fraction:g} core"
     return (
         f"memory and tasks: cgroup {support.kind} (memory {memory_bytes // MIB} MiB, swap 0, tasks {tasks}{cpu}) "
         f"per bot process tree, at {support.where}"
@@ -309,8 +320,11 @@ class BotCgroup:
     dirs: tuple[str, ...]  # its directories: one in v2; memory, pids (and cpu) in v1
     memory_dir: str
     join_paths: tuple[str, ...]  # the cgroup.procs files the bot's process writes b"0" into
+    cpu_dir: str | None = None  # the directory with its processor share (None: no cpu controller)
+    quota_us: int | None = None  # its CFS quota per period, cpu_cores (None: none)
     removed: bool = False
     _oom_kills: int = field(default=0, repr=False)  # read by remove, for oom_killed afterwards
+    _favoured: bool | None = field(default=None, repr=False)  # the share last written (None: the kernel's default)
     _peak: int | None = field(default=None, repr=False)
 
     @classmethod
@@ -340,15 +354,22 @@ class BotCgroup:
             raise CgroupError(f"no CPU limit of {cpu_fraction}: " + ("not positive" if support.cpu else "no cpu"))
         sweep_stale(support)
         kind: Literal["v2", "v1"] = "v2" if support.kind == "v2" else "v1"
-        used = [c for c in support.controllers if c != "cpu" or cpu_fraction is not None]
+        used = list(support.controllers)
         full = f"{_tag(os.getpid())}.{name}"
         dirs = tuple(dict.fromkeys(f"{support.parent(c)}/{full}" for c in used))
-        group = cls(kind, full, dirs, f"{support.parent('memory')}/{full}", tuple(f"{d}/cgroup.procs" for d in dirs))
+        group = cls(
+            kind,
+            full,
+            dirs,
+            f"{support.parent('memory')}/{full}",
+            tuple(f"{d}/cgroup.procs" for d in dirs),
+            f"{support.parent('cpu')}/{full}" if support.cpu else None,
+        )
         for attempt in range(5):
             made: list[str] = []
             try:
                 if kind == "v2":
-                    _prepare_v2(support, cpu=cpu_fraction is not None)
+                    _prepare_v2(support, cpu=support.cpu)
                 for directory in dirs:
                     _make_parent(os.path.dirname(directory))
                     os.mkdir(directory, 0o755)
@@ -369,6 +390,7 @@ class BotCgroup:
 
     def _limit(self, memory_bytes: int, tasks: int, cpu_fraction: float | None) -> None:
         quota = None if cpu_fraction is None else max(1000, round(cpu_fraction * CPU_PERIOD_US))
+        self.quota_us = quota
         for directory in self.dirs:
             files = set(os.listdir(directory))
             if self.kind == "v2":
@@ -394,6 +416,21 @@ class BotCgroup:
                 if quota is not None and "cpu.cfs_quota_us" in files:
                     _write(f"{directory}/cpu.cfs_period_us", str(CPU_PERIOD_US))
                     _write(f"{directory}/cpu.cfs_quota_us", str(quota))
+
+    def favour(self, asked: bool) -> None:
+        """Give the tree the processor while its bot is asked, and only what nobody else wants while another bot
+        thinks on its clock: ``cpu.idle`` (Linux 5.15), under which any other task that wakes takes the processor
+        at once (the asked bot, the referee reading its answer), else the least share. Nothing without a cpu
+        controller, or when the tree is so already."""
+        if asked is self._favoured or self.removed or self.cpu_dir is None:
+            return
+        self._favoured = asked
+        with contextlib.suppress(FileNotFoundError):  # removed meanwhile (the bot is being stopped)
+            try:
+                _write(f"{self.cpu_dir}/cpu.idle", "0" if asked else "1")
+            except FileNotFoundError:  # an older kernel: the share alone
+                name = "cpu.weight" if self.kind == "v2" else "cpu.shares"
+                _write(f"{self.cpu_dir}/{name}", str(SHARES[self.kind][0 if asked else 1]))
 
     def child_join(self) -> None:  # pragma: no cover - runs in the child between fork and exec
         """Move the calling process into this cgroup: call it in the child between fork and exec, still root."""
@@ -498,8 +535,9 @@ class BotCgroup:
             time.sleep(0.002)
         self.removed = True
         for directory in dict.fromkeys(os.path.dirname(d) for d in self.dirs):
-            with contextlib.suppress(OSError):  # busy: other bots' cgroups are in it
-                os.rmdir(directory)
+            if os.path.basename(directory) == PARENT:  # ours (a v1 cpu cgroup sits in the referee's own)
+                with contextlib.suppress(OSError):  # busy: other bots' cgroups are in it
+                    os.rmdir(directory)
         return True
 
     def __enter__(self) -> BotCgroup:

@@ -391,6 +391,9 @@ class Referee:
             if (flood := self._flood_found(b)) is not None:
                 return Answer(None, flood, 0.0)
         frame = orjson.dumps(message)
+        for other, each in enumerate(self.processes):  # the asked bot's tree gets the processor, the others wait
+            if each is not None:
+                each.favour(other == b)
         # The clock starts as the request leaves: a referee held up right after the send (a busy host) must not
         # give the bot that time for free (it was charged 489 ms for a 500 ms think once).
         start = time.perf_counter()
