@@ -703,21 +703,29 @@ Columns (Elo, its interval and LOS: docs/ratings.md):
 @click.option("--bootstrap", type=click.IntRange(min=0), help="0: no interval (default: the config's, else 1000).")
 def ranking_command(source: str | None, db_path: str | None, fmt: str, bootstrap: int | None) -> None:
     from arena.tournament.gauntlet import CANDIDATE_META, gauntlet_section
-    from arena.tournament.ranking import format_ranking, ranking
+    from arena.tournament.ranking import copies_partnered, format_ranking, ranking
 
     store, config = _open_results(source, db_path)
     settings = config.rating if config else None
+    partnered = 0  # games whose teams were two copies of one bot
+
+    def counted(records: Iterator[tuple[int, str, GameRecord]]) -> Iterator[tuple[str, GameRecord]]:
+        nonlocal partnered
+        for _, key, record in records:
+            partnered += copies_partnered(record)
+            yield key, record
+
     with store:
         if _say_no_games(store, fmt):
             return
         rows = ranking(  # records streamed from the store: a million of them need not fit in memory at once
-            ((key, record) for _, key, record in store.records()),
+            counted(store.records()),
             bootstrap=bootstrap if bootstrap is not None else settings.bootstrap if settings else 1000,
             confidence=settings.confidence if settings else 0.95,
         )
         duels = gauntlet_section(_records(store), store.get_meta(CANDIDATE_META), fmt)
         missing = _games_missing(source, config, store) if source and config else None
-    click.echo(format_ranking(rows, fmt) + duels)
+    click.echo(format_ranking(rows, fmt, partnered=partnered if fmt in ("table", "markdown") else 0) + duels)
     if missing:
         stored, total = missing
         click.echo(

@@ -356,7 +356,7 @@ def test_config_check_says_what_a_config_would_play_or_what_is_wrong(tmp_path: P
     result = CliRunner().invoke(main, ["config", "check", str(good)])
     assert result.exit_code == 0 and result.stdout == f"{good}: good, two-hand, 2 entrants, 6 games\n"
     bad = tmp_path / "bad.toml"
-    bad.write_text('entrants = ["random", "no-such-bot"]\n')
+    bad.write_text('entrants = ["random", "no-such-bot"]\npartnership = "self"\n')
     result = CliRunner().invoke(main, ["config", "check", str(bad)])
     assert result.exit_code == 2 and result.stderr.startswith(f"Error: {bad}: entrants: no bot 'no-such-bot'")
 

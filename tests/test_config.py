@@ -27,7 +27,22 @@ def write(tmp_path: Path, text: str) -> Path:
     return path
 
 
-BASE = 'entrants = ["random", "heuristic"]\n'
+BASE = 'entrants = ["random", "heuristic"]\npartnership = "self"\n'
+
+
+@pytest.mark.parametrize("entrants", [2, 3])
+def test_four_hand_teams_need_four_entrants_unless_copies_are_asked_for(tmp_path: Path, entrants: int) -> None:
+    """``partnership = "mixed"`` is the default (two copies of one bot as partners can share their hands): with fewer
+    than four entrants a config must ask for copies, and is told so in one line naming the option."""
+    names = ", ".join(f'"{n}"' for n in ["random", "heuristic", "search"][:entrants])
+    with pytest.raises(
+        ConfigError, match=rf'partnership = "mixed" \(the default\).*there are {entrants}.*partnership = "self"'
+    ):
+        load_config(write(tmp_path, f"entrants = [{names}]\n"))
+    assert load_config(write(tmp_path, f'entrants = [{names}]\npartnership = "self"\n')).partnership == "self"
+    four = load_config(write(tmp_path, 'entrants = ["random", "heuristic", "search", "r2.py"]\n'))
+    assert four.partnership == "mixed"
+    assert load_config(write(tmp_path, f'variant = "two-hand"\nentrants = [{names}]\n')).partnership == "mixed"
 
 
 @pytest.mark.parametrize(
@@ -45,7 +60,7 @@ BASE = 'entrants = ["random", "heuristic"]\n'
         ('entrants = ["random"]\n', "'entrants'"),
         ('entrants = ["random", "random"]\n', "'entrants'"),
         ("entrants = [\n", "not valid TOML"),
-        (BASE + 'partnership = "chaos"\n', "'partnership'"),
+        ('entrants = ["random", "heuristic"]\npartnership = "chaos"\n', "'partnership'"),
     ],
 )
 def test_bad_config_names_the_problem(tmp_path: Path, text: str, message: str) -> None:
@@ -104,7 +119,10 @@ def test_max_hands_reaches_every_match_and_counts_in_the_fingerprint_only_when_s
         pytest.param(BASE + "jobs = 1.5\n", "bad value for 'jobs': must be a whole number (got 1.5)"),
         pytest.param(BASE + 'pin = "maybe"\n', "bad value for 'pin': must be true or false (got \"maybe\")"),
         pytest.param(BASE + "time = 5\n", "bad value for 'time': must be a string (in quotes) (got 5)"),
-        pytest.param(BASE + 'partnership = "chaos"\n', "bad value for 'partnership': must be 'self' or 'mixed'"),
+        pytest.param(
+            'entrants = ["random", "heuristic"]\npartnership = "chaos"\n',
+            "bad value for 'partnership': must be 'self' or 'mixed'",
+        ),
         pytest.param(BASE + "rating = 3\n", "bad value for 'rating': must be a table (got 3)"),
         pytest.param(
             BASE + 'time = "fast"\n',

@@ -21,7 +21,8 @@ from click.testing import CliRunner, Result
 from probing import BOTS
 
 from arena.cli import main
-from arena.tournament.growth import LEGACY_SEED, entrant_digests
+from arena.tournament.config import load_config
+from arena.tournament.growth import LEGACY, LEGACY_SEED, entrant_digests
 from arena.tournament.run import resolve_entrants
 from arena.tournament.schedule import deal_seed
 from arena.tournament.store import Store
@@ -331,7 +332,10 @@ def test_a_results_file_of_an_older_version_resumes_unchanged_then_may_grow(
     tournament: Tournament, tmp_path: Path
 ) -> None:
     db = tournament.copy_db(tmp_path)
-    with Store.open(db) as store:  # as an older version wrote it: a fingerprint only, entrants as name=digest
+    with Store.open(db) as store:  # as an older version wrote it: a fingerprint only (of no deals key: every
+        # pairing dealt the same deals, and four-hand teams were copies by default), entrants as name=digest
+        legacy = load_config(tournament.config).model_copy(update=LEGACY)
+        store.set_meta("config.fingerprint", legacy.fingerprint())
         digests = json.loads(store.get_meta("entrants") or "{}")
         store.set_meta("entrants", ";".join(f"{name}={digest}" for name, digest in sorted(digests.items())))
     with sqlite3.connect(db) as conn:
@@ -366,11 +370,11 @@ def test_a_config_without_a_seed_draws_a_secret_one_per_results_file_and_keeps_i
     assert deal_seed(LEGACY_SEED, 0) not in seeds[0] | seeds[1]
     with Store.open(first, create=False) as store:
         drawn = json.loads(store.get_meta("config.settings") or "{}")["seed"]
-    assert seeds[0] == {deal_seed(drawn, 0)}
+    assert seeds[0] == {deal_seed(drawn, 0, "random|heuristic")}
     assert said[0].startswith(f"secret: 2/2 games (2 played now), results in {first}, secret seed {drawn} (")
     assert "secret seed" in said[1] and f"secret seed {drawn}" not in said[1]  # its own
     config.write_text(text.replace("games_per_pairing = 1", "games_per_pairing = 2"))
     grown = arena("tournament", "run", config, "--db", first, "--quiet", home=home)
     assert grown.exit_code == 0 and "4/4 games (2 played now)" in grown.output, grown.output
     by_deal = {key.split("/")[1]: record["seed"] for key, record in stored(first).items()}
-    assert by_deal == {"0": deal_seed(drawn, 0), "1": deal_seed(drawn, 1)}
+    assert by_deal == {"0": deal_seed(drawn, 0, "random|heuristic"), "1": deal_seed(drawn, 1, "random|heuristic")}

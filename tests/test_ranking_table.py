@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from helpers import ROOT
 from probing import match, probe
 
 from arena.cli import main
@@ -125,3 +126,22 @@ def test_the_table_is_centred_on_zero_unless_anchored() -> None:
     anchored = fit_elo(comparisons, anchor=("c", 1500.0))
     assert anchored["c"] == pytest.approx(1500.0)
     assert anchored["a"] - anchored["b"] == pytest.approx(fitted["a"] - fitted["b"])
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "json", "csv"])
+def test_a_table_with_games_of_copies_as_partners_says_so_under_it(tmp_path: Path, fmt: str) -> None:
+    """Two copies of one bot as partners (partnership = "self") can show each other their hands on one host: the
+    table says how many of its games were played so, in the formats people read, and not where none were."""
+    four = next(
+        r for r in map(json.loads, (ROOT / "tests" / "data" / "records-v1.jsonl").open()) if len(r["players"]) == 4
+    )
+    copies, mixed = tmp_path / "copies.db", tmp_path / "mixed.db"
+    for db, players in ((copies, ["a", "b", "a", "b"]), (mixed, ["a", "b", "c", "d"])):
+        with Store.open(db) as store:
+            for deal in range(3):
+                store.add_game(f"{'|'.join(players)}/{deal}/0", "m", {**four, "players": players})
+    said = {db: CliRunner().invoke(main, ["ranking", str(db), "--format", fmt]) for db in (copies, mixed)}
+    assert all(result.exit_code == 0 for result in said.values())
+    note = "3 games were played by teams of two copies of one bot"
+    assert (note in said[copies].output) == (fmt in ("table", "markdown"))
+    assert note not in said[mixed].output and "copies" not in said[mixed].output

@@ -81,6 +81,7 @@ def store_report(store_db: Path, tmp_path_factory: pytest.TempPathFactory) -> bu
 TOURNAMENT = """
 name = "report-test"
 variant = "four-hand"
+partnership = "self"
 entrants = ["heuristic", "random", "{raw}"]
 games_per_pairing = 1
 games_per_match = 2

@@ -30,6 +30,7 @@ RECORDS = ROOT / "tests" / "data" / "records-v1.jsonl"
 TOURNAMENT = """
 name = "stats-test"
 variant = "four-hand"
+partnership = "self"
 entrants = ["heuristic", "random", "{raw}"]
 games_per_pairing = 1
 games_per_match = 2

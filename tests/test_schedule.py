@@ -80,11 +80,26 @@ def test_mixed_partnerships_use_all_three_splits_of_four() -> None:
     assert len(partners) == 6 and set(partners.values()) == {1}
 
 
-def test_every_pairing_plays_the_same_deals() -> None:
-    cfg = config("two-hand")
-    seeds = {tuple(sorted({g.seed for g in plan_games(cfg, p)})) for p in pairings_for(NAMES, 2, "self")}
-    assert len(seeds) == 1
-    assert deal_seed(1, 0) != deal_seed(2, 0) and deal_seed(1, 0) == deal_seed(1, 0)
+@pytest.mark.parametrize(("variant", "players"), [("two-hand", 2), ("three-hand", 3), ("four-hand", 4)])
+def test_each_pairing_plays_deals_of_its_own_every_rotation_the_same(variant: str, players: int) -> None:
+    """An entrant playing two pairings at once must not hold one deal in two seats: no two pairings share a deal
+    (``deals = "shared"``, the older files', is one sequence for all); a deal's rotations share its seed."""
+    cfg = config(variant)
+    pairings = pairings_for(NAMES, players, "self")
+    seeds = [{g.seed for g in plan_games(cfg, p)} for p in pairings]
+    assert all(len(s) == cfg.games_per_pairing for s in seeds)
+    assert len(set().union(*seeds)) == cfg.games_per_pairing * len(pairings)
+    for p in pairings:
+        by_deal: dict[int, set[int]] = {}
+        for g in plan_games(cfg, p):
+            by_deal.setdefault(g.deal, set()).add(g.seed)
+        assert all(len(s) == 1 for s in by_deal.values())
+        assert [g.seed for g in plan_games(cfg, p)][:: len(p.rotations)] == [
+            deal_seed(1, d, p.key) for d in range(cfg.games_per_pairing)
+        ]
+    shared = [{g.seed for g in plan_games(cfg.model_copy(update={"deals": "shared"}), p)} for p in pairings]
+    assert all(s == {deal_seed(1, d) for d in range(cfg.games_per_pairing)} for s in shared)
+    assert deal_seed(1, 0) != deal_seed(2, 0) and deal_seed(1, 0) != deal_seed(1, 0, pairings[0].key)
 
 
 @pytest.mark.parametrize(("variant", "players"), [("two-hand", 2), ("three-hand", 3), ("four-hand", 4)])

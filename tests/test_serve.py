@@ -161,7 +161,13 @@ def test_the_executor_keeps_a_referee_per_thread_and_replaces_one_that_died(
 @pytest.mark.parametrize("variant", ["two-hand", "three-hand", "four-hand"])
 def test_a_tournament_hands_each_slot_whole_chains_of_one_pairing_in_one_rotation(variant: str, tmp_path: Path) -> None:
     config = TournamentConfig(
-        name="t", variant=variant, entrants=["a", "b", "c"], games_per_pairing=20, games_per_match=8, seed=5
+        name="t",
+        variant=variant,
+        entrants=["a", "b", "c"],
+        games_per_pairing=20,
+        games_per_match=8,
+        seed=5,
+        partnership="self",
     )
     commands = {name: BotCommand(name, (sys.executable, f"{name}.py")) for name in config.entrants}
     matches = plan_matches(config, commands, done=set(), log_dir=str(tmp_path))

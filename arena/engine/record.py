@@ -127,6 +127,8 @@ class TimingJSON(TypedDict):
     end, and (from a referee) bytes each way per seat."""
 
     seconds: float
+    started_at: NotRequired[float]  # when the game began and ended, Unix time in seconds (not in older records)
+    ended_at: NotRequired[float]
     thinking: list[float]
     decisions: list[int]
     decision_ms: NotRequired[list[list[float]]]  # each decision's milliseconds, per seat (not in older records)

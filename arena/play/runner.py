@@ -114,7 +114,7 @@ def play(
 ) -> GameOutcome:
     """Play ``game`` to its end through ``seats`` and return its record."""
     n = game.rules.players
-    started = time.monotonic()
+    started, started_at = time.monotonic(), time.time()
     clocks = [Clock(time_control) if time_control else None for _ in range(n)]
     time_json = (time_control or TimeControl(0, 0, 0)).to_json()
     pending: list[list[Message]] = [[] for _ in range(n)]
@@ -194,6 +194,8 @@ def play(
     record["violations"] = violations
     record["timing"] = {
         "seconds": round(time.monotonic() - started, 4),
+        "started_at": round(started_at, 3),
+        "ended_at": round(time.time(), 3),
         "thinking": [round(t, 4) for t in thinking],
         "decisions": decisions,
         "decision_ms": [[round(1000 * t, 2) for t in times] for times in each],

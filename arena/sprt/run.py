@@ -33,7 +33,7 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import Executor, LocalExecutor, run_match, slot
 from arena.tournament.growth import entrant_digests
 from arena.tournament.ranking import cluster_of
-from arena.tournament.run import give_up_after, record_failure
+from arena.tournament.run import give_up_after, in_rounds, record_failure
 from arena.tournament.schedule import Pairing, PlannedGame, pairing_matches, pairings_for, plan_games
 from arena.tournament.store import Store
 
@@ -132,7 +132,7 @@ class SprtRun:
 
     def settings(self) -> dict[str, Any]:
         """What decides the games and the test: a resumed run must have the same (the cap and jobs may change)."""
-        free = {"name", "games_per_pairing", "jobs", "pin", "rating", "trusted_bots", "executor"}
+        free = {"name", "games_per_pairing", "jobs", "pin", "rating", "trusted_bots", "executor", "deals"}
         games = self.config.model_dump(mode="json", exclude=free)
         return {**games, "test": dataclasses.asdict(self.test)}
 
@@ -142,7 +142,8 @@ def settle_seed(store: Store, run: SprtRun) -> SprtRun:
     (a bot that knows the seed can deal every card itself), which ``bind`` keeps with the test's settings."""
     known = store.get_meta(SETTINGS_META)
     played = json.loads(known).get("seed") if known is not None else None
-    return dataclasses.replace(run, config=run.config.with_seed(played))
+    # one pairing: its deals are the one sequence a test has always played (no other pairing to share them with)
+    return dataclasses.replace(run, config=run.config.with_seed(played).model_copy(update={"deals": "shared"}))
 
 
 def bind(store: Store, run: SprtRun) -> None:
@@ -199,17 +200,30 @@ def _count(state: SprtState, book: PairBook, key: str, record: GameRecord) -> bo
     return True
 
 
-def _planned(run: SprtRun, done: set[str], log_dir: str) -> Iterator[tuple[MatchSpec, list[str]]]:
-    """The matches still to play, deals in order, a block of ``games_per_match`` deals at a time."""
+def _planned(run: SprtRun, done: set[str], log_dir: str, jobs: int) -> Iterator[list[tuple[MatchSpec, list[str]]]]:
+    """The matches still to play, deals in order, by round: a batch of ``jobs`` blocks of ``games_per_match`` deals
+    (a match a block) in its first seating, then the same deals in the next, and so on. A round is played only once
+    every bot process of the round before has ended (``_play``): a deal's seatings never meet (SECURITY.md)."""
     games = plan_games(run.config, run.pairing)
     block = run.config.games_per_match
     by_deal: dict[int, list[PlannedGame]] = {}
     for game in games:
         by_deal.setdefault(game.deal, []).append(game)
-    for start in range(0, run.config.games_per_pairing, block):
-        todo = [g for deal in range(start, start + block) for g in by_deal.get(deal, []) if g.key not in done]
-        if todo:
-            yield from pairing_matches(run.config, run.commands, run.pairing, todo, log_dir=log_dir)
+    batch = block * jobs
+    for start in range(0, run.config.games_per_pairing, batch):
+        todo = [g for deal in range(start, start + batch) for g in by_deal.get(deal, []) if g.key not in done]
+        matches = [
+            match
+            for first in range(start, start + batch, block)
+            for match in pairing_matches(
+                run.config,
+                run.commands,
+                run.pairing,
+                [g for g in todo if first <= g.deal < first + block],
+                log_dir=log_dir,
+            )
+        ]
+        yield from in_rounds(matches, duplicate=True)
 
 
 def run_sprt(
@@ -249,7 +263,7 @@ def _play(
     on_progress: Callable[[SprtState], None] | None,
 ) -> tuple[SprtState, bool]:
     executor = executor or LocalExecutor()
-    planned = _planned(run, store.game_keys(), log_dir)
+    rounds = _planned(run, store.game_keys(), log_dir, jobs)
     warm = getattr(executor, "warm", None)
     if warm is not None:  # the referees start while the cores are chosen
         warm(jobs, log_dir)
@@ -258,8 +272,8 @@ def _play(
     results: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
     cores = idlest(jobs) if run.config.pin else []
 
-    def worker(index: int) -> None:
-        with slot(executor):
+    def worker(planned: Iterator[tuple[MatchSpec, list[str]]], index: int) -> None:
+        with slot(executor):  # on the way out the slot's referee ends, and with it every bot process it ran
             while not stopping.is_set():
                 with handing:
                     item = next(planned, None)
@@ -271,13 +285,24 @@ def _play(
                 error = run_match(executor, spec, _forward(results, spec.match_id, keys))
                 results.put(("match", spec.match_id, error))
 
-    threads = [threading.Thread(target=worker, args=(index,), daemon=True) for index in range(jobs)]
-    for thread in threads:
-        thread.start()
+    def conduct() -> None:
+        """The rounds in order, each begun once every slot of the one before has ended (its bots with it)."""
+        for matches in rounds:
+            if stopping.is_set():
+                return
+            planned = iter(matches)
+            threads = [threading.Thread(target=worker, args=(planned, index), daemon=True) for index in range(jobs)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+
+    conductor = threading.Thread(target=conduct, name="rounds", daemon=True)
+    conductor.start()
     interrupted = False
     failed_in_a_row = 0  # matches that failed since the last stored game
     try:
-        while any(t.is_alive() for t in threads) or not results.empty():
+        while conductor.is_alive() or not results.empty():
             try:
                 kind, key, payload = results.get(timeout=0.2)
             except queue.Empty:
@@ -305,9 +330,8 @@ def _play(
         interrupted = True
         stopping.set()
         executor.cancel()
-        _drain(results, threads, store, state, book)
-    for thread in threads:
-        thread.join(timeout=10)
+        _drain(results, conductor, store, state, book)
+    conductor.join(timeout=10)
     return state, interrupted
 
 
@@ -320,7 +344,7 @@ def _store(store: Store, state: SprtState, book: PairBook, key: str, payload: tu
 
 def _drain(
     results: queue.Queue[tuple[str, Any, Any]],
-    threads: list[threading.Thread],
+    conductor: threading.Thread,
     store: Store,
     state: SprtState,
     book: PairBook,
@@ -330,7 +354,7 @@ def _drain(
         try:
             kind, key, payload = results.get(timeout=0.5)
         except queue.Empty:
-            if not any(t.is_alive() for t in threads):
+            if not conductor.is_alive():
                 return
             continue
         if kind == "game" and key not in store.game_keys():

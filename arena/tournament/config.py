@@ -185,10 +185,17 @@ class TournamentConfig(BaseModel):
         description="Play each deal in every rotation of the seats, so that every entrant holds every hand once; "
         "false: one rotation per deal, in turn",
     )
+    deals: Literal["pairing", "shared"] = Field(
+        default="pairing",
+        description="pairing: each pairing plays deals of its own; shared: every pairing the same deals (results "
+        "files of versions before December 2026; an entrant playing two pairings at once may then hold one deal in "
+        "two seats, so not for strangers)",
+    )
     partnership: Literal["self", "mixed"] = Field(
-        default="self",
-        description="Four-hand teams: self (two copies of one bot), or mixed (every split of every four entrants "
-        "into two teams)",
+        default="mixed",
+        description="Four-hand teams: mixed (every split of every four entrants into two teams: at least four "
+        "entrants), or self (two copies of one bot, which can show each other their hands on one host: for bots you "
+        "trust, SECURITY.md)",
     )
     format: Literal["round-robin", "gauntlet"] = Field(
         default="round-robin",
@@ -247,7 +254,14 @@ class TournamentConfig(BaseModel):
     def fingerprint(self) -> str:
         """A hash of everything that decides which games are played and how (not jobs or rating settings)."""
         # settings added later are left out at their defaults, so that older tournaments keep their fingerprint
-        added = (("limits", LimitsModel()), ("max_hands", 1000), ("format", "round-robin"), ("candidate", None))
+        # (deals: at "shared", what every results file before the setting played)
+        added = (
+            ("limits", LimitsModel()),
+            ("max_hands", 1000),
+            ("format", "round-robin"),
+            ("candidate", None),
+            ("deals", "shared"),
+        )
         later = {key for key, default in added if getattr(self, key) == default}
         fixed = self.model_dump(exclude={"jobs", "pin", "rating", "trusted_bots", "executor"} | later)
         return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()[:16]
@@ -287,10 +301,25 @@ def load_config(path: str | Path) -> TournamentConfig:
         config = TournamentConfig.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(f"{path}: {'; '.join(explain(exc, TournamentConfig))}") from None
-    problem = rules_problem(config.variant, config.options)
+    problem = rules_problem(config.variant, config.options) or partnership_problem(config)
     if problem:
         raise ConfigError(f"{path}: {problem}")
     return config
+
+
+def partnership_problem(config: TournamentConfig) -> str | None:
+    """Why the four-hand teams of ``config`` cannot be made, or None: ``mixed`` (the default) needs four entrants."""
+    if (
+        config.partnership != "mixed"
+        or len(config.entrants) >= 4
+        or make_rules(config.variant, config.options).players != 4
+    ):
+        return None
+    return (
+        f'partnership = "mixed" (the default) puts four different entrants at each table, and there are '
+        f'{len(config.entrants)}: add entrants, or set partnership = "self" for bots you trust (two copies of one '
+        "bot as partners can show each other their hands on one host: SECURITY.md)"
+    )
 
 
 # ---- errors in the project's words ----

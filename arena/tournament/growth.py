@@ -50,6 +50,10 @@ def planned_keys(config: TournamentConfig, names: list[str]) -> set[str]:
 
 
 LEGACY_SEED = 1  # the default seed of the results files written before a config without one drew its own
+LEGACY = {"deals": "shared", "partnership": "self"}
+"""Settings that results files played before their default changed or before they existed, with the value of those
+days: a config that does not name one goes on with its results file's value, and a file that does not name one was
+played with this value (not today's default)."""
 
 
 def settle_seed(store: Store, config: TournamentConfig) -> TournamentConfig:
@@ -59,9 +63,14 @@ def settle_seed(store: Store, config: TournamentConfig) -> TournamentConfig:
     seed draws one that no bot can guess for a new results file; ``bind`` keeps it there with the other settings,
     and every resume reads it back. Nothing is written here.
     """
-    played = json.loads(store.get_meta("config.settings") or "{}").get("seed")
+    stored = json.loads(store.get_meta("config.settings") or "{}")
+    played = stored.get("seed")
     if not isinstance(played, int) and store.get_meta("config.fingerprint") is not None:
         played = LEGACY_SEED
+    if store.get_meta("config.fingerprint") is not None:
+        # a config that does not say how to deal or how to form teams goes on as its results file has played
+        kept = {key: stored.get(key, old) for key, old in LEGACY.items() if key not in config.model_fields_set}
+        config = config.model_copy(update=kept)
     return config.with_seed(played)
 
 
@@ -112,7 +121,7 @@ def bind(store: Store, config: TournamentConfig, commands: dict[str, BotCommand]
 
 def _compare(store: Store, config: TournamentConfig, before: dict[str, Any], now: dict[str, Any]) -> list[str]:
     """How the settings grew; a GrowthError naming every other key that changed."""
-    defaults = settings(TournamentConfig(name=config.name, entrants=["a", "b"]))
+    defaults = {**settings(TournamentConfig(name=config.name, entrants=["a", "b"])), **LEGACY}
     changed = []
     for key in sorted(before.keys() | now.keys()):
         old, new = before.get(key, defaults.get(key)), now.get(key, defaults.get(key))
@@ -129,7 +138,10 @@ def _compare(store: Store, config: TournamentConfig, before: dict[str, Any], now
         name = store.get_meta("config.name")
         rule = (
             f"{GROWING!r} may not go down: games stored beyond it would stay in the table"
-            if any(key == GROWING for key, _, _ in changed)
+            if any(
+                key == GROWING and not (isinstance(old, int) and isinstance(new, int) and new > old)
+                for key, old, new in changed
+            )
             else "only games_per_pairing (upwards) and the entrants (added) may change"
         )
         raise GrowthError(

@@ -192,8 +192,15 @@ def headers(rows: list[Row]) -> list[str]:
     ]
 
 
-def format_ranking(rows: list[Row], fmt: str) -> str:
-    """Render the table as text (tabulate), CSV, JSON or Markdown; say so when the bots form separate groups."""
+def copies_partnered(record: GameRecord) -> bool:
+    """Whether a game had two copies of one bot as partners (four-hand, ``partnership = "self"``)."""
+    players = record["players"]
+    return len(players) == 4 and (players[0] == players[2] or players[1] == players[3])
+
+
+def format_ranking(rows: list[Row], fmt: str, *, partnered: int = 0) -> str:
+    """Render the table as text (tabulate), CSV, JSON or Markdown; say so when the bots form separate groups, and
+    when ``partnered`` of its games had two copies of one bot as partners (who can share their hands)."""
     if fmt == "json":
         return json.dumps([asdict(r) for r in rows], indent=2)
     grouped = any(r.group > 1 for r in rows)
@@ -223,6 +230,12 @@ def format_ranking(rows: list[Row], fmt: str) -> str:
         text += (
             f"\n\nThe bots form {count} separate groups that never met, directly or through others: each group's"
             " Elo is centred on its own mean, and no LOS compares bots of different groups."
+        )
+    if partnered:
+        text += (
+            f'\n\n{partnered} games were played by teams of two copies of one bot (partnership = "self"): copies on '
+            "one host can show each other their hands (SECURITY.md), so this table ranks bots you trust; rank "
+            'strangers with partnership = "mixed".'
         )
     return text
 

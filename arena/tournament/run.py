@@ -29,7 +29,7 @@ from arena.tournament.gauntlet import remember_candidate
 from arena.tournament.growth import bind, planned_keys, settle_seed
 from arena.tournament.ranking import cluster_of, comparisons
 from arena.tournament.ratings import LiveFit
-from arena.tournament.schedule import pairing_of, plan_matches
+from arena.tournament.schedule import pairing_of, plan_matches, round_of
 from arena.tournament.store import Store
 
 Planned = tuple[MatchSpec, list[str]]  # a match to play and the tournament keys of its games
@@ -138,8 +138,9 @@ def _run(
     remember_candidate(store, config, commands)
     done = store.game_keys()
     matches = plan_matches(config, commands, done=done, log_dir=log_dir)
-    grouped = chains(matches)
-    slots = min(jobs, len(grouped))
+    rounds = in_rounds(matches, config.duplicate)
+    width = max((len(planned) for planned in rounds), default=0)
+    slots = min(jobs, width)
     warm = getattr(executor, "warm", None)
     if warm is not None and slots:  # the referees start while the stored games are read and cores chosen
         warm(slots, log_dir)
@@ -148,7 +149,6 @@ def _run(
     for _, key, record in store.records():
         for c in comparisons(record, cluster_of(key)):
             live.record(c)
-    work = _Work(grouped)
     results: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
     stopping = threading.Event()  # nothing can be played: the slots take no more matches
     pairing = {spec.match_id: pairing_of(keys[0]) for spec, keys in matches}
@@ -156,13 +156,13 @@ def _run(
 
     cores = idlest(slots) if config.pin and here else []
 
-    def worker(place: int) -> None:
+    def worker(work: _Work, place: int) -> None:
         hint = getattr(executor, "upcoming", None)  # an executor that can prepare the slot's next match is told it
 
         def placed(spec: MatchSpec) -> MatchSpec:
             return spec.replace(cpus=[cores[place]]) if cores else spec
 
-        with slot(executor):
+        with slot(executor):  # on the way out the slot's referee ends, and with it every bot process it ran
             chain = work.take()
             while chain is not None and not stopping.is_set():
                 following = None
@@ -175,13 +175,25 @@ def _run(
                     if hint is not None:
                         hint(placed(upcoming[0]) if upcoming is not None else None)
                     spec = placed(spec)
-                    error = run_match(executor, spec, _forward(results, spec, keys))
+                    error = run_match(executor, spec, _forward(results, spec.match_id, keys))
                     results.put(("match", spec.match_id, error))
                 chain = following if following is not None else work.take()  # its last match may have been taken
 
-    threads = [threading.Thread(target=worker, args=(place,), daemon=True) for place in range(slots)]
-    for thread in threads:
-        thread.start()
+    def conduct() -> None:
+        """Play the rounds in order: a round's slots start once every slot of the round before has ended (its
+        referee closed, its bots ended), so that no process of the next round meets one that saw this round."""
+        for planned in rounds:
+            if stopping.is_set():
+                return
+            work = _Work(split(chains(planned), slots))
+            threads = [threading.Thread(target=worker, args=(work, place), daemon=True) for place in range(slots)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+
+    conductor = threading.Thread(target=conduct, name="rounds", daemon=True)
+    conductor.start()
     finished = played = 0
     failed: list[str] = []  # the pairings of the matches that failed since the last stored game
     interrupted = False
@@ -191,7 +203,7 @@ def _run(
             try:
                 kind, key, payload = results.get(timeout=0.2)
             except queue.Empty:
-                if not any(thread.is_alive() for thread in threads) and results.empty():
+                if not conductor.is_alive() and results.empty():
                     progress.errors.append(f"{len(matches) - finished} matches were not played: the slots ended")
                     break
                 continue
@@ -208,8 +220,8 @@ def _run(
                         stopping.set()
                 continue
             failed.clear()
-            spec, record = payload
-            store.add_game(key, spec.match_id, record)
+            match_id, record = payload
+            store.add_game(key, match_id, record)
             played += 1
             progress.done += 1
             for c in comparisons(record, cluster_of(key)):
@@ -223,21 +235,21 @@ def _run(
             on_progress(progress)
     except KeyboardInterrupt:
         interrupted = True
+        stopping.set()  # no round starts after this one
         executor.cancel()
         # games that finished before the cancel are still stored
         while True:
             try:
                 kind, key, payload = results.get(timeout=0.5)
             except queue.Empty:
-                if not any(t.is_alive() for t in threads):
+                if not conductor.is_alive():
                     break
                 continue
             if kind == "game" and key not in store.game_keys():
-                store.add_game(key, payload[0].match_id, payload[1])
+                store.add_game(key, payload[0], payload[1])
                 played += 1
                 progress.done += 1
-    for thread in threads:
-        thread.join(timeout=10)
+    conductor.join(timeout=10)
     return RunReport(played, progress.done, progress.total, interrupted, progress.errors, grown, config.seed)
 
 
@@ -281,6 +293,30 @@ class _Work:
                 return None
             self._named.add(id(chain[0]))
             return chain[0]
+
+
+def in_rounds(matches: list[Planned], duplicate: bool) -> list[list[Planned]]:
+    """The matches by round (``schedule.round_of``: a match holds games of one rotation), rounds in order. A run
+    plays a round only once every bot process of the round before has ended (SECURITY.md, duplicate deals)."""
+    grouped: dict[int, list[Planned]] = {}
+    for planned in matches:
+        grouped.setdefault(round_of(planned[1][0], duplicate), []).append(planned)
+    return [grouped[number] for number in sorted(grouped)]
+
+
+def split(grouped: list[list[Planned]], slots: int) -> list[list[Planned]]:
+    """``grouped`` with its longest chains cut in halves (earlier deals, later deals) until there is a chain for
+    each of ``slots`` or no chain has two matches: a round of one pairing is one chain, and its slots each carry
+    their bot processes through a half of it rather than taking its matches one by one, each with fresh bots."""
+    grouped = [list(chain) for chain in grouped]
+    while grouped and len(grouped) < slots:
+        longest = max(grouped, key=len)
+        if len(longest) < 2:
+            break
+        grouped = [chain for chain in grouped if chain is not longest]
+        half = (len(longest) + 1) // 2
+        grouped += [longest[:half], longest[half:]]
+    return sorted(grouped, key=len, reverse=True)
 
 
 def chains(matches: list[Planned]) -> list[list[Planned]]:
@@ -336,11 +372,13 @@ def failures(store: Store) -> list[dict[str, str]]:
     return found
 
 
-def _forward(results: queue.Queue[tuple[str, Any, Any]], spec: Any, keys: list[str]) -> Callable[[GameRecord], None]:
+def _forward(
+    results: queue.Queue[tuple[str, Any, Any]], match_id: str, keys: list[str]
+) -> Callable[[GameRecord], None]:
     """The on_game callback of one match: queue each game for the main thread under its tournament key."""
 
     def on_game(record: GameRecord) -> None:
-        results.put(("game", keys[record["game_index"]], (spec, record)))
+        results.put(("game", keys[record["game_index"]], (match_id, record)))
 
     return on_game
 

@@ -1,7 +1,12 @@
 """Round-robin and gauntlet schedules: which entrants meet, in which seats, over which deals, grouped into matches.
 
-Every pairing plays the same deal sequence (seeds derived from the tournament seed). With ``duplicate`` on, each
-deal is played once per rotation of the seats, so every entrant (or team) holds every seat's cards once.
+Each pairing plays a deal sequence of its own (seeds derived from the tournament seed and the pairing; ``deals =
+"shared"``, the results files of older versions: one sequence for every pairing). With ``duplicate`` on, each deal
+is played once per rotation of the seats, so every entrant (or team) holds every seat's cards once.
+
+Fair play: the games are played in rounds (``round_of``), one rotation of every deal a round, and a run starts a
+round only once every bot process of the round before has ended. No process of an entrant, nor any process it could
+pass a note to, holds a seat of a deal while another holds another seat of it (SECURITY.md, duplicate deals).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from arena.engine.options import make_rules
 from arena.errors import ArenaError
 from arena.play.botproc import BotCommand
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
-from arena.tournament.config import TournamentConfig, bot_limits
+from arena.tournament.config import TournamentConfig, bot_limits, partnership_problem
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,9 +42,12 @@ class PlannedGame:
     seating: tuple[int, ...]
 
 
-def deal_seed(tournament_seed: int, deal: int) -> int:
-    """The seed of the ``deal``-th deal sequence, shared by every pairing of the tournament."""
-    digest = hashlib.sha256(f"euchre-arena/tournament/{tournament_seed}/deal/{deal}".encode()).digest()
+def deal_seed(tournament_seed: int, deal: int, pairing: str | None = None) -> int:
+    """The seed of the ``deal``-th deal of ``pairing`` (None: the sequence every pairing shared, ``deals =
+    "shared"``). A pairing's own deals keep an entrant that plays two pairings at once from holding one deal in two
+    seats (its copies could tell each other the cards)."""
+    scope = "" if pairing is None else f"/pairing/{pairing}"
+    digest = hashlib.sha256(f"euchre-arena/tournament/{tournament_seed}{scope}/deal/{deal}".encode()).digest()
     return int.from_bytes(digest[:6], "big")
 
 
@@ -70,6 +78,8 @@ def scheduled_pairings(config: TournamentConfig, names: list[str]) -> list[Pairi
     place there, as it may be written as a path).
     """
     players = make_rules(config.variant, config.options).players
+    if (problem := partnership_problem(config)) is not None:
+        raise ArenaError(problem)
     pairings = pairings_for(names, players, config.partnership)
     if config.format != "gauntlet" or config.candidate is None:
         return pairings
@@ -82,13 +92,19 @@ def pairing_of(game_key: str) -> str:
     return game_key.split("/", 1)[0]
 
 
+def round_of(game_key: str, duplicate: bool) -> int:
+    """The round a game is played in: its rotation when deals are duplicated (a round holds one rotation of every
+    deal), else 0 (each deal is played once)."""
+    return int(game_key.rsplit("/", 1)[1]) if duplicate else 0
+
+
 def plan_games(config: TournamentConfig, pairing: Pairing) -> list[PlannedGame]:
     """The games of one pairing: every deal in every rotation (duplicate), or one rotation per deal in turn."""
     if config.seed is None:
         raise ArenaError("the tournament's seed is not settled: run_tournament draws one or reads its results file's")
     games = []
     for deal in range(config.games_per_pairing):
-        seed = deal_seed(config.seed, deal)
+        seed = deal_seed(config.seed, deal, pairing.key if config.deals == "pairing" else None)
         rotations = (
             enumerate(pairing.rotations)
             if config.duplicate
