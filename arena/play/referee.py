@@ -830,9 +830,10 @@ class Prepared:
         self.referee.close()
 
 
-def serve(specs: Iterator[tuple[MatchSpec, MatchSpec | None]], emit: Callable[[dict[str, Any]], None]) -> None:
+def serve(specs: Iterator[tuple[MatchSpec, MatchSpec | None] | None], emit: Callable[[dict[str, Any]], None]) -> None:
     """Play the matches ``specs`` yields one after another, each with a hint of the one after it (or None);
-    each game, then a ``match_done`` line, goes to ``emit``.
+    each game, then a ``match_done`` line, goes to ``emit``. A None from ``specs`` is a rest: every bot process
+    is ended (and reaped) before a ``rested`` line goes out, and the next match starts anew.
 
     Bot processes carry over to the next match where ``carry_on`` allows; where it cannot, the hinted next match is
     prepared (its bots started) while the current one plays, and the old bots are closed in the background.
@@ -841,7 +842,20 @@ def serve(specs: Iterator[tuple[MatchSpec, MatchSpec | None]], emit: Callable[[d
     prepared: Prepared | None = None
     closing: list[threading.Thread] = []
     try:
-        for spec, upcoming in specs:
+        for item in specs:
+            if item is None:  # a rest: no bot process of this referee lives on
+                if prepared is not None:
+                    prepared.discard()
+                    prepared = None
+                if referee is not None:
+                    referee.close()
+                    referee = None
+                for thread in closing:
+                    thread.join()
+                closing = []
+                emit({"type": "rested"})
+                continue
+            spec, upcoming = item
             failures: list[tuple[int, Violation]] = []
             if referee is not None and not referee.carry_on(spec):
                 closing = [thread for thread in closing if thread.is_alive()]
@@ -870,14 +884,16 @@ def serve(specs: Iterator[tuple[MatchSpec, MatchSpec | None]], emit: Callable[[d
             thread.join()
 
 
-def _serving(lines: Iterable[bytes]) -> Iterator[tuple[MatchSpec, MatchSpec | None]]:
+def _serving(lines: Iterable[bytes]) -> Iterator[tuple[MatchSpec, MatchSpec | None] | None]:
     """The matches on the lines of a serving referee's input: a spec, or ``{"spec": ..., "next": ...}`` with a hint
-    of the match after it."""
+    of the match after it; or ``{"rest": true}``, a rest (None: see ``serve``)."""
     for line in lines:
         if not line.strip():
             continue
         data = orjson.loads(line)
-        if "spec" in data:
+        if data.get("rest") is True:
+            yield None
+        elif "spec" in data:
             upcoming = data.get("next")
             yield (
                 MatchSpec.from_json(data["spec"]),

@@ -30,10 +30,10 @@ from arena.play.matchspec import MatchSpec
 from arena.play.sandbox import require_isolation
 from arena.sprt.stats import Estimate, Pentanomial, Sprt, SprtError, Verdict, estimate
 from arena.tournament.config import TournamentConfig
-from arena.tournament.executor import Executor, LocalExecutor, run_match, slot
+from arena.tournament.executor import Executor, LocalExecutor, run_match
 from arena.tournament.growth import entrant_digests
 from arena.tournament.ranking import cluster_of
-from arena.tournament.run import give_up_after, in_rounds, record_failure
+from arena.tournament.run import SLOT_DONE, give_up_after, in_rounds, in_turns, record_failure
 from arena.tournament.schedule import Pairing, PlannedGame, pairing_matches, pairings_for, plan_games
 from arena.tournament.store import Store
 
@@ -272,40 +272,31 @@ def _play(
     results: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
     cores = idlest(jobs) if run.config.pin else []
 
-    def worker(planned: Iterator[tuple[MatchSpec, list[str]]], index: int) -> None:
-        with slot(executor):  # on the way out the slot's referee ends, and with it every bot process it ran
-            while not stopping.is_set():
-                with handing:
-                    item = next(planned, None)
-                if item is None:
-                    return
-                spec, keys = item
-                if cores:
-                    spec = spec.replace(cpus=[cores[index]])
-                error = run_match(executor, spec, _forward(results, spec.match_id, keys))
-                results.put(("match", spec.match_id, error))
-
-    def conduct() -> None:
-        """The rounds in order, each begun once every slot of the one before has ended (its bots with it)."""
-        for matches in rounds:
-            if stopping.is_set():
+    def play(planned: Iterator[tuple[MatchSpec, list[str]]], index: int) -> None:
+        """One slot's part of a round: the round's matches, taken one at a time."""
+        while not stopping.is_set():
+            with handing:
+                item = next(planned, None)
+            if item is None:
                 return
-            planned = iter(matches)
-            threads = [threading.Thread(target=worker, args=(planned, index), daemon=True) for index in range(jobs)]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
+            spec, keys = item
+            if cores:
+                spec = spec.replace(cpus=[cores[index]])
+            error = run_match(executor, spec, _forward(results, spec.match_id, keys))
+            results.put(("match", spec.match_id, error))
 
-    conductor = threading.Thread(target=conduct, name="rounds", daemon=True)
-    conductor.start()
+    threads = in_turns(executor, (iter(matches) for matches in rounds), jobs, play, stopping, results)
+    ended = 0  # slots done (in_turns): once all are, every game they played is stored
     interrupted = False
     failed_in_a_row = 0  # matches that failed since the last stored game
     try:
-        while conductor.is_alive() or not results.empty():
+        while ended < len(threads):
             try:
                 kind, key, payload = results.get(timeout=0.2)
             except queue.Empty:
+                continue
+            if kind == SLOT_DONE:
+                ended += 1
                 continue
             if kind == "match":
                 if payload and not stopping.is_set():
@@ -330,8 +321,9 @@ def _play(
         interrupted = True
         stopping.set()
         executor.cancel()
-        _drain(results, conductor, store, state, book)
-    conductor.join(timeout=10)
+        _drain(results, threads, store, state, book)
+    for thread in threads:
+        thread.join(timeout=10)
     return state, interrupted
 
 
@@ -344,7 +336,7 @@ def _store(store: Store, state: SprtState, book: PairBook, key: str, payload: tu
 
 def _drain(
     results: queue.Queue[tuple[str, Any, Any]],
-    conductor: threading.Thread,
+    threads: list[threading.Thread],
     store: Store,
     state: SprtState,
     book: PairBook,
@@ -354,7 +346,7 @@ def _drain(
         try:
             kind, key, payload = results.get(timeout=0.5)
         except queue.Empty:
-            if not conductor.is_alive():
+            if not any(t.is_alive() for t in threads):
                 return
             continue
         if kind == "game" and key not in store.game_keys():

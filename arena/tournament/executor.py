@@ -42,8 +42,10 @@ class Executor(Protocol):
         """Stop every running match at once (games already passed to on_game stay done)."""
 
     # Optional: ``remote = True`` for an executor whose matches run elsewhere (the coordinator then neither checks
-    # the host's isolation nor pins cores), ``release()``, called by each parallel slot's thread when it is done, and
-    # ``warm(count, log_dir)``, called once the coordinator knows how many slots it runs, before its last preparations.
+    # the host's isolation nor pins cores), ``release()``, called by each parallel slot's thread when it is done,
+    # ``rest()``, by a slot's thread at the end of a round (every bot process it ran must have ended when it returns:
+    # an executor that ends them with each match needs none), and ``warm(count, log_dir)``, called once the
+    # coordinator knows how many slots it runs, before its last preparations.
 
 
 @contextlib.contextmanager
@@ -201,6 +203,18 @@ class LocalExecutor:
         start that match's bots while the next one plays."""
         self._next[threading.get_ident()] = spec
 
+    def rest(self) -> None:
+        """End every bot process of the calling thread's referee, and wait until they have ended; the referee stays,
+        for the slot's next match (a round's end: the next round's bots must not meet this one's)."""
+        with self._lock:
+            server = self._servers.get(threading.get_ident())
+        if server is None:
+            return
+        if not server.rest():  # it died or would not say: ended, as at a match that failed
+            self._forget(server)
+            server.kill()
+            server.end()
+
     def release(self) -> None:
         """End the calling thread's referee cleanly (its bots are told the match is over): the slot is done."""
         with self._lock:
@@ -280,6 +294,15 @@ class _Server:
         with contextlib.suppress(BrokenPipeError, ValueError):
             self._stdin.write(json.dumps(line).encode() + b"\n")
             self._stdin.flush()
+
+    def rest(self) -> bool:
+        """Have the referee end its bots; whether it said they have ended (False: it died, or said something else)."""
+        with contextlib.suppress(BrokenPipeError, ValueError, OSError):
+            self._stdin.write(b'{"rest": true}\n')
+            self._stdin.flush()
+            for message in self.messages():
+                return message.get("type") == "rested"
+        return False
 
     def messages(self) -> Iterator[dict[str, Any]]:
         """The referee's lines as they come, until its output ends."""

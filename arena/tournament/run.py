@@ -6,22 +6,23 @@ seeds and seats, so the final table is the one an unbroken run gives.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from arena.engine.record import GameRecord
 from arena.errors import ArenaError
 from arena.play import forkserver
 from arena.play.botproc import BUNDLED, STDIO_PREFIX, BotCommand, resolve_bot
 from arena.play.cpus import idlest
-from arena.play.matchspec import MatchSpec
+from arena.play.matchspec import GameSpec, MatchSpec
 from arena.play.sandbox import require_isolation
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import Executor, LocalExecutor, run_match, slot
@@ -29,7 +30,7 @@ from arena.tournament.gauntlet import remember_candidate
 from arena.tournament.growth import bind, planned_keys, settle_seed
 from arena.tournament.ranking import cluster_of, comparisons
 from arena.tournament.ratings import LiveFit
-from arena.tournament.schedule import pairing_of, plan_matches, round_of
+from arena.tournament.schedule import match_name, pairing_of, plan_matches, round_of
 from arena.tournament.store import Store
 
 Planned = tuple[MatchSpec, list[str]]  # a match to play and the tournament keys of its games
@@ -156,59 +157,46 @@ def _run(
 
     cores = idlest(slots) if config.pin and here else []
 
-    def worker(work: _Work, place: int) -> None:
+    def play(work: _Work, place: int) -> None:
+        """One slot's part of a round: chains of the round's matches, in turn."""
         hint = getattr(executor, "upcoming", None)  # an executor that can prepare the slot's next match is told it
 
         def placed(spec: MatchSpec) -> MatchSpec:
             return spec.replace(cpus=[cores[place]]) if cores else spec
 
-        with slot(executor):  # on the way out the slot's referee ends, and with it every bot process it ran
-            chain = work.take()
-            while chain is not None and not stopping.is_set():
-                following = None
-                while not stopping.is_set() and (planned := work.next(chain)) is not None:
-                    spec, keys = planned
-                    upcoming = work.peek(chain)
-                    if upcoming is None:  # the chain's last match: the slot takes its next chain now, to prepare it
-                        following = work.take(steal=False)  # it steals only once it has nothing else to do
-                        upcoming = work.peek(following) if following else None
-                    if hint is not None:
-                        hint(placed(upcoming[0]) if upcoming is not None else None)
-                    spec = placed(spec)
-                    error = run_match(executor, spec, _forward(results, spec.match_id, keys))
-                    results.put(("match", spec.match_id, error))
-                chain = following if following is not None else work.take()  # its last match may have been taken
+        chain = work.take()
+        while chain is not None and not stopping.is_set():
+            following = None
+            while not stopping.is_set() and (planned := work.next(chain)) is not None:
+                spec, keys = planned
+                upcoming = work.peek(chain)
+                if upcoming is None:  # the chain's last match: the slot takes its next chain now, to prepare it
+                    following = work.take(steal=False)  # it steals only once it has nothing else to do
+                    upcoming = work.peek(following) if following else None
+                if hint is not None:  # (never a match of the next round: it is not in this round's work)
+                    hint(placed(upcoming[0]) if upcoming is not None else None)
+                spec = placed(spec)
+                error = run_match(executor, spec, _forward(results, spec.match_id, keys))
+                results.put(("match", spec.match_id, error))
+            chain = following if following is not None else work.take()  # its last match may have been taken
 
-    def conduct() -> None:
-        """Play the rounds in order: a round's slots start once every slot of the round before has ended (its
-        referee closed, its bots ended), so that no process of the next round meets one that saw this round."""
-        for planned in rounds:
-            if stopping.is_set():
-                return
-            work = _Work(split(chains(planned), slots))
-            threads = [threading.Thread(target=worker, args=(work, place), daemon=True) for place in range(slots)]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-
-    conductor = threading.Thread(target=conduct, name="rounds", daemon=True)
-    conductor.start()
-    finished = played = 0
+    works = (_Work(split(chains(planned), slots, config.games_per_match)) for planned in rounds)
+    threads = in_turns(executor, works, slots, play, stopping, results)
+    ended = 0  # slots that said they are done: once all have, everything they played is stored
+    played = 0
     failed: list[str] = []  # the pairings of the matches that failed since the last stored game
     interrupted = False
     led_at = -LEADER_EVERY
     try:
-        while finished < len(matches):
+        while ended < len(threads):  # until the rounds are over and every game they played is stored
             try:
                 kind, key, payload = results.get(timeout=0.2)
             except queue.Empty:
-                if not conductor.is_alive() and results.empty():
-                    progress.errors.append(f"{len(matches) - finished} matches were not played: the slots ended")
-                    break
+                continue
+            if kind == SLOT_DONE:
+                ended += 1
                 continue
             if kind == "match":
-                finished += 1
                 if payload:
                     progress.errors.append(f"match {key}: {payload}")
                     record_failure(store, key, payload)
@@ -242,14 +230,15 @@ def _run(
             try:
                 kind, key, payload = results.get(timeout=0.5)
             except queue.Empty:
-                if not conductor.is_alive():
+                if not any(thread.is_alive() for thread in threads):
                     break
                 continue
             if kind == "game" and key not in store.game_keys():
                 store.add_game(key, payload[0], payload[1])
                 played += 1
                 progress.done += 1
-    conductor.join(timeout=10)
+    for thread in threads:
+        thread.join(timeout=10)
     return RunReport(played, progress.done, progress.total, interrupted, progress.errors, grown, config.seed)
 
 
@@ -295,6 +284,56 @@ class _Work:
             return chain[0]
 
 
+R = TypeVar("R")
+SLOT_DONE = "slot done"  # what a slot's thread says last (in_turns)
+
+
+def in_turns(
+    executor: Executor,
+    rounds: Iterator[R],
+    slots: int,
+    play: Callable[[R, int], None],
+    stopping: threading.Event,
+    results: queue.Queue[tuple[str, Any, Any]],
+) -> list[threading.Thread]:
+    """Start ``slots`` threads that play ``rounds`` together, one after another: each calls ``play(round, place)``,
+    then has the executor end every bot process it ran (``rest``), then waits for the others; the next round is
+    taken only once every slot has rested, so that no bot process of a round meets one of the next (SECURITY.md,
+    fair play). A slot keeps its referee from round to round; ``stopping`` set, no further round is taken. Each
+    thread puts ``("slot done", place, None)`` on ``results`` as it ends, after everything it played."""
+    if slots < 1:
+        return []
+    current: list[R | None] = [next(rounds, None)]
+
+    def advance() -> None:
+        current[0] = None if stopping.is_set() else next(rounds, None)
+
+    turn = threading.Barrier(slots, action=advance)
+    rest = getattr(executor, "rest", None)
+
+    def run(place: int) -> None:
+        with contextlib.ExitStack() as ending:
+            ending.callback(results.put, (SLOT_DONE, place, None))
+            ending.enter_context(slot(executor))
+            while (now := current[0]) is not None:
+                try:
+                    play(now, place)
+                    if rest is not None:
+                        rest()
+                except BaseException:
+                    turn.abort()  # the other slots stop at the turn instead of waiting for this one for ever
+                    raise
+                try:
+                    turn.wait()
+                except threading.BrokenBarrierError:
+                    return
+
+    threads = [threading.Thread(target=run, args=(place,), name=f"slot {place}", daemon=True) for place in range(slots)]
+    for thread in threads:
+        thread.start()
+    return threads
+
+
 def in_rounds(matches: list[Planned], duplicate: bool) -> list[list[Planned]]:
     """The matches by round (``schedule.round_of``: a match holds games of one rotation), rounds in order. A run
     plays a round only once every bot process of the round before has ended (SECURITY.md, duplicate deals)."""
@@ -304,19 +343,35 @@ def in_rounds(matches: list[Planned], duplicate: bool) -> list[list[Planned]]:
     return [grouped[number] for number in sorted(grouped)]
 
 
-def split(grouped: list[list[Planned]], slots: int) -> list[list[Planned]]:
-    """``grouped`` with its longest chains cut in halves (earlier deals, later deals) until there is a chain for
-    each of ``slots`` or no chain has two matches: a round of one pairing is one chain, and its slots each carry
-    their bot processes through a half of it rather than taking its matches one by one, each with fresh bots."""
+def split(grouped: list[list[Planned]], slots: int, size: int) -> list[list[Planned]]:
+    """``grouped`` with its longest chains cut in halves by their games (earlier deals, later deals; each half in
+    matches of at most ``size`` games) until there is a chain for each of ``slots`` or no chain has two games. A
+    round of one pairing is one chain: its slots then each carry their bot processes through half of it and end
+    together, where whole matches (three of eight games between two slots, say) would leave one slot idle."""
     grouped = [list(chain) for chain in grouped]
     while grouped and len(grouped) < slots:
-        longest = max(grouped, key=len)
-        if len(longest) < 2:
+        longest = max(grouped, key=_games)
+        if _games(longest) < 2:
             break
         grouped = [chain for chain in grouped if chain is not longest]
-        half = (len(longest) + 1) // 2
-        grouped += [longest[:half], longest[half:]]
-    return sorted(grouped, key=len, reverse=True)
+        games = [(game, key) for spec, keys in longest for game, key in zip(spec.games, keys, strict=True)]
+        half = (len(games) + 1) // 2
+        grouped += [_rechunk(longest[0][0], games[:half], size), _rechunk(longest[0][0], games[half:], size)]
+    return sorted(grouped, key=_games, reverse=True)
+
+
+def _games(chain: list[Planned]) -> int:
+    return sum(len(keys) for _, keys in chain)
+
+
+def _rechunk(template: MatchSpec, games: list[tuple[GameSpec, str]], size: int) -> list[Planned]:
+    """``games`` (with their keys) as matches of at most ``size`` games, each like ``template`` but for them."""
+    chain = []
+    for start in range(0, len(games), size):
+        part = games[start : start + size]
+        keys = [key for _, key in part]
+        chain.append((template.replace(match_id=match_name(keys), games=[game for game, _ in part]), keys))
+    return chain
 
 
 def chains(matches: list[Planned]) -> list[list[Planned]]:

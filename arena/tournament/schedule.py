@@ -148,13 +148,20 @@ def pairing_matches(
     by_rotation: dict[tuple[int, ...], list[PlannedGame]] = {}
     for game in todo:
         by_rotation.setdefault(game.seating, []).append(game)
-    for seating, games in by_rotation.items():
-        rotation = pairing.rotations.index(seating)
+    for games in by_rotation.values():
         for start in range(0, len(games), config.games_per_match):
             chunk = games[start : start + config.games_per_match]
-            match_id = f"{pairing.key}/r{rotation}/{chunk[0].deal}-{chunk[-1].deal}"
-            matches.append((_spec(config, commands, pairing, chunk, match_id, log_dir), [g.key for g in chunk]))
+            keys = [g.key for g in chunk]
+            matches.append((_spec(config, commands, pairing, chunk, match_name(keys), log_dir), keys))
     return matches
+
+
+def match_name(keys: list[str]) -> str:
+    """The id of the match that plays the games ``keys`` (consecutive deals of one pairing in one rotation):
+    ``PAIRING_rROTATION_FIRST-LAST``, the pairing's ``|`` written ``-``."""
+    pairing, first, rotation = keys[0].split("/")
+    last = keys[-1].split("/")[1]
+    return f"{pairing}/r{rotation}/{first}-{last}".replace("|", "-").replace("/", "_")
 
 
 def _spec(
@@ -166,7 +173,7 @@ def _spec(
     log_dir: str,
 ) -> MatchSpec:
     return MatchSpec(
-        match_id=match_id.replace("|", "-").replace("/", "_"),
+        match_id=match_id,
         variant=config.variant,
         options=config.options,
         bots=[
