@@ -532,3 +532,27 @@ def test_where_bots_cannot_be_kept_apart_a_match_is_refused_in_one_line_unless_d
     assert "--trusted-bots" in str(refused.value) and "\n" not in str(refused.value)
     (record,) = run_match(spec_of(tmp_path / "b", bots, [[0, 1]], trusted_bots=True))
     assert record["violations"] == [] and "forfeit" not in record
+
+
+@pytest.mark.timeout(60)
+def test_where_the_seccomp_filter_cannot_be_installed_a_match_is_refused_unless_declared_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Root with every namespace, but no seccomp filter (another machine, an old kernel): two bots could spell their
+    cards in file locks. Refused in one line naming the reason; `arena doctor` says it too; trusted bots play."""
+    from arena.play import sandbox
+
+    unfiltered = sandbox.Capabilities(
+        root=True, mount=True, hidepid=True, network=True, ipc=True, pid=True, filtered=False
+    )
+    monkeypatch.setattr(sandbox, "capabilities", lambda: unfiltered)
+    bots = [BotEntry(name="raw0", argv=RAW), BotEntry(name="raw1", argv=RAW)]
+    with pytest.raises(sandbox.SandboxError, match="locks") as refused:
+        run_match(spec_of(tmp_path / "a", bots, [[0, 1]]))
+    assert "--trusted-bots" in str(refused.value) and "\n" not in str(refused.value)
+    said = [line for line in unfiltered.describe() if "seccomp" in line]
+    assert len(said) == 1 and "NO:" in said[0]
+    if sys.platform == "linux" and os.uname().machine in ("x86_64", "aarch64"):  # the machines the filter knows
+        assert [line for line in CAPS.describe() if "seccomp" in line] == [
+            "no file locks, keyrings, file watches or new sessions (seccomp filter): yes"
+        ]

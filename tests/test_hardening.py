@@ -680,6 +680,17 @@ try:  # a lease: a signal when another process opens the file, whose open waits
     said.append(outcome(fcntl.fcntl(leased, 1024, fcntl.F_RDLCK)))
 except OSError as error:
     said.append(errno.errorcode[error.errno])
+for lock in (lambda: fcntl.flock(leased, fcntl.LOCK_SH | fcntl.LOCK_NB),  # every lock, its own file's too
+             lambda: fcntl.lockf(leased, fcntl.LOCK_SH | fcntl.LOCK_NB, 1, 0),
+             lambda: fcntl.fcntl(leased, fcntl.F_GETLK, bytes(32)),
+             lambda: fcntl.fcntl(leased, 36, bytes(32)),  # F_OFD_GETLK
+             os.setsid):
+    try:
+        lock()
+        said.append("ok")
+    except OSError as error:
+        said.append(errno.errorcode[error.errno])
+said.append(outcome(libc.syscall(L(451), L(leased), None, None, L(0))))  # cachestat
 said.append("flags" if fcntl.fcntl(folder, fcntl.F_GETFD) >= 0 else "no-flags")  # fcntl's other commands work
 done = []
 thread = threading.Thread(target=done.append, args=(1,))
@@ -704,7 +715,7 @@ if __name__ == "__main__":
 
 @needs_root
 @pytest.mark.skipif(os.uname().machine not in ("x86_64", "aarch64"), reason="the test bot knows these machines' calls")
-def test_a_bot_cannot_watch_files_but_its_threads_and_process_locks_work(
+def test_a_bot_cannot_watch_files_lock_them_or_start_a_session_but_its_threads_and_process_locks_work(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("ARENA_UID_RANGE", spare_uids(1))
@@ -722,8 +733,18 @@ def test_a_bot_cannot_watch_files_but_its_threads_and_process_locks_work(
     jail.release()
     assert done.returncode == 0, done.stderr
     # Before: "ok EINVAL ok ok flags thread counted 6000" (the watches and the lease made; the call on no descriptor
-    # reached the kernel)
-    assert done.stdout.split() == ["EPERM", "EPERM", "EPERM", "EPERM", "flags", "thread", "counted", "6000"]
+    # reached the kernel); and before locks, sessions and cachestat were refused, "ok ok ok ok ok EFAULT" in their
+    # places (locks taken and asked about, a session of its own made; cachestat reached the kernel)
+    assert done.stdout.split() == [
+        *["EPERM"] * 4,
+        *["ENOLCK"] * 4,  # flock, lockf, F_GETLK, F_OFD_GETLK
+        "EPERM",  # setsid
+        "EPERM",  # cachestat
+        "flags",
+        "thread",
+        "counted",
+        "6000",
+    ]
 
 
 SESSION_BOT = """

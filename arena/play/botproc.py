@@ -105,7 +105,6 @@ class BotProcess:
         self.command = command
         self.token = secrets.token_hex(16)
         self.jail = jail
-        self._favoured: bool | None = None  # the processor share last given (None: the default, as favoured)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         if jail is not None and (not log_path.exists() or log_path.stat().st_size < log_limit):
             # each process's first line in the log: how it is confined (counted in the log's cap like the rest)
@@ -174,18 +173,13 @@ class BotProcess:
             raise BotStartError(f"cannot start bot {self.command.name!r}: {why}")
 
     def favour(self, asked: bool) -> None:
-        """Give the bot's tree the processor share of the bot being asked, or the least while another thinks on its
-        own clock (its cgroup's share; without cgroups, its session's autogroup: a nice of 19, which a bot may set
-        back to 0, the equal share it has anyway). Once per change."""
-        if asked is self._favoured:
-            return
-        self._favoured = asked
+        """Give the bot's tree the processor while it is asked, and only what nobody else wants while another bot
+        is (its cgroup's ``favour``). Without a cgroup nothing: the tree's one session is one scheduler autogroup
+        with an equal share (a session's autogroup cannot be turned down and back up a request at a time: the
+        kernel takes at most ten such changes a second from a process without CAP_SYS_ADMIN)."""
         cgroup = self.jail.cgroup if self.jail is not None else None
         if cgroup is not None:
             cgroup.favour(asked)
-            return
-        with contextlib.suppress(OSError), open(f"/proc/{self.process.pid}/autogroup", "w") as autogroup:
-            autogroup.write("0" if asked else "19")
 
     @property
     def pid(self) -> int:

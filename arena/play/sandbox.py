@@ -236,12 +236,20 @@ def _map_ids(uid: int, gid: int) -> None:
 
 def require_isolation(trusted: bool) -> None:
     """Refuse to run untrusted bots where the host cannot keep them apart (one line that says what to do)."""
-    if not trusted and not capabilities().isolated:
-        raise SandboxError(
-            "this host cannot keep bots apart (not root, and no user namespaces): one bot could take another's "
-            "seat or read its files. Run the arena as root or where unprivileged user namespaces work, or, for "
-            "bots you trust, pass --trusted-bots (config: trusted_bots = true)"
+    caps = capabilities()
+    if trusted or caps.isolated:
+        return
+    if caps.root or (caps.userns and caps.mount):
+        why = (
+            "this host cannot keep bots apart (no seccomp filter for this machine or kernel): two bots could pass "
+            "each other their cards through a file's locks. Run the arena on x86-64 or arm64 Linux with seccomp"
         )
+    else:
+        why = (
+            "this host cannot keep bots apart (not root, and no user namespaces): one bot could take another's "
+            "seat or read its files. Run the arena as root or where unprivileged user namespaces work"
+        )
+    raise SandboxError(f"{why}, or, for bots you trust, pass --trusted-bots (config: trusted_bots = true)")
 
 
 # ---- user ids ----
