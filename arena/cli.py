@@ -585,6 +585,7 @@ def tournament_run(
     from arena.tournament.config import load_config
     from arena.tournament.executor import open_executor
     from arena.tournament.gauntlet import candidate_name, gauntlet_section
+    from arena.tournament.growth import settle_seed
     from arena.tournament.progress import ProgressPrinter
     from arena.tournament.ranking import format_ranking, ranking
     from arena.tournament.run import default_db, run_tournament, total_games
@@ -616,7 +617,7 @@ def tournament_run(
         def stopped() -> NoReturn:
             with stop_signals_ignored():
                 close_printer()
-                total = total_games(config, list(commands))
+                total = total_games(settle_seed(store, config), list(commands))  # as its results file plays
                 click.echo(
                     f"Interrupted: {store.game_count()}/{total} games stored in {db}. Run the same command to resume.",
                     err=True,
@@ -739,13 +740,18 @@ def _games_missing(source: str, config: Any, store: Any) -> tuple[int, int] | No
     """(games stored, games in the tournament) when some are missing; None when none are, or its entrants cannot
     be found now (the table is then what was stored, as ever)."""
 
+    from arena.tournament.growth import settle_seed
     from arena.tournament.run import total_games
 
     try:
         commands = _config_entrants(config, source)
     except ArenaError:
         return None
-    stored, total = store.game_count(), total_games(config, list(commands))
+    try:
+        total = total_games(settle_seed(store, config), list(commands))  # as its results file was played
+    except ArenaError:
+        return None
+    stored = store.game_count()
     return (stored, total) if stored < total else None
 
 
@@ -981,10 +987,12 @@ def config_check(config_path: str) -> None:
     Reads CONFIG_PATH and checks its keys, values, rules and entrants as arena tournament run would.
     """
 
-    from arena.tournament.config import load_config
+    from arena.tournament.config import ConfigError, load_config, partnership_problem
     from arena.tournament.run import total_games
 
     config = load_config(config_path)
+    if (problem := partnership_problem(config)) is not None:  # as a new results file would be: see growth
+        raise ConfigError(f"{config_path}: {problem}")
     commands = _config_entrants(config, config_path)
     click.echo(
         f"{config_path}: {config.name}, {config.variant}, {len(commands)} entrants, "

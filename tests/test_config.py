@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.config import ConfigError, load_config
+from arena.tournament.config import ConfigError, load_config, partnership_problem
 from arena.tournament.run import resolve_entrants
 from arena.tournament.schedule import plan_matches
 
@@ -35,11 +35,11 @@ def test_four_hand_teams_need_four_entrants_unless_copies_are_asked_for(tmp_path
     """``partnership = "mixed"`` is the default (two copies of one bot as partners can share their hands): with fewer
     than four entrants a config must ask for copies, and is told so in one line naming the option."""
     names = ", ".join(f'"{n}"' for n in ["random", "heuristic", "search"][:entrants])
-    with pytest.raises(
-        ConfigError, match=rf'partnership = "mixed" \(the default\).*there are {entrants}.*partnership = "self"'
-    ):
-        load_config(write(tmp_path, f"entrants = [{names}]\n"))
-    assert load_config(write(tmp_path, f'entrants = [{names}]\npartnership = "self"\n')).partnership == "self"
+    problem = partnership_problem(load_config(write(tmp_path, f"entrants = [{names}]\n")))
+    assert problem is not None and "\n" not in problem
+    assert re.search(rf'partnership = "mixed" \(the default\).*there are {entrants}.*partnership = "self"', problem)
+    copies = load_config(write(tmp_path, f'entrants = [{names}]\npartnership = "self"\n'))
+    assert copies.partnership == "self" and partnership_problem(copies) is None
     four = load_config(write(tmp_path, 'entrants = ["random", "heuristic", "search", "r2.py"]\n'))
     assert four.partnership == "mixed"
     assert load_config(write(tmp_path, f'variant = "two-hand"\nentrants = [{names}]\n')).partnership == "mixed"
@@ -201,3 +201,29 @@ def test_a_bad_rule_option_on_the_command_line_is_told_like_one_in_a_config() ->
     result = CliRunner().invoke(main, ["match", "random", "random", "--variant", "two-hand", "--option", "deck=33"])
     assert result.exit_code == 2
     assert result.stderr == "Error: bad value for rule option 'deck': must be 24, 32 or 25 (got 33)\n"
+
+
+def test_a_results_file_played_with_copies_goes_on_with_them_when_its_config_does_not_say(tmp_path: Path) -> None:
+    """Results files of four-hand tournaments played before ``mixed`` was the default hold teams of copies: their
+    config, without a partnership, resumes, ranks and counts its games as they were played (found by a review:
+    such a file was refused, and its ranking said games were missing); a new file is refused the same config."""
+    from helpers import arena_here
+
+    config = tmp_path / "old.toml"
+    text = 'variant = "four-hand"\nentrants = ["random", "heuristic"]\ngames_per_pairing = 1\nseed = 4\n'
+    config.write_text(text + 'partnership = "self"\n')
+    played = arena_here("tournament", "run", config, "--quiet")
+    assert played.returncode == 0 and "2/2 games (2 played now)" in played.stdout, played.stdout + played.stderr
+    config.write_text(text)  # as the config of those days read: no partnership
+    again = arena_here("tournament", "run", config, "--quiet")
+    assert again.returncode == 0 and "2/2 games (0 played now)" in again.stdout, again.stdout + again.stderr
+    ranked = arena_here("ranking", config)
+    assert ranked.returncode == 0 and "not stored" not in ranked.stderr, ranked.stderr
+    assert "2 games were played by teams of two copies of one bot" in ranked.stdout
+    fresh = arena_here("tournament", "run", config, "--db", tmp_path / "new.db", "--quiet")
+    assert fresh.returncode == 2 and 'partnership = "mixed" (the default)' in fresh.stderr, fresh.stderr
+    assert not (tmp_path / "new.db").exists() or "config.settings" not in (tmp_path / "new.db").read_bytes().decode(
+        errors="replace"
+    )
+    checked = arena_here("config", "check", config)
+    assert checked.returncode == 2 and "partnership" in checked.stderr

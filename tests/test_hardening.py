@@ -41,6 +41,7 @@ from arena.play.sandbox import (
 )
 from arena.play.transport import Hub
 from arena.tournament.config import ConfigError, TournamentConfig, bot_limits, load_config
+from arena.tournament.growth import LEGACY
 from arena.tournament.run import resolve_entrants, run_tournament
 from arena.tournament.store import Store
 
@@ -424,9 +425,11 @@ def test_limits_come_from_the_config_and_default_limits_keep_old_fingerprints(tm
     path = tournament_file(tmp_path, "[limits]\nmemory_mb = 512\nprocesses = 8\n")
     config = load_config(path)
     assert bot_limits(config.limits) == Limits(memory_mb=512, processes=8)
-    plain = TournamentConfig(name="x", entrants=["a", "b"])
-    added_later = {"limits", "max_hands", "trusted_bots", "format", "candidate", "executor"}
-    old_fields = plain.model_dump(exclude={"jobs", "pin", "rating"} | added_later)
+    # a config as a results file of those days was played (growth.settle_seed: the defaults of then, where they
+    # have changed since)
+    plain = TournamentConfig(name="x", entrants=["a", "b"]).model_copy(update=LEGACY)
+    added_later = {"limits", "max_hands", "trusted_bots", "format", "candidate", "executor", "deals"}
+    old_fields = plain.model_dump(exclude={"jobs", "pin", "rating", "drop_page_cache"} | added_later)
     before_limits = json.dumps(old_fields, sort_keys=True)
     assert plain.fingerprint() == hashlib.sha256(before_limits.encode()).hexdigest()[:16]  # as before these existed
     assert TournamentConfig(name="x", entrants=["a", "b"], limits=Limits(cpu_seconds=5)).fingerprint() != (

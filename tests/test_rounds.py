@@ -11,6 +11,8 @@ records' times.
 from __future__ import annotations
 
 import json
+import os
+import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,7 @@ from helpers import arena_here
 from probing import BOTS
 from sandboxing import open_to_bots
 
+from arena.tournament.config import TournamentConfig
 from arena.tournament.store import Store
 
 CONFIG = """\
@@ -141,3 +144,38 @@ def test_an_sprt_plays_a_deals_second_seating_only_after_its_first_has_ended(tmp
         assert first[1] <= second[0], deal
     first_round_ends = max(t[0][1] for t in times.values())  # 8 deals, 4 jobs: two batches
     assert sum(t[1][0] >= first_round_ends for t in times.values()) >= 4
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="dropping the page cache needs root")
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(("variant", "entrants", "rounds"), [("two-hand", 2, 2), ("three-hand", 3, 3)])
+def test_drop_page_cache_drops_it_between_every_two_rounds_once_their_bots_are_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant: str, entrants: int, rounds: int
+) -> None:
+    """The page cache outlives the processes of a round: with ``drop_page_cache`` it is dropped between rounds, when
+    no bot process of the round before lives (every slot has rested) and none of the next has started."""
+    from arena.play import linux
+    from arena.tournament import run as run_module
+
+    drops: list[float] = []
+
+    def drop() -> None:
+        linux.drop_page_cache()  # the real one: as root it must not fail
+        drops.append(time.time())
+
+    monkeypatch.setattr(run_module, "drop_page_cache", drop)
+    names = ["random", "heuristic", "search"][:entrants]
+    config = TournamentConfig(
+        name="drops", variant=variant, entrants=names, games_per_pairing=2, games_per_match=1, seed=3, jobs=2,
+        time="30+2", drop_page_cache=True,
+    )  # fmt: skip
+    with Store.open(tmp_path / "drops.db") as store:
+        report = run_module.run_tournament(
+            config, store, run_module.resolve_entrants(names), jobs=2, log_dir=str(tmp_path / "logs")
+        )
+        games = {key: record["timing"] for _, key, record in store.records()}
+    assert report.errors == [] and len(games) == 2 * rounds
+    assert len(drops) == rounds - 1
+    for number, dropped in enumerate(drops, start=1):  # after every game of one round, before any of the next
+        assert max(t["ended_at"] for k, t in games.items() if k.endswith(f"/{number - 1}")) <= dropped
+        assert min(t["started_at"] for k, t in games.items() if k.endswith(f"/{number}")) >= dropped

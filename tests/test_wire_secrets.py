@@ -13,6 +13,7 @@ a rubber of several games, ...), so that the check cannot pass by not looking.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -228,11 +229,12 @@ def check_dump(
         else:  # welcome, violation, match_end: nothing about cards at all
             assert kind in ("welcome", "violation", "match_end"), message
             assert not cards_in_json(message), message
-            if kind == "welcome":
+            if kind == "welcome":  # its match_id a random name: nothing of the match's deals or seats
+                assert re.fullmatch(r"[0-9a-f]{12}", message["match_id"]) and message["match_id"] != spec.match_id
                 assert message == {
                     "type": "welcome",
                     "protocol": 1,
-                    "match_id": spec.match_id,
+                    "match_id": message["match_id"],
                     "name": spec.bots[b].name,
                 }
             seen.add(kind)

@@ -426,7 +426,6 @@ class BotCgroup:
         microsecond, where opening it each time made the referee's two writes a request a tenth of a quick game."""
         if asked is self._favoured or self.removed or self.cpu_dir is None:
             return
-        self._favoured = asked
         with contextlib.suppress(OSError):  # removed meanwhile (the bot is being stopped)
             if self._cpu_file is None:
                 try:
@@ -438,6 +437,7 @@ class BotCgroup:
                     self._cpu_file = (fd, (str(favoured), str(least)))
             fd, values = self._cpu_file
             os.pwrite(fd, values[0 if asked else 1].encode(), 0)
+            self._favoured = asked
 
     def child_join(self) -> None:  # pragma: no cover - runs in the child between fork and exec
         """Move the calling process into this cgroup: call it in the child between fork and exec, still root."""

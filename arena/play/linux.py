@@ -214,6 +214,14 @@ def refuse_shared_kernel_objects() -> bool:
     return True
 
 
+def drop_page_cache() -> None:
+    """Write back, then drop the host's clean page cache, dentries and inodes (root only; OSError otherwise): what a
+    bot of one round could have left the next in which file pages are cached."""
+    os.sync()
+    with open("/proc/sys/vm/drop_caches", "w") as control:
+        control.write("3")
+
+
 def die_with_parent() -> None:
     """In a child between fork and exec: ask Linux to SIGKILL it when its parent dies (no-op elsewhere)."""
     if LIBC is not None:

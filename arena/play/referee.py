@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import secrets
 import sys
 import threading
 import time
@@ -137,6 +138,9 @@ class Referee:
         self._game_start: list[Message | None] = [None] * len(spec.bots)
         self._affinity: set[int] | None = None  # this thread's cores before the match was pinned
         self.log_dir = Path(spec.log_dir)
+        # what the bots are told the match is called: not its id, which in a tournament names the pairing, the
+        # rotation and the deals (a bot of a later round could look up a note left for exactly that deal)
+        self.public_id = secrets.token_hex(6)
         self.dealt: set[int] = set()  # seeds of the games these processes played (or started): see carry_on
         self.closed = threading.Event()  # set when the match is closed and its bots are gone
         self.games_before = 0  # games these processes played in earlier matches (carry_on)
@@ -267,7 +271,7 @@ class Referee:
             {
                 "type": "welcome",
                 "protocol": PROTOCOL_VERSION,
-                "match_id": self.spec.match_id,
+                "match_id": self.public_id,
                 "name": self.spec.bots[b].name,
             },
         )
@@ -809,6 +813,9 @@ class Prepared:
         unpin_thread()  # its bots start up on every core, not on the core the current match plays on
         try:
             self.failures = self.referee.start()
+            for process in self.referee.processes:  # they wait through the current match: idle meanwhile
+                if process is not None:
+                    process.favour(False)
         except BaseException as exc:  # handed over by take(): the match is then started afresh
             self.error = exc
         finally:

@@ -33,7 +33,7 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import Executor, LocalExecutor, run_match
 from arena.tournament.growth import entrant_digests
 from arena.tournament.ranking import cluster_of
-from arena.tournament.run import SLOT_DONE, give_up_after, in_rounds, in_turns, record_failure
+from arena.tournament.run import SLOT_DONE, SLOT_FAILED, give_up_after, in_rounds, in_turns, record_failure
 from arena.tournament.schedule import Pairing, PlannedGame, pairing_matches, pairings_for, plan_games
 from arena.tournament.store import Store
 
@@ -132,7 +132,17 @@ class SprtRun:
 
     def settings(self) -> dict[str, Any]:
         """What decides the games and the test: a resumed run must have the same (the cap and jobs may change)."""
-        free = {"name", "games_per_pairing", "jobs", "pin", "rating", "trusted_bots", "executor", "deals"}
+        free = {
+            "name",
+            "games_per_pairing",
+            "jobs",
+            "pin",
+            "rating",
+            "trusted_bots",
+            "executor",
+            "deals",
+            "drop_page_cache",
+        }
         games = self.config.model_dump(mode="json", exclude=free)
         return {**games, "test": dataclasses.asdict(self.test)}
 
@@ -297,6 +307,9 @@ def _play(
                 continue
             if kind == SLOT_DONE:
                 ended += 1
+                continue
+            if kind == SLOT_FAILED:
+                state.errors.append(f"slot {key} failed, and no further round was played: {payload}")
                 continue
             if kind == "match":
                 if payload and not stopping.is_set():

@@ -217,6 +217,12 @@ class TournamentConfig(BaseModel):
     trusted_bots: bool = Field(
         default=False, description="Play even where the host cannot keep bots apart (SECURITY.md); not for strangers"
     )
+    drop_page_cache: bool = Field(
+        default=False,
+        description="Between rounds, drop the host's page cache (as root, on Linux; matches on this machine): a bot "
+        "of one round could otherwise leave the next a note in which file pages are cached (SECURITY.md, fair play). "
+        "Every process of the host then reads its files from disk again",
+    )
     rating: RatingSettings = Field(default=RatingSettings(), description="How the ranking table is computed")
     limits: LimitsModel = Field(default=LimitsModel(), description="What each bot process may use (SECURITY.md)")
     executor: ExecutorSettings = Field(
@@ -263,7 +269,9 @@ class TournamentConfig(BaseModel):
             ("deals", "shared"),
         )
         later = {key for key, default in added if getattr(self, key) == default}
-        fixed = self.model_dump(exclude={"jobs", "pin", "rating", "trusted_bots", "executor"} | later)
+        fixed = self.model_dump(
+            exclude={"jobs", "pin", "rating", "trusted_bots", "executor", "drop_page_cache"} | later
+        )
         return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()[:16]
 
     def with_seed(self, played: object) -> TournamentConfig:
@@ -301,14 +309,17 @@ def load_config(path: str | Path) -> TournamentConfig:
         config = TournamentConfig.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(f"{path}: {'; '.join(explain(exc, TournamentConfig))}") from None
-    problem = rules_problem(config.variant, config.options) or partnership_problem(config)
+    problem = rules_problem(config.variant, config.options)
     if problem:
         raise ConfigError(f"{path}: {problem}")
     return config
 
 
 def partnership_problem(config: TournamentConfig) -> str | None:
-    """Why the four-hand teams of ``config`` cannot be made, or None: ``mixed`` (the default) needs four entrants."""
+    """Why the four-hand teams of ``config`` cannot be made, or None: ``mixed`` (the default) needs four entrants.
+
+    Asked of a config settled with its results file (``growth.settle_seed``): a file played with ``self`` before
+    ``mixed`` was the default goes on with ``self`` where its config does not say."""
     if (
         config.partnership != "mixed"
         or len(config.entrants) >= 4

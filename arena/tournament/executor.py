@@ -24,7 +24,7 @@ import orjson
 
 from arena.engine.record import GameRecord
 from arena.errors import ArenaError
-from arena.play import forkserver
+from arena.play import cgroups, forkserver
 from arena.play.clock import TimeControl
 from arena.play.linux import die_with_parent
 from arena.play.matchspec import MatchSpec
@@ -208,12 +208,15 @@ class LocalExecutor:
         for the slot's next match (a round's end: the next round's bots must not meet this one's)."""
         with self._lock:
             server = self._servers.get(threading.get_ident())
-        if server is None:
-            return
-        if not server.rest():  # it died or would not say: ended, as at a match that failed
-            self._forget(server)
-            server.kill()
-            server.end()
+        if server is not None:
+            watchdog = _Watchdog(server.process, REST_LIMIT)  # a referee that does not answer is killed
+            rested = server.rest()
+            watchdog.stop()
+            if not rested:  # it died or would not say: ended, as at a match that failed
+                self._forget(server)
+                server.kill()
+                server.end()
+        _sweep_bots()  # and what the referees this slot lost (killed, crashed) left running
 
     def release(self) -> None:
         """End the calling thread's referee cleanly (its bots are told the match is over): the slot is done."""
@@ -223,13 +226,14 @@ class LocalExecutor:
             server.end()
 
     def close(self) -> None:
-        """End every referee cleanly."""
+        """End every referee cleanly, and with them every bot process they ran (a killed referee's too)."""
         self._warmed()
         with self._lock:
             servers, self._servers = [*self._servers.values(), *self._warm], {}
             self._warm = []
         for server in servers:
             server.end()
+        _sweep_bots()
 
     def cancel(self) -> None:
         """Kill every running referee (and so, with them, their bots)."""
@@ -257,6 +261,19 @@ REFEREE_COMMAND = (
     "-c",
     "from arena.play import forkserver; forkserver.warm(); from arena.play.referee import main; main()",
 )
+
+
+REST_LIMIT = 60.0
+"""Seconds a referee has to end its bots at a round's end (it gives each 1 s after ``match_end``): past it, it is
+killed, as a match's watchdog would."""
+
+
+def _sweep_bots() -> None:
+    """Kill what is left of the bot processes of referees that are gone (their cgroups), at once: a referee killed
+    with SIGKILL leaves its bots to die by their parent-death signals, a moment later, and a round must not begin
+    before they have. Nothing where there are no cgroups (there the signals are all there is)."""
+    if cgroups.detect().available:
+        cgroups.sweep_stale()
 
 
 class _Server:

@@ -19,7 +19,7 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.schedule import plan_games, scheduled_pairings
 from arena.tournament.store import Store
 
-FREE = {"jobs", "pin", "rating", "trusted_bots", "executor"}
+FREE = {"jobs", "pin", "rating", "trusted_bots", "executor", "drop_page_cache"}
 """Config keys that never change a game: they may differ from run to run (where matches run among them)."""
 
 GROWING = "games_per_pairing"

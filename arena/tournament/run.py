@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
 import threading
 import time
@@ -22,9 +23,10 @@ from arena.errors import ArenaError
 from arena.play import forkserver
 from arena.play.botproc import BUNDLED, STDIO_PREFIX, BotCommand, resolve_bot
 from arena.play.cpus import idlest
+from arena.play.linux import drop_page_cache
 from arena.play.matchspec import GameSpec, MatchSpec
 from arena.play.sandbox import require_isolation
-from arena.tournament.config import TournamentConfig
+from arena.tournament.config import TournamentConfig, partnership_problem
 from arena.tournament.executor import Executor, LocalExecutor, run_match, slot
 from arena.tournament.gauntlet import remember_candidate
 from arena.tournament.growth import bind, planned_keys, settle_seed
@@ -135,12 +137,19 @@ def _run(
     if here:  # matches run here: refuse now, not once a match
         require_isolation(config.trusted_bots)
     config = settle_seed(store, config)
+    if (problem := partnership_problem(config)) is not None:  # before anything is written to a new results file
+        raise ArenaError(f"{config.name}: {problem}")
+    if config.drop_page_cache and not (here and os.geteuid() == 0 and os.path.exists("/proc/sys/vm/drop_caches")):
+        raise ArenaError(
+            "drop_page_cache = true needs the arena run as root on Linux with its matches on this machine (a "
+            "cluster's workers would each drop their own: not done)"
+        )
     grown = bind(store, config, commands)
     remember_candidate(store, config, commands)
     done = store.game_keys()
     matches = plan_matches(config, commands, done=done, log_dir=log_dir)
     rounds = in_rounds(matches, config.duplicate)
-    width = max((len(planned) for planned in rounds), default=0)
+    width = max((sum(len(keys) for _, keys in planned) for planned in rounds), default=0)  # games: split cuts by them
     slots = min(jobs, width)
     warm = getattr(executor, "warm", None)
     if warm is not None and slots:  # the referees start while the stored games are read and cores chosen
@@ -176,12 +185,14 @@ def _run(
                 if hint is not None:  # (never a match of the next round: it is not in this round's work)
                     hint(placed(upcoming[0]) if upcoming is not None else None)
                 spec = placed(spec)
+                pairing[spec.match_id] = pairing_of(keys[0])  # (a match cut by split has an id of its own)
                 error = run_match(executor, spec, _forward(results, spec.match_id, keys))
                 results.put(("match", spec.match_id, error))
             chain = following if following is not None else work.take()  # its last match may have been taken
 
     works = (_Work(split(chains(planned), slots, config.games_per_match)) for planned in rounds)
-    threads = in_turns(executor, works, slots, play, stopping, results)
+    between = drop_page_cache if config.drop_page_cache else None
+    threads = in_turns(executor, works, slots, play, stopping, results, between)
     ended = 0  # slots that said they are done: once all have, everything they played is stored
     played = 0
     failed: list[str] = []  # the pairings of the matches that failed since the last stored game
@@ -195,6 +206,9 @@ def _run(
                 continue
             if kind == SLOT_DONE:
                 ended += 1
+                continue
+            if kind == SLOT_FAILED:
+                progress.errors.append(f"slot {key} failed, and no further round was played: {payload}")
                 continue
             if kind == "match":
                 if payload:
@@ -286,6 +300,7 @@ class _Work:
 
 R = TypeVar("R")
 SLOT_DONE = "slot done"  # what a slot's thread says last (in_turns)
+SLOT_FAILED = "slot failed"  # what a slot's thread says of a fault of ours that ended it, and the rounds with it
 
 
 def in_turns(
@@ -295,18 +310,24 @@ def in_turns(
     play: Callable[[R, int], None],
     stopping: threading.Event,
     results: queue.Queue[tuple[str, Any, Any]],
+    between: Callable[[], None] | None = None,
 ) -> list[threading.Thread]:
     """Start ``slots`` threads that play ``rounds`` together, one after another: each calls ``play(round, place)``,
     then has the executor end every bot process it ran (``rest``), then waits for the others; the next round is
     taken only once every slot has rested, so that no bot process of a round meets one of the next (SECURITY.md,
     fair play). A slot keeps its referee from round to round; ``stopping`` set, no further round is taken. Each
-    thread puts ``("slot done", place, None)`` on ``results`` as it ends, after everything it played."""
+    thread puts ``(SLOT_DONE, place, None)`` on ``results`` as it ends, after everything it played, and a slot that a
+    fault of ours ends says so first (``SLOT_FAILED``) and ends the others at the turn. ``between`` is called
+    between two rounds, once every slot has rested."""
     if slots < 1:
         return []
     current: list[R | None] = [next(rounds, None)]
 
     def advance() -> None:
-        current[0] = None if stopping.is_set() else next(rounds, None)
+        following = None if stopping.is_set() else next(rounds, None)
+        if following is not None and between is not None:
+            between()
+        current[0] = following
 
     turn = threading.Barrier(slots, action=advance)
     rest = getattr(executor, "rest", None)
@@ -320,8 +341,9 @@ def in_turns(
                     play(now, place)
                     if rest is not None:
                         rest()
-                except BaseException:
+                except BaseException as exc:
                     turn.abort()  # the other slots stop at the turn instead of waiting for this one for ever
+                    results.put((SLOT_FAILED, place, f"{type(exc).__name__}: {exc}"))
                     raise
                 try:
                     turn.wait()
