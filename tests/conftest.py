@@ -62,7 +62,8 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 # the suite, in turns: 14.5 idle core-seconds a run against 22.4, the same processor time). The rest, each under
 # 3 s, follow in their usual order.
 LONGEST_FIRST = (
-    "test_dask.py", "test_fuzz.py", "test_referee.py", "test_report.py", "test_languages.py", "test_adversaries.py",
+    "test_dask.py", "test_fuzz.py", "test_referee.py", "test_report.py", "test_cpu_share.py", "test_languages.py",
+    "test_adversaries.py", "test_rounds.py",
     "test_hardening.py", "test_crash_resume.py", "test_clock.py", "test_sprt_run.py", "test_ratings_coverage.py",
     "test_forkserver.py", "test_engine_properties.py", "test_tournament.py", "test_serve.py", "test_bots.py",
     "test_search_bot.py", "test_report_live.py", "test_wheel.py", "test_sprt_stats.py", "test_fingerprint.py",
@@ -93,3 +94,39 @@ def router() -> Iterator[tuple[str, zmq.Socket[bytes]]]:
     socket.close()
     context.term()
     shutil.rmtree(folder, ignore_errors=True)
+
+
+# The security tests: on a machine that can run them all (root, every namespace, the seccomp filter, cgroups), one
+# of them skipped is a failure of the run, not a quiet pass: a skip there means a test's own condition is wrong, or
+# something the set-up should install is missing.
+SECURITY = (
+    "test_hardening.py", "test_adversaries.py", "test_referee.py", "test_forkserver.py", "test_cgroups.py",
+    "test_rounds.py", "test_cpu_share.py", "test_wire_secrets.py", "test_fuzz.py", "test_crash_resume.py",
+)  # fmt: skip
+_skipped_security: list[str] = []
+
+
+def capable_host() -> bool:
+    """Whether this machine can run every security test: root, a private view, pid namespaces, the filter,
+    cgroups with the cpu controller."""
+    from arena.play.cgroups import detect
+    from arena.play.sandbox import capabilities
+
+    caps = capabilities()
+    return os.geteuid() == 0 and caps.isolated and caps.pid and caps.mount and detect().cpu
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Note a security test that was skipped (on xdist's controller too: workers' reports come here)."""
+    if report.skipped and Path(report.nodeid.split("::")[0]).name in SECURITY:
+        _skipped_security.append(report.nodeid)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail a run that skipped a security test on a machine that can run it."""
+    if _skipped_security and capable_host() and not hasattr(session.config, "workerinput"):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        listed = "\n  ".join(_skipped_security)
+        session.config.get_terminal_writer().line(
+            f"\nsecurity tests skipped on a machine that can run them (a failure here):\n  {listed}", red=True
+        )
