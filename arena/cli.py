@@ -48,6 +48,7 @@ class ArenaGroup(click.Group):
         except KeyboardInterrupt:  # a command with more to say about it (tournament run, match) says it itself
             with stop_signals_ignored():
                 click.echo("Interrupted.", err=True)
+            ignore_stop_signals()
             ctx.exit(130)
         except OSError as exc:  # a path the user gave that cannot be read or written
             if exc.errno == errno.EPIPE:
@@ -55,6 +56,17 @@ class ArenaGroup(click.Group):
             where = f": {exc.filename}" if exc.filename else ""
             click.echo(f"Error: {exc.strerror or exc}{where}", err=True)
             ctx.exit(2)
+
+
+def ignore_stop_signals() -> None:
+    """For the rest of a stopped command's process: Ctrl-C, SIGTERM and SIGHUP ignored (in the main thread; its
+    message said, it only ends, and a signal more would make it die of that signal instead of exiting 130)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_IGN)
 
 
 @contextmanager
@@ -622,6 +634,7 @@ def tournament_run(
                     f"Interrupted: {store.game_count()}/{total} games stored in {db}. Run the same command to resume.",
                     err=True,
                 )
+            ignore_stop_signals()  # said: a Ctrl-C more while the process ends must not make it die of it
             raise SystemExit(130)
 
         try:

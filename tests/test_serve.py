@@ -26,7 +26,8 @@ from arena.play.matchspec import MatchSpec
 from arena.tournament import executor as executor_module
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import LocalExecutor, run_match, slot
-from arena.tournament.run import RunReport, _Work, chains, failures, resolve_entrants, run_tournament
+from arena.tournament.pool import Chains
+from arena.tournament.run import RunReport, chains, failures, resolve_entrants, run_tournament
 from arena.tournament.schedule import plan_matches
 from arena.tournament.store import Store
 
@@ -192,17 +193,17 @@ def test_a_slot_left_without_a_chain_takes_the_last_match_of_the_longest_chain_i
     before it is idle)."""
     spec = two_hand(tmp_path, [(1, [0, 1])])
     a, b = ([(spec.replace(match_id=f"{name}{k}"), [f"{name}{k}"]) for k in range(3)] for name in "ab")
-    work = _Work([list(a), list(b), [(spec.replace(match_id="c0"), ["c0"])]])
-    first, second = work.take(), work.take()
-    assert first is not None and second is not None and work.next(second) == b[0]
-    assert [work.next(first) for _ in range(3)] == a and work.next(first) is None
-    third = work.take(steal=False)  # the chain waiting
-    assert third is not None and work.next(third) is not None and work.take(steal=False) is None
-    assert work.take() == [b[2]]  # from the end of the other slot's chain
-    assert work.peek(second) == b[1]  # named as that slot's next: its referee may be starting its bots
-    assert work.take() is None  # so no other slot takes it
-    assert work.next(second) == b[1] and work.next(second) is None
-    assert work.take() is None  # every match is taken
+    c = [(spec.replace(match_id="c0"), ["c0"])]
+    work = Chains([list(a), list(b), list(c)])
+    first, second = work.slot(0), work.slot(1)  # two slots, stepped in turn
+    assert next(first) == (a[0], a[1][0])  # its chain, and its next named (its referee may start its bots)
+    assert next(second) == (b[0], b[1][0])
+    assert next(first) == (a[1], a[2][0])
+    assert next(first) == (a[2], c[0][0])  # its chain's last match: it takes the chain waiting, to prepare it
+    assert next(first) == (c[0], None)  # looking ahead there, it takes only a whole chain waiting: none is
+    assert next(first) == (b[2], None)  # then, idle, the last match of the other slot's chain, never the one named
+    assert next(second) == (b[1], None)
+    assert next(first, None) is None and next(second, None) is None  # every match played once
 
 
 def test_a_match_that_raises_midway_leaves_its_referee_behind_not_its_games_to_the_next(tmp_path: Path) -> None:

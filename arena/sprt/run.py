@@ -15,8 +15,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import queue
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -30,10 +28,11 @@ from arena.play.matchspec import MatchSpec
 from arena.play.sandbox import require_isolation
 from arena.sprt.stats import Estimate, Pentanomial, Sprt, SprtError, Verdict, estimate
 from arena.tournament.config import TournamentConfig
-from arena.tournament.executor import Executor, LocalExecutor, run_match
+from arena.tournament.executor import Executor, LocalExecutor
 from arena.tournament.growth import entrant_digests
+from arena.tournament.pool import GameFinished, MatchEnded, MatchPool, Shared, SlotFailed
 from arena.tournament.ranking import cluster_of
-from arena.tournament.run import SLOT_DONE, SLOT_FAILED, give_up_after, in_rounds, in_turns, record_failure
+from arena.tournament.run import give_up_after, in_rounds, record_failure
 from arena.tournament.schedule import Pairing, PlannedGame, pairing_matches, pairings_for, plan_games
 from arena.tournament.store import Store
 
@@ -277,101 +276,42 @@ def _play(
     warm = getattr(executor, "warm", None)
     if warm is not None:  # the referees start while the cores are chosen
         warm(jobs, log_dir)
-    handing = threading.Lock()
-    stopping = threading.Event()
-    results: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
     cores = idlest(jobs) if run.config.pin else []
-
-    def play(planned: Iterator[tuple[MatchSpec, list[str]]], index: int) -> None:
-        """One slot's part of a round: the round's matches, taken one at a time."""
-        while not stopping.is_set():
-            with handing:
-                item = next(planned, None)
-            if item is None:
-                return
-            spec, keys = item
-            if cores:
-                spec = spec.replace(cpus=[cores[index]])
-            error = run_match(executor, spec, _forward(results, spec.match_id, keys))
-            results.put(("match", spec.match_id, error))
-
-    threads = in_turns(executor, (iter(matches) for matches in rounds), jobs, play, stopping, results)
-    ended = 0  # slots done (in_turns): once all are, every game they played is stored
+    pool = MatchPool(executor, jobs, (Shared(matches) for matches in rounds), cores=cores)
     interrupted = False
     failed_in_a_row = 0  # matches that failed since the last stored game
     try:
-        while ended < len(threads):
-            try:
-                kind, key, payload = results.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            if kind == SLOT_DONE:
-                ended += 1
-                continue
-            if kind == SLOT_FAILED:
-                state.errors.append(f"slot {key} failed, and no further round was played: {payload}")
-                continue
-            if kind == "match":
-                if payload and not stopping.is_set():
-                    state.errors.append(f"match {key}: {payload}")
-                    record_failure(store, key, payload)
+        for event in pool.events():
+            if isinstance(event, SlotFailed):
+                state.errors.append(f"slot {event.place} failed, and no further round was played: {event.error}")
+            elif isinstance(event, MatchEnded):
+                if event.error and not pool.stopping:
+                    state.errors.append(f"match {event.match_id}: {event.error}")
+                    record_failure(store, event.match_id, event.error)
                     failed_in_a_row += 1
                     if failed_in_a_row >= give_up_after(jobs):  # nothing plays (a broken host, a bot that cannot
                         state.errors.append(  # start): not thousands of matches more, each failing the same way
                             f"stopped after {failed_in_a_row} matches in a row failed with no game stored between"
                         )
-                        stopping.set()
-                        executor.cancel()
-                continue
-            failed_in_a_row = 0
-            _store(store, state, book, key, payload)
-            if on_progress:
-                on_progress(state)
-            if state.verdict is not None and not stopping.is_set():
-                stopping.set()
-                executor.cancel()  # the matches still running are cut short: the test has decided
+                        pool.cancel()
+            else:
+                failed_in_a_row = 0
+                _store(store, state, book, event)
+                if on_progress:
+                    on_progress(state)
+                if state.verdict is not None and not pool.stopping:
+                    pool.cancel()  # the matches still running are cut short: the test has decided
     except KeyboardInterrupt:
         interrupted = True
-        stopping.set()
-        executor.cancel()
-        _drain(results, threads, store, state, book)
-    for thread in threads:
-        thread.join(timeout=10)
+        pool.cancel()
+        for event in pool.events():  # the games that finished before the cancel (a second Ctrl-C is the caller's)
+            if isinstance(event, GameFinished) and event.key not in store.game_keys():
+                _store(store, state, book, event)
+    pool.join()
     return state, interrupted
 
 
-def _store(store: Store, state: SprtState, book: PairBook, key: str, payload: tuple[str, GameRecord]) -> None:
-    match_id, record = payload
-    store.add_game(key, match_id, record)
+def _store(store: Store, state: SprtState, book: PairBook, game: GameFinished) -> None:
+    store.add_game(game.key, game.match_id, game.record)
     state.played_now += 1
-    _count(state, book, key, record)
-
-
-def _drain(
-    results: queue.Queue[tuple[str, Any, Any]],
-    threads: list[threading.Thread],
-    store: Store,
-    state: SprtState,
-    book: PairBook,
-) -> None:
-    """Store the games that finished before the cancel (a second Ctrl-C meanwhile is the caller's)."""
-    while True:
-        try:
-            kind, key, payload = results.get(timeout=0.5)
-        except queue.Empty:
-            if not any(t.is_alive() for t in threads):
-                return
-            continue
-        if kind == "game" and key not in store.game_keys():
-            _store(store, state, book, key, payload)
-
-
-def _forward(
-    results: queue.Queue[tuple[str, Any, Any]], match_id: str, keys: list[str]
-) -> Callable[[GameRecord], None]:
-    """The on_game callback of one match: queue each game for the main thread under its key."""
-
-    def on_game(record: GameRecord) -> None:
-        results.put(("game", keys[record["game_index"]], (match_id, record)))
-
-    return on_game
+    _count(state, book, game.key, game.record)

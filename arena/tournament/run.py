@@ -6,19 +6,13 @@ seeds and seats, so the final table is the one an unbroken run gives.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import queue
-import threading
 import time
-from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
 
-from arena.engine.record import GameRecord
 from arena.errors import ArenaError
 from arena.play import forkserver
 from arena.play.botproc import BUNDLED, STDIO_PREFIX, BotCommand, resolve_bot
@@ -27,15 +21,14 @@ from arena.play.linux import drop_page_cache
 from arena.play.matchspec import GameSpec, MatchSpec
 from arena.play.sandbox import require_isolation
 from arena.tournament.config import TournamentConfig, partnership_problem
-from arena.tournament.executor import Executor, LocalExecutor, run_match, slot
+from arena.tournament.executor import Executor, LocalExecutor
 from arena.tournament.gauntlet import remember_candidate
 from arena.tournament.growth import bind, planned_keys, settle_seed
+from arena.tournament.pool import Chains, GameFinished, MatchEnded, MatchPool, Planned, SlotFailed
 from arena.tournament.ranking import cluster_of, comparisons
 from arena.tournament.ratings import LiveFit
 from arena.tournament.schedule import match_name, pairing_of, plan_matches, round_of
 from arena.tournament.store import Store
-
-Planned = tuple[MatchSpec, list[str]]  # a match to play and the tournament keys of its games
 
 
 @dataclass
@@ -159,201 +152,53 @@ def _run(
     for _, key, record in store.records():
         for c in comparisons(record, cluster_of(key)):
             live.record(c)
-    results: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
-    stopping = threading.Event()  # nothing can be played: the slots take no more matches
-    pairing = {spec.match_id: pairing_of(keys[0]) for spec, keys in matches}
-    pairings = set(pairing.values())
-
+    pairings = {pairing_of(keys[0]) for _, keys in matches}
     cores = idlest(slots) if config.pin and here else []
-
-    def play(work: _Work, place: int) -> None:
-        """One slot's part of a round: chains of the round's matches, in turn."""
-        hint = getattr(executor, "upcoming", None)  # an executor that can prepare the slot's next match is told it
-
-        def placed(spec: MatchSpec) -> MatchSpec:
-            return spec.replace(cpus=[cores[place]]) if cores else spec
-
-        chain = work.take()
-        while chain is not None and not stopping.is_set():
-            following = None
-            while not stopping.is_set() and (planned := work.next(chain)) is not None:
-                spec, keys = planned
-                upcoming = work.peek(chain)
-                if upcoming is None:  # the chain's last match: the slot takes its next chain now, to prepare it
-                    following = work.take(steal=False)  # it steals only once it has nothing else to do
-                    upcoming = work.peek(following) if following else None
-                if hint is not None:  # (never a match of the next round: it is not in this round's work)
-                    hint(placed(upcoming[0]) if upcoming is not None else None)
-                spec = placed(spec)
-                pairing[spec.match_id] = pairing_of(keys[0])  # (a match cut by split has an id of its own)
-                error = run_match(executor, spec, _forward(results, spec.match_id, keys))
-                results.put(("match", spec.match_id, error))
-            chain = following if following is not None else work.take()  # its last match may have been taken
-
-    works = (_Work(split(chains(planned), slots, config.games_per_match)) for planned in rounds)
+    rounds_of_chains = (Chains(split(chains(planned), slots, config.games_per_match)) for planned in rounds)
     between = drop_page_cache if config.drop_page_cache else None
-    threads = in_turns(executor, works, slots, play, stopping, results, between)
-    ended = 0  # slots that said they are done: once all have, everything they played is stored
+    pool = MatchPool(executor, slots, rounds_of_chains, cores=cores, between=between)
     played = 0
     failed: list[str] = []  # the pairings of the matches that failed since the last stored game
     interrupted = False
     led_at = -LEADER_EVERY
     try:
-        while ended < len(threads):  # until the rounds are over and every game they played is stored
-            try:
-                kind, key, payload = results.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            if kind == SLOT_DONE:
-                ended += 1
-                continue
-            if kind == SLOT_FAILED:
-                progress.errors.append(f"slot {key} failed, and no further round was played: {payload}")
-                continue
-            if kind == "match":
-                if payload:
-                    progress.errors.append(f"match {key}: {payload}")
-                    record_failure(store, key, payload)
-                    failed.append(pairing.get(key, key))
-                    if not stopping.is_set() and nothing_plays(failed, pairings, slots):
+        for event in pool.events():  # until the rounds are over and every game they played is stored
+            if isinstance(event, SlotFailed):
+                progress.errors.append(f"slot {event.place} failed, and no further round was played: {event.error}")
+            elif isinstance(event, MatchEnded):
+                if event.error:
+                    progress.errors.append(f"match {event.match_id}: {event.error}")
+                    record_failure(store, event.match_id, event.error)
+                    failed.append(pairing_of(event.keys[0]))
+                    if not pool.stopping and nothing_plays(failed, pairings, slots):
                         progress.errors.append(
                             f"stopped: {len(failed)} matches in a row failed, of every pairing, with no game stored"
                         )
-                        stopping.set()
-                continue
-            failed.clear()
-            match_id, record = payload
-            store.add_game(key, match_id, record)
-            played += 1
-            progress.done += 1
-            for c in comparisons(record, cluster_of(key)):
-                live.record(c)
-            if on_progress:
-                if progress.done == progress.total or time.monotonic() - led_at >= LEADER_EVERY:
-                    _lead(progress, live)
-                    led_at = time.monotonic()
-                on_progress(progress)
+                        pool.stop()
+            else:
+                failed.clear()
+                store.add_game(event.key, event.match_id, event.record)
+                played += 1
+                progress.done += 1
+                for c in comparisons(event.record, cluster_of(event.key)):
+                    live.record(c)
+                if on_progress:
+                    if progress.done == progress.total or time.monotonic() - led_at >= LEADER_EVERY:
+                        _lead(progress, live)
+                        led_at = time.monotonic()
+                    on_progress(progress)
         if on_progress and played and _lead(progress, live):  # the last line shows the final table's leader
             on_progress(progress)
     except KeyboardInterrupt:
         interrupted = True
-        stopping.set()  # no round starts after this one
-        executor.cancel()
-        # games that finished before the cancel are still stored
-        while True:
-            try:
-                kind, key, payload = results.get(timeout=0.5)
-            except queue.Empty:
-                if not any(thread.is_alive() for thread in threads):
-                    break
-                continue
-            if kind == "game" and key not in store.game_keys():
-                store.add_game(key, payload[0], payload[1])
+        pool.cancel()  # no match nor round after this one; games that finished before the cancel are still stored
+        for event in pool.events():
+            if isinstance(event, GameFinished) and event.key not in store.game_keys():
+                store.add_game(event.key, event.match_id, event.record)
                 played += 1
                 progress.done += 1
-    for thread in threads:
-        thread.join(timeout=10)
+    pool.join()
     return RunReport(played, progress.done, progress.total, interrupted, progress.errors, grown, config.seed)
-
-
-class _Work:
-    """The matches left to play, in chains (``chains``) that a slot plays in turn. A slot with no chain left to
-    start takes the last match of the longest chain another slot is playing (a fresh start: new bot processes), so
-    that slots end about a match apart, not a chain apart; never a match its slot has named as its next (``peek``:
-    its referee may be starting that match's bots)."""
-
-    def __init__(self, grouped: list[list[Planned]]) -> None:
-        self._waiting = deque(grouped)
-        self._playing: list[list[Planned]] = []
-        self._named: set[int] = set()  # id() of the matches peek named, each a slot's next
-        self._lock = threading.Lock()
-
-    def take(self, *, steal: bool = True) -> list[Planned] | None:
-        """Matches for a slot to play in turn: a waiting chain, else (``steal``) a match from the end of one in play;
-        None when there is none."""
-        with self._lock:
-            if self._waiting:
-                chain = self._waiting.popleft()
-                self._playing.append(chain)
-                return chain
-            if not steal:
-                return None
-            self._playing = [chain for chain in self._playing if chain]
-            free = [chain for chain in self._playing if id(chain[-1]) not in self._named]
-            if not free:
-                return None
-            return [max(free, key=len).pop()]
-
-    def next(self, chain: list[Planned]) -> Planned | None:
-        """The chain's next match, taken (None: none left in it)."""
-        with self._lock:
-            return chain.pop(0) if chain else None
-
-    def peek(self, chain: list[Planned]) -> Planned | None:
-        """The chain's next match, left in it and named as its slot's next: no other slot takes it."""
-        with self._lock:
-            if not chain:
-                return None
-            self._named.add(id(chain[0]))
-            return chain[0]
-
-
-R = TypeVar("R")
-SLOT_DONE = "slot done"  # what a slot's thread says last (in_turns)
-SLOT_FAILED = "slot failed"  # what a slot's thread says of a fault of ours that ended it, and the rounds with it
-
-
-def in_turns(
-    executor: Executor,
-    rounds: Iterator[R],
-    slots: int,
-    play: Callable[[R, int], None],
-    stopping: threading.Event,
-    results: queue.Queue[tuple[str, Any, Any]],
-    between: Callable[[], None] | None = None,
-) -> list[threading.Thread]:
-    """Start ``slots`` threads that play ``rounds`` together, one after another: each calls ``play(round, place)``,
-    then has the executor end every bot process it ran (``rest``), then waits for the others; the next round is
-    taken only once every slot has rested, so that no bot process of a round meets one of the next (SECURITY.md,
-    fair play). A slot keeps its referee from round to round; ``stopping`` set, no further round is taken. Each
-    thread puts ``(SLOT_DONE, place, None)`` on ``results`` as it ends, after everything it played, and a slot that a
-    fault of ours ends says so first (``SLOT_FAILED``) and ends the others at the turn. ``between`` is called
-    between two rounds, once every slot has rested."""
-    if slots < 1:
-        return []
-    current: list[R | None] = [next(rounds, None)]
-
-    def advance() -> None:
-        following = None if stopping.is_set() else next(rounds, None)
-        if following is not None and between is not None:
-            between()
-        current[0] = following
-
-    turn = threading.Barrier(slots, action=advance)
-    rest = getattr(executor, "rest", None)
-
-    def run(place: int) -> None:
-        with contextlib.ExitStack() as ending:
-            ending.callback(results.put, (SLOT_DONE, place, None))
-            ending.enter_context(slot(executor))
-            while (now := current[0]) is not None:
-                try:
-                    play(now, place)
-                    if rest is not None:
-                        rest()
-                except BaseException as exc:
-                    turn.abort()  # the other slots stop at the turn instead of waiting for this one for ever
-                    results.put((SLOT_FAILED, place, f"{type(exc).__name__}: {exc}"))
-                    raise
-                try:
-                    turn.wait()
-                except threading.BrokenBarrierError:
-                    return
-
-    threads = [threading.Thread(target=run, args=(place,), name=f"slot {place}", daemon=True) for place in range(slots)]
-    for thread in threads:
-        thread.start()
-    return threads
 
 
 def in_rounds(matches: list[Planned], duplicate: bool) -> list[list[Planned]]:
@@ -447,17 +292,6 @@ def failures(store: Store) -> list[dict[str, str]]:
     """The failed matches recorded in ``store`` (oldest first)."""
     found: list[dict[str, str]] = json.loads(store.get_meta("failures") or "[]")
     return found
-
-
-def _forward(
-    results: queue.Queue[tuple[str, Any, Any]], match_id: str, keys: list[str]
-) -> Callable[[GameRecord], None]:
-    """The on_game callback of one match: queue each game for the main thread under its tournament key."""
-
-    def on_game(record: GameRecord) -> None:
-        results.put(("game", keys[record["game_index"]], (match_id, record)))
-
-    return on_game
 
 
 def default_db(config_path: Path) -> Path:
