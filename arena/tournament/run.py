@@ -129,14 +129,7 @@ def _run(
         forkserver.warm(forkserver.REFEREES)
     if here:  # matches run here: refuse now, not once a match
         require_isolation(config.trusted_bots)
-    config = settle_seed(store, config)
-    if (problem := partnership_problem(config)) is not None:  # before anything is written to a new results file
-        raise ArenaError(f"{config.name}: {problem}")
-    if config.drop_page_cache and not (here and os.geteuid() == 0 and os.path.exists("/proc/sys/vm/drop_caches")):
-        raise ArenaError(
-            "drop_page_cache = true needs the arena run as root on Linux with its matches on this machine (a "
-            "cluster's workers would each drop their own: not done)"
-        )
+    config = _settled(store, config, here=here)
     grown = bind(store, config, commands)
     remember_candidate(store, config, commands)
     done = store.game_keys()
@@ -157,9 +150,37 @@ def _run(
     rounds_of_chains = (Chains(split(chains(planned), slots, config.games_per_match)) for planned in rounds)
     between = drop_page_cache if config.drop_page_cache else None
     pool = MatchPool(executor, slots, rounds_of_chains, cores=cores, between=between)
+    played, interrupted = _store_games(pool, store, progress, live, pairings, on_progress)
+    return RunReport(played, progress.done, progress.total, interrupted, progress.errors, grown, config.seed)
+
+
+def _settled(store: Store, config: TournamentConfig, *, here: bool) -> TournamentConfig:
+    """``config`` as its results file plays it (``growth.settle_seed``), or an error for what cannot be played: all
+    before anything is written to a new results file."""
+    config = settle_seed(store, config)
+    if (problem := partnership_problem(config)) is not None:
+        raise ArenaError(f"{config.name}: {problem}")
+    if config.drop_page_cache and not (here and os.geteuid() == 0 and os.path.exists("/proc/sys/vm/drop_caches")):
+        raise ArenaError(
+            "drop_page_cache = true needs the arena run as root on Linux with its matches on this machine (a "
+            "cluster's workers would each drop their own: not done)"
+        )
+    return config
+
+
+def _store_games(
+    pool: MatchPool,
+    store: Store,
+    progress: Progress,
+    live: LiveFit,
+    pairings: set[str],
+    on_progress: Callable[[Progress], None] | None,
+) -> tuple[int, bool]:
+    """Store every game the pool plays as it ends, keep ``progress`` and the live fit, stop the pool when every
+    pairing keeps failing; on Ctrl-C cancel it and store what had finished. The games played, and whether stopped
+    by Ctrl-C."""
     played = 0
     failed: list[str] = []  # the pairings of the matches that failed since the last stored game
-    interrupted = False
     led_at = -LEADER_EVERY
     try:
         for event in pool.events():  # until the rounds are over and every game they played is stored
@@ -170,7 +191,7 @@ def _run(
                     progress.errors.append(f"match {event.match_id}: {event.error}")
                     record_failure(store, event.match_id, event.error)
                     failed.append(pairing_of(event.keys[0]))
-                    if not pool.stopping and nothing_plays(failed, pairings, slots):
+                    if not pool.stopping and nothing_plays(failed, pairings, pool.slots):
                         progress.errors.append(
                             f"stopped: {len(failed)} matches in a row failed, of every pairing, with no game stored"
                         )
@@ -190,15 +211,16 @@ def _run(
         if on_progress and played and _lead(progress, live):  # the last line shows the final table's leader
             on_progress(progress)
     except KeyboardInterrupt:
-        interrupted = True
         pool.cancel()  # no match nor round after this one; games that finished before the cancel are still stored
         for event in pool.events():
             if isinstance(event, GameFinished) and event.key not in store.game_keys():
                 store.add_game(event.key, event.match_id, event.record)
                 played += 1
                 progress.done += 1
+        pool.join()
+        return played, True
     pool.join()
-    return RunReport(played, progress.done, progress.total, interrupted, progress.errors, grown, config.seed)
+    return played, False
 
 
 def in_rounds(matches: list[Planned], duplicate: bool) -> list[list[Planned]]:
