@@ -52,15 +52,10 @@ for _key, _value in {
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
-# The modules that take longest (seconds of one xdist worker in a run of ``make test``, 2026-12-02): dask 48,
-# fuzz 33, report 30, referee 28, languages 26, hardening 25, adversaries 20, ratings_coverage 15, crash_resume 15
-# (up to 37), clock 14, sprt_run 14, forkserver 14, serve 12, then those of 3-10 s. ``--dist loadfile`` hands the
-# workers whole modules in the order of collection (``--no-loadscope-reorder``; xdist's own order, most tests
-# first, started the one-test crash_resume module last, and it ran alone for the last 30 s of a 180 s run). Longest
-# first, but the modules that mostly wait on bots and clocks (referee, adversaries, clock, forkserver, serve: a
-# third to half a core each) each between two that compute: side by side, three of them left a core idle (runs of
-# the suite, in turns: 14.5 idle core-seconds a run against 22.4, the same processor time). The rest, each under
-# 3 s, follow in their usual order.
+# The modules in the order the workers get them (``--dist loadfile`` hands out whole modules in the order of
+# collection, ``--no-loadscope-reorder``): the longest first, so that none starts last and runs alone at the end,
+# but the modules that mostly wait on bots and clocks each between two that compute, so that both cores stay busy.
+# The rest follow in their usual order. The timings behind the order: docs/performance.md.
 LONGEST_FIRST = (
     "test_dask.py", "test_fuzz.py", "test_referee.py", "test_report.py", "test_cpu_share.py", "test_languages.py",
     "test_adversaries.py", "test_rounds.py",

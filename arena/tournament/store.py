@@ -249,10 +249,8 @@ def _create(path: Path, timeout: float) -> bool:
             conn = sqlite3.connect(temp, timeout=timeout, isolation_level=None)
             try:
                 # No sync to disk while it is built: no other process knows the file, and what a crash would leave
-                # under its temporary name is never used. SQLite's own syncs (eight: the schema's transaction, the
-                # switch to WAL, the log folded in at the close) were most of the time a new database took to make
-                # on a busy disk (20-45 ms, against 4-25 with one sync), which a run's start waits for and a process
-                # polling for the file spins through. The one sync below makes the file as durable before it is linked.
+                # under its temporary name is never used; SQLite's own syncs were most of the time a new database
+                # took to make (docs/performance.md). The one sync below makes the file durable before it is linked.
                 conn.execute("PRAGMA synchronous = OFF")
                 conn.execute("BEGIN")  # one transaction
                 _write_schema(conn)
