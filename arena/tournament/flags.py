@@ -1,19 +1,24 @@
 """The ``KEY=VALUE`` flags the commands share: rule options (``--option``) and a bot's limits (``--limit``).
 
 Here, below every command that takes them (``arena match``, ``arena play``, ``arena sprt``), so that each reads
-them the same way and names a bad one the same way.
+them the same way and names a bad one the same way: a ``FlagError`` naming the flag, which the command line prints
+as its one-line error (exit code 2) like any other ``ArenaError``. No click here: the parsing is the library's.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import click
 from pydantic import ValidationError
 
 from arena.engine.options import parse_option_value
+from arena.errors import ArenaError
 from arena.play.matchspec import Limits
 from arena.tournament.config import LimitsModel, bot_limits, explain
+
+
+class FlagError(ArenaError):
+    """A ``KEY=VALUE`` flag that cannot be read; the message names the flag."""
 
 
 def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -22,7 +27,7 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
-            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--option")
+            raise FlagError(f"--option: {pair!r} is not KEY=VALUE")
         options[key.strip()] = parse_option_value(key.strip(), value)
     return options
 
@@ -34,13 +39,13 @@ def parse_limits(pairs: tuple[str, ...]) -> Limits:
         key, sep, value = pair.partition("=")
         key = key.strip()
         if not sep:
-            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--limit")
+            raise FlagError(f"--limit: {pair!r} is not KEY=VALUE")
         if key not in LimitsModel.model_fields:
             known = ", ".join(LimitsModel.model_fields)
-            raise click.BadParameter(f"no limit {key!r} (known: {known})", param_hint="--limit")
+            raise FlagError(f"--limit: no limit {key!r} (known: {known})")
         listed = key in ("readable", "writable")
         fields[key] = [*fields.get(key, []), value] if listed else (None if value.lower() == "none" else value)
     try:
         return bot_limits(LimitsModel.model_validate(fields))
     except ValidationError as exc:
-        raise click.BadParameter("; ".join(explain(exc, LimitsModel)), param_hint="--limit") from None
+        raise FlagError(f"--limit: {'; '.join(explain(exc, LimitsModel))}") from None
