@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn
 import click
 
 from arena import __version__
+from arena import options as shared
 from arena.bench.cluster import bench_cluster
 from arena.bench.report import bench_report
 from arena.errors import ArenaError
 from arena.human.command import play_command
+from arena.options import VARIANTS_HELP
 from arena.report.command import report_command
 from arena.signals import stop_like_ctrl_c
 from arena.sprt.command import sprt_command
@@ -29,7 +31,6 @@ if TYPE_CHECKING:  # the CLI imports its modules lazily: a command costs only wh
     from arena.tournament.config import TournamentConfig
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}  # inherited by every command
-VARIANTS_HELP = "two-hand, three-hand, four-hand, four-hand-32 or british (docs/rules.md)"
 
 
 class ArenaGroup(click.Group):
@@ -239,13 +240,7 @@ def bench_tournament(games: int, rounds: int, as_json: bool) -> None:
 @main.command("match")
 @click.argument("bots", nargs=-1, required=True)
 @click.option("--variant", default="four-hand", show_default=True, help=f"The rules: {VARIANTS_HELP}.")
-@click.option(
-    "--option",
-    "option_pairs",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help="Override a rule option of the variant, e.g. stick_the_dealer=true (repeatable; docs/rules.md).",
-)
+@shared.rule_options
 @click.option("--games", type=click.IntRange(min=1), default=4, show_default=True, help="Number of games.")
 @click.option(
     "--seed",
@@ -253,16 +248,7 @@ def bench_tournament(games: int, rounds: int, as_json: bool) -> None:
     help="Seed of the first deal sequence (default: a secret one, drawn: a bot that knows the seed can deal every "
     "card itself). Each game's line shows its seed.",
 )
-@click.option(
-    "--time", "time_control", default="5+0.1", show_default=True, help="Clock per bot and game: BANK+INC seconds."
-)
-@click.option(
-    "--max-decision",
-    type=click.FloatRange(min=0.01),
-    default=10.0,
-    show_default=True,
-    help="Hard cap in seconds on any one decision.",
-)
+@shared.options(shared.time_control, shared.max_decision)
 @click.option(
     "--policy",
     type=click.Choice(["forfeit", "substitute"]),
@@ -277,41 +263,14 @@ def bench_tournament(games: int, rounds: int, as_json: bool) -> None:
     show_default=True,
     help="Violations after which a bot forfeits the rest of the match.",
 )
-@click.option(
-    "--max-hands",
-    type=click.IntRange(min=1),
-    default=1000,
-    show_default=True,
-    help="Hands after which an undecided game is drawn.",
-)
-@click.option(
-    "--record", "record_path", type=click.Path(dir_okay=False), help="Append each game's record to this JSONL file."
-)
+@shared.options(shared.max_hands, shared.record)
 @click.option(
     "--pin/--no-pin",
     default=True,
     show_default=True,
     help="Run the referee and its bots on one core, the idlest (faster; --no-pin for bots using several threads).",
 )
-@click.option(
-    "--log-dir",
-    type=click.Path(file_okay=False),
-    default="logs",
-    show_default=True,
-    help="Where each bot's output goes: LOG_DIR/MATCH-botN-NAME.log.",
-)
-@click.option(
-    "--limit",
-    "limit_pairs",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help="What each bot may use, e.g. memory_mb=2048, processes=128, cpu_cores=1 (SECURITY.md: Limits).",
-)
-@click.option(
-    "--trusted-bots",
-    is_flag=True,
-    help="Play even where this host cannot keep bots apart (not root, no user namespaces): for bots you trust.",
-)
+@shared.options(shared.log_dir, shared.limits, shared.trusted_bots)
 def match_command(
     bots: tuple[str, ...],
     variant: str,

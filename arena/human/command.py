@@ -8,6 +8,8 @@ import sys
 
 import click
 
+from arena import options as shared
+
 HELP_TEXT = """Play yourself against bots, at this terminal.
 
 You take seat SEAT (--seat). BOTS are bundled names (random, heuristic, search), registered names or paths, as in
@@ -20,45 +22,14 @@ recorded, an unfinished one is not). You have no clock; the bots keep theirs. In
 
 @click.command("play", help=HELP_TEXT)
 @click.argument("bots", nargs=-1, required=True)
-@click.option(
-    "--variant",
-    default="four-hand",
-    show_default=True,
-    help="The rules: two-hand, three-hand, four-hand, four-hand-32 or british (docs/rules.md).",
-)
+@click.option("--variant", default="four-hand", show_default=True, help=f"The rules: {shared.VARIANTS_HELP}.")
 @click.option("--seat", type=click.IntRange(min=0), default=0, show_default=True, help="Your seat (0 is first).")
-@click.option(
-    "-o",
-    "--option",
-    "option_pairs",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help="Override a rule option of the variant, e.g. stick_the_dealer=true (repeatable; docs/rules.md).",
-)
+@shared.rule_options
 @click.option("--games", type=click.IntRange(min=1), default=1, show_default=True, help="Games to play in a row.")
 @click.option("--seed", type=int, help="Seed of the first deal (default: a random one, printed).")
-@click.option("--time", "time_control", default="5+0.1", show_default=True, help="Each bot's clock: BANK+INC seconds.")
-@click.option(
-    "--max-decision", type=click.FloatRange(min=0.01), default=10.0, show_default=True, help="Cap on a bot's decision."
+@shared.options(
+    shared.time_control, shared.max_decision, shared.max_hands, shared.record, shared.log_dir, shared.trusted_bots
 )
-@click.option(
-    "--max-hands",
-    type=click.IntRange(min=1),
-    default=1000,
-    show_default=True,
-    help="Hands after which a game is drawn.",
-)
-@click.option(
-    "--record", "record_path", type=click.Path(dir_okay=False), help="Append each game's record to this JSONL file."
-)
-@click.option(
-    "--log-dir",
-    type=click.Path(file_okay=False),
-    default="logs",
-    show_default=True,
-    help="Where each bot's output goes: LOG_DIR/MATCH-botN-NAME.log.",
-)
-@click.option("--trusted-bots", is_flag=True, help="Play even where this host cannot keep bots apart (SECURITY.md).")
 def play_command(
     bots: tuple[str, ...],
     variant: str,

@@ -144,6 +144,11 @@ class GameSpec:
         _validate(self)
 
 
+DEFAULT_TIME = "5+0.1"  # a bot's clock: a bank of 5 s, 0.1 s more at each decision
+DEFAULT_MAX_DECISION = 10.0  # seconds: the hard cap on any one decision
+DEFAULT_MAX_HANDS = 1000  # hands after which an undecided game is drawn
+
+
 @dataclass(frozen=True, slots=True)
 class MatchSpec:
     """Everything a referee needs to run a match; serializable so any executor can carry it."""
@@ -153,12 +158,14 @@ class MatchSpec:
     bots: list[BotEntry]
     games: list[GameSpec]
     options: dict[str, Any] = field(default_factory=dict)
-    time: str = "5+0.1"
-    max_decision: float = 10.0
+    time: str = DEFAULT_TIME
+    max_decision: float = DEFAULT_MAX_DECISION
     handshake_timeout: float = 10.0
     policy: Literal["forfeit", "substitute"] = "forfeit"
     max_strikes: int = field(default=3, metadata=_about("Violations after which a bot forfeits its match", ge=1))
-    max_hands: int = field(default=1000, metadata=_about("A game not decided after this many hands is drawn", ge=1))
+    max_hands: int = field(
+        default=DEFAULT_MAX_HANDS, metadata=_about("A game not decided after this many hands is drawn", ge=1)
+    )
     log_dir: str = "logs"
     limits: Limits = field(default_factory=Limits, metadata=_about("What each bot process may use (SECURITY.md)"))
     trusted_bots: bool = field(

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
+from arena import options as shared
 from arena.errors import ArenaError
 
 if TYPE_CHECKING:  # the CLI loads this module for every command: the run's machinery only when the test runs
@@ -95,9 +96,7 @@ command resumes, and arena ranking --db FILE shows them.
     required=True,
     help="The rules: two-hand, four-hand, four-hand-32 or british (docs/rules.md); three-hand is refused: docs/sprt.md",
 )
-@click.option(
-    "--option", "option_pairs", multiple=True, metavar="KEY=VALUE", help="Override a rule option (repeatable)."
-)
+@shared.rule_options
 @click.option("--elo0", type=float, default=0.0, show_default=True, help="H0: NEW is at most this much stronger.")
 @click.option("--elo1", type=float, default=5.0, show_default=True, help="H1: NEW is at least this much stronger.")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="The chance of accepting H1 when H0 holds.")
@@ -116,8 +115,7 @@ command resumes, and arena ranking --db FILE shows them.
     show_default=True,
     help="Four-hand: two NEW against two BASE (self), or NEW partnered with BASE against two BASE (mixed).",
 )
-@click.option("--time", "time_control", default="5+0.1", show_default=True, help="Clock per bot and game: BANK+INC.")
-@click.option("--max-decision", type=click.FloatRange(min=0.01), default=10.0, show_default=True, help="Cap per move.")
+@shared.options(shared.time_control, shared.max_decision)
 @click.option("--jobs", type=click.IntRange(min=1), default=2, show_default=True, help="Matches in parallel.")
 @click.option("--max-games", type=click.IntRange(min=2), default=20000, show_default=True, help="The cap, in games.")
 @click.option("--games-per-match", type=click.IntRange(min=1), default=8, show_default=True, help="Deals per match.")
@@ -127,7 +125,7 @@ command resumes, and arena ranking --db FILE shows them.
     help="Seed of the deal sequence (default: a secret one, drawn for a new results file and kept in it).",
 )
 @click.option("--db", "db_path", type=click.Path(dir_okay=False), help="Results file (default: sprt-NEW-vs-BASE-V.db).")
-@click.option("--trusted-bots", is_flag=True, help="Play even where this host cannot keep bots apart.")
+@shared.trusted_bots
 @click.option("--quiet", is_flag=True, help="No live status line; only the verdict.")
 def sprt_command(**kwargs: Any) -> None:
     """Run (or resume) an SPRT of NEW against BASE."""

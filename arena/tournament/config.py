@@ -33,7 +33,7 @@ from pydantic.fields import FieldInfo
 from arena.engine.options import OPTION_DEFAULTS, OPTION_NAMES, VARIANTS, RuleOptions, make_rules
 from arena.errors import ArenaError
 from arena.play.clock import TimeControl
-from arena.play.matchspec import Limits, exposable
+from arena.play.matchspec import DEFAULT_MAX_DECISION, DEFAULT_MAX_HANDS, DEFAULT_TIME, Limits, exposable
 
 
 class ConfigError(ArenaError, ValueError):
@@ -166,11 +166,13 @@ class TournamentConfig(BaseModel):
         "the slot's next match of new deals)",
     )
     time: str = Field(
-        default="5+0.1",
+        default=DEFAULT_TIME,
         description="Clock per bot and game, BANK+INC in seconds: a bank, and an increment added at each decision",
     )
     max_decision: float = Field(
-        default=10.0, gt=0, description="Hard cap in seconds on any one decision, whatever is left in the bank"
+        default=DEFAULT_MAX_DECISION,
+        gt=0,
+        description="Hard cap in seconds on any one decision, whatever is left in the bank",
     )
     seed: int | None = Field(
         default=None,
@@ -213,7 +215,9 @@ class TournamentConfig(BaseModel):
         "(substitute)",
     )
     max_strikes: int = Field(default=3, ge=1, description="Violations after which a bot forfeits the rest of its match")
-    max_hands: int = Field(default=1000, ge=1, description="A game not decided after this many hands is drawn")
+    max_hands: int = Field(
+        default=DEFAULT_MAX_HANDS, ge=1, description="A game not decided after this many hands is drawn"
+    )
     trusted_bots: bool = Field(
         default=False, description="Play even where the host cannot keep bots apart (SECURITY.md); not for strangers"
     )
@@ -263,7 +267,7 @@ class TournamentConfig(BaseModel):
         # (deals: at "shared", what every results file before the setting played)
         added = (
             ("limits", LimitsModel()),
-            ("max_hands", 1000),
+            ("max_hands", DEFAULT_MAX_HANDS),
             ("format", "round-robin"),
             ("candidate", None),
             ("deals", "shared"),

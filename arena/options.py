@@ -1,0 +1,80 @@
+"""The command-line options that several commands share (``arena match``, ``arena play``, ``arena sprt``),
+declared once: the same name, type, default and help wherever they appear. The defaults are the library's
+(arena.play.matchspec), so a flag left out means what a config's key left out means.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from arena.play.matchspec import DEFAULT_MAX_DECISION, DEFAULT_MAX_HANDS, DEFAULT_TIME
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+VARIANTS_HELP = "two-hand, three-hand, four-hand, four-hand-32 or british (docs/rules.md)"
+
+rule_options = click.option(
+    "-o",
+    "--option",
+    "option_pairs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override a rule option of the variant, e.g. stick_the_dealer=true (repeatable; docs/rules.md).",
+)
+time_control = click.option(
+    "--time",
+    "time_control",
+    default=DEFAULT_TIME,
+    show_default=True,
+    help="Clock per bot and game: BANK+INC seconds (a bank, and an increment added at each decision).",
+)
+max_decision = click.option(
+    "--max-decision",
+    type=click.FloatRange(min=0.01),
+    default=DEFAULT_MAX_DECISION,
+    show_default=True,
+    help="Hard cap in seconds on any one decision, whatever is left in the bank.",
+)
+max_hands = click.option(
+    "--max-hands",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_HANDS,
+    show_default=True,
+    help="Hands after which an undecided game is drawn.",
+)
+record = click.option(
+    "--record", "record_path", type=click.Path(dir_okay=False), help="Append each game's record to this JSONL file."
+)
+log_dir = click.option(
+    "--log-dir",
+    type=click.Path(file_okay=False),
+    default="logs",
+    show_default=True,
+    help="Where each bot's output goes: LOG_DIR/MATCH-botN-NAME.log.",
+)
+limits = click.option(
+    "--limit",
+    "limit_pairs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="What each bot may use, e.g. memory_mb=2048, processes=128, cpu_cores=1 (SECURITY.md: Limits).",
+)
+trusted_bots = click.option(
+    "--trusted-bots",
+    is_flag=True,
+    help="Play even where this host cannot keep bots apart (SECURITY.md): for bots you trust.",
+)
+
+
+def options(*declared: Callable[[F], F]) -> Callable[[F], F]:
+    """Several of the options above at once, in the order given (as they show in ``--help``)."""
+
+    def apply(function: F) -> F:
+        for option in reversed(declared):
+            function = option(function)
+        return function
+
+    return apply
