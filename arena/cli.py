@@ -17,6 +17,7 @@ from arena.bench.report import bench_report
 from arena.errors import ArenaError
 from arena.human.command import play_command
 from arena.options import VARIANTS_HELP
+from arena.play.matchspec import DEFAULT_TIME
 from arena.report.command import report_command
 from arena.signals import stop_like_ctrl_c
 from arena.sprt.command import sprt_command
@@ -975,7 +976,7 @@ def config_check(config_path: str) -> None:
 @main.command("submit")
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--name", help="Name to register the bot under (default: the file's name).")
-@click.option("--time", "time_control", default="5+0.1", show_default=True, help="Time control of the smoke game.")
+@click.option("--time", "time_control", default=DEFAULT_TIME, show_default=True, help="Time control of the smoke game.")
 def submit_command(path: str, name: str | None, time_control: str) -> None:
     """Validate a bot script and register it with a version.
 

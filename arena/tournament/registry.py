@@ -18,7 +18,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.play.botproc import BUNDLED, STDIO_PREFIX, BotCommand, file_digest, resolve_bot
-from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.matchspec import DEFAULT_TIME, BotEntry, GameSpec, MatchSpec
 from arena.tournament.store import BotRow, Store
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,39}$")
@@ -69,7 +69,7 @@ class Registry:
             return store.bots()
 
     def submit(
-        self, path: str, *, name: str | None = None, time: str = "5+0.1"
+        self, path: str, *, name: str | None = None, time: str = DEFAULT_TIME
     ) -> tuple[BotRow | None, bool, Validation]:
         """Validate the bot at ``path`` and register it; returns (row, newly added, validation)."""
         command = resolve_bot(path)
@@ -101,7 +101,7 @@ def _command(name: str, path: Path, transport: str) -> BotCommand:
     return dataclasses.replace(command, name=name)
 
 
-def validate(command: BotCommand, *, time: str = "5+0.1", games: int = 2) -> Validation:
+def validate(command: BotCommand, *, time: str = DEFAULT_TIME, games: int = 2) -> Validation:
     """Handshake, then a short seeded two-hand match against ``random`` under the time control."""
     # Here, not at the top: the referee (and zmq under it) is for submitting alone; a tournament's coordinator reads
     # its entrants from the registry but forks its referees from a server that imported them.
