@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import queue
 import threading
+import traceback
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -216,9 +217,13 @@ class MatchPool:
                         self._play(now, place)
                         if rest is not None:
                             rest()
-                    except BaseException as exc:
+                    except Exception as exc:  # a fault of ours: told, its traceback on stderr, the slot ended
                         turn.abort()  # the other slots stop at the turn instead of waiting for this one for ever
                         self._events.put(SlotFailed(place, f"{type(exc).__name__}: {exc}"))
+                        traceback.print_exc()
+                        return
+                    except BaseException:
+                        turn.abort()
                         raise
                     try:
                         turn.wait()
