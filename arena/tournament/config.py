@@ -223,9 +223,10 @@ class TournamentConfig(BaseModel):
     )
     drop_page_cache: bool = Field(
         default=False,
-        description="Between rounds, drop the host's page cache (as root, on Linux; matches on this machine): a bot "
-        "of one round could otherwise leave the next a note in which file pages are cached (SECURITY.md, fair play). "
-        "Every process of the host then reads its files from disk again",
+        description="Between rounds, drop the host's page cache, dentries and inodes (as root, on Linux; matches on "
+        "this machine): a bot of one round could otherwise leave the next a note in which file pages or names are "
+        "cached (SECURITY.md, fair play: set it for strangers). Every process of the host then reads its files from "
+        "disk again",
     )
     rating: RatingSettings = Field(default=RatingSettings(), description="How the ranking table is computed")
     limits: LimitsModel = Field(default=LimitsModel(), description="What each bot process may use (SECURITY.md)")
