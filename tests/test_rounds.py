@@ -148,26 +148,42 @@ def test_an_sprt_plays_a_deals_second_seating_only_after_its_first_has_ended(tmp
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="dropping the page cache needs root")
 @pytest.mark.timeout(120)
-@pytest.mark.parametrize(("variant", "entrants", "rounds"), [("two-hand", 2, 2), ("three-hand", 3, 3)])
+@pytest.mark.parametrize(
+    ("variant", "entrants", "rounds", "setting", "trusted", "drops"),
+    [
+        ("two-hand", 2, 2, None, False, 1),  # the default, as root, for strangers
+        ("three-hand", 3, 3, True, False, 2),
+        ("two-hand", 2, 2, None, True, 0),  # bots declared trusted: not by default
+        ("two-hand", 2, 2, False, False, 0),
+    ],
+)
 def test_drop_page_cache_drops_it_between_every_two_rounds_once_their_bots_are_gone(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant: str, entrants: int, rounds: int
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    variant: str,
+    entrants: int,
+    rounds: int,
+    setting: bool | None,
+    trusted: bool,
+    drops: int,
 ) -> None:
-    """The page cache outlives the processes of a round: with ``drop_page_cache`` it is dropped between rounds, when
-    no bot process of the round before lives (every slot has rested) and none of the next has started."""
+    """The kernel's caches of files and names outlive the processes of a round: they are dropped between rounds (by
+    default as root, for bots not declared trusted), when no bot process of the round before lives (every slot has
+    rested) and none of the next has started."""
     from arena.play import linux
     from arena.tournament import run as run_module
 
-    drops: list[float] = []
+    dropped_at: list[float] = []
 
     def drop() -> None:
         linux.drop_page_cache()  # the real one: as root it must not fail
-        drops.append(time.time())
+        dropped_at.append(time.time())
 
     monkeypatch.setattr(run_module, "drop_page_cache", drop)
     names = ["random", "heuristic", "search"][:entrants]
     config = TournamentConfig(
         name="drops", variant=variant, entrants=names, games_per_pairing=2, games_per_match=1, seed=3, jobs=2,
-        time="30+2", drop_page_cache=True,
+        time="30+2", drop_page_cache=setting, trusted_bots=trusted,
     )  # fmt: skip
     with Store.open(tmp_path / "drops.db") as store:
         report = run_module.run_tournament(
@@ -175,7 +191,7 @@ def test_drop_page_cache_drops_it_between_every_two_rounds_once_their_bots_are_g
         )
         games = {key: record["timing"] for _, key, record in store.records()}
     assert report.errors == [] and len(games) == 2 * rounds
-    assert len(drops) == rounds - 1
-    for number, dropped in enumerate(drops, start=1):  # after every game of one round, before any of the next
+    assert len(dropped_at) == drops
+    for number, dropped in enumerate(dropped_at, start=1):  # after every game of one round, before any of the next
         assert max(t["ended_at"] for k, t in games.items() if k.endswith(f"/{number - 1}")) <= dropped
         assert min(t["started_at"] for k, t in games.items() if k.endswith(f"/{number}")) >= dropped

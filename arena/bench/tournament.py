@@ -50,6 +50,7 @@ def bench_config(games: int) -> TournamentConfig:
         games_per_match=8,
         time="10+1",
         seed=11,
+        drop_page_cache=False,  # a fixed cost a round (docs/performance.md), not what jobs share: measured apart
     )
 
 

@@ -221,12 +221,12 @@ class TournamentConfig(BaseModel):
     trusted_bots: bool = Field(
         default=False, description="Play even where the host cannot keep bots apart (SECURITY.md); not for strangers"
     )
-    drop_page_cache: bool = Field(
-        default=False,
-        description="Between rounds, drop the host's page cache, dentries and inodes (as root, on Linux; matches on "
-        "this machine): a bot of one round could otherwise leave the next a note in which file pages or names are "
-        "cached (SECURITY.md, fair play: set it for strangers). Every process of the host then reads its files from "
-        "disk again",
+    drop_page_cache: bool | None = Field(
+        default=None,
+        description="Between rounds, drop the host's page cache, dentries and inodes (Linux, as root, matches on this "
+        "machine): a bot of one round could otherwise leave the next a note in which file pages or names are cached "
+        "(SECURITY.md, fair play). Left out: done where it can be, for bots not declared trusted; true: required; "
+        "false: never. Every process of the host then reads its files from disk again (about 0.6 s a round)",
     )
     rating: RatingSettings = Field(default=RatingSettings(), description="How the ranking table is computed")
     limits: LimitsModel = Field(default=LimitsModel(), description="What each bot process may use (SECURITY.md)")

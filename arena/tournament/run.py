@@ -148,7 +148,7 @@ def _run(
     pairings = {pairing_of(keys[0]) for _, keys in matches}
     cores = idlest(slots) if config.pin and here else []
     rounds_of_chains = (Chains(split(chains(planned), slots, config.games_per_match)) for planned in rounds)
-    between = drop_page_cache if config.drop_page_cache else None
+    between = drop_page_cache if config.drop_page_cache else None  # (settled: a bool)
     pool = MatchPool(executor, slots, rounds_of_chains, cores=cores, between=between)
     played, interrupted = _store_games(pool, store, progress, live, pairings, on_progress)
     return RunReport(played, progress.done, progress.total, interrupted, progress.errors, grown, config.seed)
@@ -160,11 +160,14 @@ def _settled(store: Store, config: TournamentConfig, *, here: bool) -> Tournamen
     config = settle_seed(store, config)
     if (problem := partnership_problem(config)) is not None:
         raise ArenaError(f"{config.name}: {problem}")
-    if config.drop_page_cache and not (here and os.geteuid() == 0 and os.path.exists("/proc/sys/vm/drop_caches")):
+    can_drop = here and os.geteuid() == 0 and os.path.exists("/proc/sys/vm/drop_caches")
+    if config.drop_page_cache and not can_drop:
         raise ArenaError(
             "drop_page_cache = true needs the arena run as root on Linux with its matches on this machine (a "
             "cluster's workers would each drop their own: not done)"
         )
+    if config.drop_page_cache is None:  # where it can be, for strangers: see SECURITY.md, fair play
+        config = config.model_copy(update={"drop_page_cache": can_drop and not config.trusted_bots})
     return config
 
 
