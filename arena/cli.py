@@ -559,7 +559,7 @@ def tournament_run(
     from arena.tournament.gauntlet import candidate_name, gauntlet_section
     from arena.tournament.growth import settle_seed
     from arena.tournament.progress import ProgressPrinter
-    from arena.tournament.ranking import format_ranking, ranking
+    from arena.tournament.ranking import copies_partnered, format_ranking, ranking
     from arena.tournament.run import default_db, run_tournament, total_games
     from arena.tournament.store import Store
 
@@ -636,7 +636,11 @@ def tournament_run(
         click.echo(f"report: {(Path(report_dir) / 'index.html').resolve()}", err=True)
     if report.grown:
         click.echo(f"grown: {'; '.join(report.grown)}")
-    click.echo(format_ranking(rows, fmt) + gauntlet_section(records, candidate_name(config, commands), fmt))
+    partnered = sum(copies_partnered(record) for _, record in records) if fmt in ("table", "markdown") else 0
+    click.echo(
+        format_ranking(rows, fmt, partnered=partnered)
+        + gauntlet_section(records, candidate_name(config, commands), fmt)
+    )
     lines, never = violation_summary((record for _, record in records), log_dir)
     if lines:
         click.echo(terminal_safe("\n".join(["", *lines])), err=True)

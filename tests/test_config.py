@@ -217,6 +217,7 @@ def test_a_results_file_played_with_copies_goes_on_with_them_when_its_config_doe
     config.write_text(text)  # as the config of those days read: no partnership
     again = arena_here("tournament", "run", config, "--quiet")
     assert again.returncode == 0 and "2/2 games (0 played now)" in again.stdout, again.stdout + again.stderr
+    assert "2 games were played by teams of two copies of one bot" in again.stdout  # the run's table says it too
     ranked = arena_here("ranking", config)
     assert ranked.returncode == 0 and "not stored" not in ranked.stderr, ranked.stderr
     assert "2 games were played by teams of two copies of one bot" in ranked.stdout
