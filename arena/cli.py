@@ -636,7 +636,7 @@ def tournament_run(
         click.echo(f"report: {(Path(report_dir) / 'index.html').resolve()}", err=True)
     if report.grown:
         click.echo(f"grown: {'; '.join(report.grown)}")
-    partnered = sum(copies_partnered(record) for _, record in records) if fmt in ("table", "markdown") else 0
+    partnered = sum(copies_partnered(record) for _, record in records)
     click.echo(
         format_ranking(rows, fmt, partnered=partnered)
         + gauntlet_section(records, candidate_name(config, commands), fmt)
@@ -703,7 +703,7 @@ def ranking_command(source: str | None, db_path: str | None, fmt: str, bootstrap
         )
         duels = gauntlet_section(_records(store), store.get_meta(CANDIDATE_META), fmt)
         missing = _games_missing(source, config, store) if source and config else None
-    click.echo(format_ranking(rows, fmt, partnered=partnered if fmt in ("table", "markdown") else 0) + duels)
+    click.echo(format_ranking(rows, fmt, partnered=partnered) + duels)
     if missing:
         stored, total = missing
         click.echo(

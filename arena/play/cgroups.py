@@ -321,7 +321,6 @@ class BotCgroup:
     memory_dir: str
     join_paths: tuple[str, ...]  # the cgroup.procs files the bot's process writes b"0" into
     cpu_dir: str | None = None  # the directory with its processor share (None: no cpu controller)
-    quota_us: int | None = None  # its CFS quota per period, cpu_cores (None: none)
     removed: bool = False
     _oom_kills: int = field(default=0, repr=False)  # read by remove, for oom_killed afterwards
     _favoured: bool | None = field(default=None, repr=False)  # the share last written (None: the kernel's default)
@@ -391,7 +390,6 @@ class BotCgroup:
 
     def _limit(self, memory_bytes: int, tasks: int, cpu_fraction: float | None) -> None:
         quota = None if cpu_fraction is None else max(1000, round(cpu_fraction * CPU_PERIOD_US))
-        self.quota_us = quota
         for directory in self.dirs:
             files = set(os.listdir(directory))
             if self.kind == "v2":

@@ -848,18 +848,24 @@ def serve(specs: Iterator[tuple[MatchSpec, MatchSpec | None] | None], emit: Call
     referee: Referee | None = None
     prepared: Prepared | None = None
     closing: list[threading.Thread] = []
+
+    def end_every_bot() -> None:
+        """The prepared match's bots, the current one's, those still closing: all ended and reaped."""
+        nonlocal referee, prepared, closing
+        if prepared is not None:
+            prepared.discard()
+            prepared = None
+        if referee is not None:
+            referee.close()
+            referee = None
+        for thread in closing:
+            thread.join()
+        closing = []
+
     try:
         for item in specs:
             if item is None:  # a rest: no bot process of this referee lives on
-                if prepared is not None:
-                    prepared.discard()
-                    prepared = None
-                if referee is not None:
-                    referee.close()
-                    referee = None
-                for thread in closing:
-                    thread.join()
-                closing = []
+                end_every_bot()
                 emit({"type": "rested"})
                 continue
             spec, upcoming = item
@@ -883,12 +889,7 @@ def serve(specs: Iterator[tuple[MatchSpec, MatchSpec | None] | None], emit: Call
             play_match(referee, failures, lambda record: emit({"type": "game", "record": record}))
             emit({"type": "match_done", "match_id": spec.match_id})
     finally:
-        if prepared is not None:
-            prepared.discard()
-        if referee is not None:
-            referee.close()
-        for thread in closing:
-            thread.join()
+        end_every_bot()
 
 
 def _serving(lines: Iterable[bytes]) -> Iterator[tuple[MatchSpec, MatchSpec | None] | None]:

@@ -27,7 +27,7 @@ from arena.play.cpus import idlest
 from arena.play.matchspec import MatchSpec
 from arena.play.sandbox import require_isolation
 from arena.sprt.stats import Estimate, Pentanomial, Sprt, SprtError, Verdict, estimate
-from arena.tournament.config import TournamentConfig
+from arena.tournament.config import FREE, TournamentConfig
 from arena.tournament.executor import Executor, LocalExecutor
 from arena.tournament.growth import entrant_digests
 from arena.tournament.pool import GameFinished, MatchEnded, MatchPool, Shared, SlotFailed
@@ -131,17 +131,7 @@ class SprtRun:
 
     def settings(self) -> dict[str, Any]:
         """What decides the games and the test: a resumed run must have the same (the cap and jobs may change)."""
-        free = {
-            "name",
-            "games_per_pairing",
-            "jobs",
-            "pin",
-            "rating",
-            "trusted_bots",
-            "executor",
-            "deals",
-            "drop_page_cache",
-        }
+        free = FREE | {"name", "games_per_pairing", "deals"}
         games = self.config.model_dump(mode="json", exclude=free)
         return {**games, "test": dataclasses.asdict(self.test)}
 

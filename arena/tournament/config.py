@@ -140,6 +140,11 @@ def secret_seed() -> int:
     return secrets.randbits(62)
 
 
+FREE: set[str] = {"jobs", "pin", "rating", "trusted_bots", "executor", "drop_page_cache"}
+"""Config keys that never change a game: they may differ from run to run (where matches run among them), and no
+fingerprint or results file's settings hold them."""
+
+
 class TournamentConfig(BaseModel):
     """A round-robin tournament: who plays, under which rules, how many games, with what clock and seed."""
 
@@ -274,9 +279,7 @@ class TournamentConfig(BaseModel):
             ("deals", "shared"),
         )
         later = {key for key, default in added if getattr(self, key) == default}
-        fixed = self.model_dump(
-            exclude={"jobs", "pin", "rating", "trusted_bots", "executor", "drop_page_cache"} | later
-        )
+        fixed = self.model_dump(exclude=FREE | later)
         return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()[:16]
 
     def with_seed(self, played: object) -> TournamentConfig:

@@ -15,12 +15,9 @@ from typing import Any
 from arena.engine.options import VARIANTS, RuleOptions
 from arena.errors import ArenaError
 from arena.play.botproc import BotCommand, file_digest
-from arena.tournament.config import TournamentConfig
+from arena.tournament.config import FREE, TournamentConfig
 from arena.tournament.schedule import plan_games, scheduled_pairings
 from arena.tournament.store import Store
-
-FREE = {"jobs", "pin", "rating", "trusted_bots", "executor", "drop_page_cache"}
-"""Config keys that never change a game: they may differ from run to run (where matches run among them)."""
 
 GROWING = "games_per_pairing"
 """The one setting that may change (upwards): the tournament plays more deal sequences."""
@@ -128,26 +125,23 @@ def _compare(store: Store, config: TournamentConfig, before: dict[str, Any], now
         if old != new:
             changed.append((key, old, new))
     grown = []
-    refused = []
+    refused: dict[str, str] = {}
     for key, old, new in changed:
         if key == GROWING and isinstance(old, int) and isinstance(new, int) and new > old:
             grown.append(f"{key} {old} -> {new}")
         else:
-            refused.append(f"{key!r} was {_shown(old)}, now {_shown(new)}")
+            refused[key] = f"{key!r} was {_shown(old)}, now {_shown(new)}"
     if refused:
         name = store.get_meta("config.name")
         rule = (
             f"{GROWING!r} may not go down: games stored beyond it would stay in the table"
-            if any(
-                key == GROWING and not (isinstance(old, int) and isinstance(new, int) and new > old)
-                for key, old, new in changed
-            )
+            if GROWING in refused
             else "only games_per_pairing (upwards) and the entrants (added) may change"
         )
         raise GrowthError(
             f"{store.path}: this database belongs to tournament config {name!r}, and the config changed since its "
-            f"games were played: {'; '.join(refused)}. {rule[:1].upper()}{rule[1:]}; pass --db to start another "
-            "tournament"
+            f"games were played: {'; '.join(refused.values())}. {rule[:1].upper()}{rule[1:]}; pass --db to start "
+            "another tournament"
         )
     return grown
 
