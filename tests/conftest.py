@@ -102,13 +102,23 @@ _skipped_security: list[str] = []
 
 
 def capable_host() -> bool:
-    """Whether this machine can run every security test: root, a private view, pid namespaces, the filter,
-    cgroups with the cpu controller."""
+    """Whether this machine, and this checkout's place on it, can run every security test: root, a private view, pid
+    namespaces, the filter, cgroups with the cpu controller, and a checkout an unprivileged user can run (the tests
+    of the arena run as ``nobody`` need it: not so under a 0700 folder)."""
+    from helpers import checkout_open_to_others
+
     from arena.play.cgroups import detect
     from arena.play.sandbox import capabilities
 
     caps = capabilities()
-    return os.geteuid() == 0 and caps.isolated and caps.pid and caps.mount and detect().cpu
+    return (
+        os.geteuid() == 0
+        and caps.isolated
+        and caps.pid
+        and caps.mount
+        and bool(detect().cpu)
+        and checkout_open_to_others()
+    )
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import os
 import random
 import sqlite3
 import subprocess
@@ -444,3 +445,20 @@ def exited_cleanly(process: subprocess.Popen[bytes], timeout: float) -> str:
     assert process.returncode == 0, err.decode()
     assert out == b""  # logs go to stderr only
     return err.decode()
+
+
+def open_to_others(path: Path) -> bool:
+    """Whether a user with no rights of its own can reach ``path`` (every directory above it searchable by others)."""
+    path = path.resolve()
+    return all(os.stat(p).st_mode & 0o001 for p in [path, *path.parents] if p.is_dir()) and bool(
+        os.stat(path).st_mode & 0o004
+    )
+
+
+SITE = next((Path(p) for p in sys.path if p.endswith("site-packages")), Path("/nonexistent"))
+
+
+def checkout_open_to_others() -> bool:
+    """Whether an unprivileged user can run this checkout's code with its packages (the tests that run the arena as
+    ``nobody`` need it; a clone under a 0700 folder, as ``mktemp -d`` makes, cannot give it)."""
+    return open_to_others(Path(__file__).resolve().parent.parent) and SITE.exists() and open_to_others(SITE)

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from helpers import SITE, checkout_open_to_others
 from sandboxing import described, open_to_bots, started, still_running
 
 from arena.cli import main
@@ -1035,23 +1036,12 @@ SETPRIV = shutil.which("setpriv")
 NOBODY = 65534
 
 
-def _open_to_others(path: Path) -> bool:
-    """Whether a user with no rights of its own can reach ``path`` (every directory above it searchable by others)."""
-    path = path.resolve()
-    return all(os.stat(p).st_mode & 0o001 for p in [path, *path.parents] if p.is_dir()) and bool(
-        os.stat(path).st_mode & 0o004
-    )
-
-
-_SITE = next((Path(p) for p in sys.path if p.endswith("site-packages")), Path("/nonexistent"))
-
-
 @pytest.mark.skipif(
     not (CAPS.root and SETPRIV and os.path.exists(SYSTEM_PYTHON) and sys.version_info[:2] == (3, 11)),
     reason="needs root, setpriv and a system Python 3.11 that an unprivileged user can run",
 )
 @pytest.mark.skipif(
-    not (_open_to_others(Path(__file__).resolve().parent.parent) and _SITE.exists() and _open_to_others(_SITE)),
+    not checkout_open_to_others(),
     reason="the checkout or its site-packages is not readable by an unprivileged user (e.g. under a 0700 folder)",
 )
 def test_not_root_bots_share_the_referees_uid_but_their_forks_are_bounded_and_killed() -> None:
@@ -1118,7 +1108,7 @@ def _as_nobody(folder: Path, spec: MatchSpec) -> list[dict[str, Any]]:
     reason="needs root, setpriv and a system Python 3.11 that an unprivileged user can run",
 )
 @pytest.mark.skipif(
-    not (_open_to_others(Path(__file__).resolve().parent.parent) and _SITE.exists() and _open_to_others(_SITE)),
+    not checkout_open_to_others(),
     reason="the checkout or its site-packages is not readable by an unprivileged user (e.g. under a 0700 folder)",
 )
 @pytest.mark.slow  # fills a disk quota
@@ -1242,11 +1232,11 @@ def test_a_killed_bot_is_reaped_by_its_monitor_not_left_to_the_hosts_pid_1_or_th
         if not (CAPS.root and SETPRIV and os.path.exists(SYSTEM_PYTHON) and sys.version_info[:2] == (3, 11)):
             pytest.skip("needs root, setpriv and a system Python 3.11 that an unprivileged user can run")
         checkout = Path(__file__).resolve().parent.parent
-        if not (_open_to_others(checkout) and _SITE.exists() and _open_to_others(_SITE)):
+        if not checkout_open_to_others():
             pytest.skip("the checkout or its site-packages is not readable by an unprivileged user")
         privileges = [f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
         argv = [SETPRIV, *privileges, SYSTEM_PYTHON, "-c", KILLED_BOT, str(folder)]
-        env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{checkout}:{_SITE}", "ARENA_FORK_SERVER": forked}
+        env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{checkout}:{SITE}", "ARENA_FORK_SERVER": forked}
     try:
         done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=90, cwd=folder)
     finally:
