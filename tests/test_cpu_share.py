@@ -14,6 +14,7 @@ import contextlib
 import os
 import statistics
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,10 @@ def test_the_bots_prepared_for_the_next_match_are_idle_while_this_one_plays(tmp_
     first = match_spec(tmp_path, [search, polite], games, "two-hand", cpus=idlest(1))
     second = first.replace(match_id=f"{first.match_id}-next", bots=[polite, search])
     parent, mine = detect().parent("cpu"), f"{_tag(os.getpid())}."
+
+    def states_ok(states: dict[str, str]) -> bool:
+        return sorted(states.values()).count("0") <= 1
+
     seen: list[dict[str, str]] = []
 
     def idle_states() -> dict[str, str]:
@@ -119,12 +124,21 @@ def test_the_bots_prepared_for_the_next_match_are_idle_while_this_one_plays(tmp_
 
     before = set(os.listdir(parent))  # what earlier tests of this process left (not this referee's bots)
 
+    def settled() -> dict[str, str]:
+        """The states once the next match's bots have started (however slow the host): at most 30 s."""
+        deadline = time.monotonic() + 30
+        while True:
+            states = idle_states()
+            if (len(states) == 4 and states_ok(states)) or time.monotonic() > deadline:
+                return states
+            time.sleep(0.01)
+
     def emit(message: dict[str, Any]) -> None:
         if message["type"] == "game" and message["record"]["match_id"] == first.match_id:
-            seen.append(idle_states())  # between two games of the first match: the next match's bots are up
+            seen.append(settled())  # between two games of the first match, the next match's bots up
 
     serve(iter([(first, second), (second, None)]), emit)
     assert len(seen) == 2
-    last = seen[-1]
+    last = seen[-1]  # (without the fix its prepared bots never go idle: the wait ends at its deadline)
     assert len(last) == 4, last  # the first match's two bots and the next match's two, each in a cgroup
     assert sorted(last.values()).count("0") <= 1, last  # at most the bot asked last: never the prepared ones
