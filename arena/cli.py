@@ -186,8 +186,15 @@ def bench_protocol(seconds: float, games: int, variant: str, rounds: int, as_jso
 @click.option(
     "--rounds", type=click.IntRange(min=1), default=2, show_default=True, help="Runs of each kind, alternated."
 )
+@click.option(
+    "--entrant",
+    "entrants",
+    multiple=True,
+    type=click.Choice(["heuristic", "random", "search"]),
+    help="A bundled bot in the tournament (repeat; default: heuristic and random, one pairing).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def bench_tournament(games: int, rounds: int, as_json: bool) -> None:
+def bench_tournament(games: int, rounds: int, entrants: tuple[str, ...], as_json: bool) -> None:
     """A small tournament with jobs 1 and 2: games/s, share of play.
 
     The same tournament twice in one run, one match at a time and then two in parallel, and the ratio; and the
@@ -196,15 +203,22 @@ def bench_tournament(games: int, rounds: int, as_json: bool) -> None:
     cores the machine kept busy in each (what bounds the ratio); and the processor time of a short match with
     Python bots forked from the fork server against started by exec.
     """
-    from arena.bench.tournament import run
+    from arena.bench.tournament import ENTRANTS, run
 
-    result = run(games, rounds)
+    chosen = tuple(dict.fromkeys(entrants)) or ENTRANTS
+    if len(chosen) < 2:
+        raise click.BadParameter("name at least two different bots", param_hint="--entrant")
+    result = run(games, rounds, chosen)
     if as_json:
         click.echo(json.dumps(result))
         return
     click.echo(f"jobs 1  {result['jobs1_games_per_second']:8.2f} games/s")
     click.echo(f"jobs 2  {result['jobs2_games_per_second']:8.2f} games/s")
-    click.echo(f"ratio   {result['ratio']:.2f}  ({result['games']} games per run; goal 1.8)")
+    pairings = result["pairings"]
+    click.echo(
+        f"ratio   {result['ratio']:.2f}  ({result['games']} games per run, {pairings} pairing{'s' * (pairings > 1)}; "
+        + ("goal 1.8)" if pairings > 1 else "one pairing starts its bots twice a slot: docs/performance.md)")
+    )
     click.echo(f"play    {result['play_only_games_per_second']:8.2f} games/s (the same games' own play time, jobs 1)")
     click.echo(f"efficiency {result['efficiency']:.2f}  (jobs 1 against play alone; goal 0.70)")
     click.echo(f"host    {result['host_scaling']:.2f}  (two CPU-bound processes against one in this run: the ceiling)")

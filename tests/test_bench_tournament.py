@@ -57,3 +57,8 @@ def test_bench_tournament_prints_rates_their_ratio_the_share_of_play_the_hosts_c
     # which way is cheaper is the benchmark's to show, not a test's
     for way in ("forked", "exec"):
         assert figures[f"match_cpu_ms_{way}"] > 20 and figures[f"match_wall_ms_{way}"] > 0
+
+
+def test_bench_tournament_wants_two_different_bots() -> None:
+    result = CliRunner().invoke(main, ["bench", "tournament", "--entrant", "random", "--entrant", "random"])
+    assert result.exit_code == 2 and "--entrant" in result.output and "two different bots" in result.output

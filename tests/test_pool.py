@@ -8,15 +8,19 @@ ends the run without a hang.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.tournament.pool import Chains, GameFinished, MatchEnded, MatchPool, Planned, Shared, SlotFailed
+from arena.tournament.run import split
 
 
 def planned(match_id: str, games: int) -> Planned:
@@ -77,13 +81,13 @@ def test_a_round_starts_only_after_every_slot_rested_and_every_event_comes_once(
     starts = {what.split()[1]: at for what, _, at in executor.log if what.startswith("start")}
     ends = {what.split()[1]: at for what, _, at in executor.log if what.startswith("end")}
     rests = sorted(at for what, _, at in executor.log if what == "rest")
-    assert len(rests) == 2 * 3  # each slot, each round
+    assert len(rests) == 2 * 2  # each slot, between rounds: not after the last (the slot's end ends its bots)
     assert len(between) == 2  # between rounds, not after the last
     for number in (1, 2):
         earlier = [ends[f"r{number - 1}m{m}"] for m in range(3)]
-        rested = rests[2 * number - 2 : 2 * number]  # both slots' rests after that round (one may rest early)
+        rested = rests[2 * number - 2 : 2 * number]  # both slots' rests after that round
         later = [starts[f"r{number}m{m}"] for m in range(3)]
-        assert max(earlier) <= max(rested) <= between[number - 1] <= min(later)
+        assert max(earlier) <= min(rested) <= max(rested) <= between[number - 1] <= min(later)
 
 
 def test_a_slot_that_fails_says_so_and_the_run_ends_without_waiting_for_it() -> None:
@@ -128,3 +132,36 @@ def test_chains_are_shared_by_the_slots_each_match_once(slots: int) -> None:
     played = [e.match_id for e in pool.events() if isinstance(e, MatchEnded)]
     pool.join()
     assert sorted(played) == sorted(f"c{c}m{m}" for c in range(2) for m in range(4))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lengths=st.lists(st.integers(min_value=1, max_value=40), min_size=1, max_size=5),
+    slots=st.integers(min_value=1, max_value=6),
+    size=st.integers(min_value=1, max_value=10),
+)
+def test_split_cuts_chains_for_the_slots_and_tapers_their_ends(lengths: list[int], slots: int, size: int) -> None:
+    """Every game once, in matches of at most ``size``; a chain for each slot where there are games enough; with more
+    than one slot every chain ends in a match of one game, after halves (what an idle slot takes is short)."""
+    grouped = []
+    for c, n in enumerate(lengths):  # pairing c's deals 0..n-1 in rotation 0, in matches of ``size`` as planned
+        chain = []
+        for first in range(0, n, size):
+            spec, _ = planned(f"c{c}_{first}", min(size, n - first))
+            chain.append((spec, [f"c{c}/{deal}/0" for deal in range(first, first + len(spec.games))]))
+        grouped.append(chain)
+    cut = split(grouped, slots, size)
+    keys = [key for chain in cut for _, match_keys in chain for key in match_keys]
+    assert sorted(keys) == sorted(key for chain in grouped for _, match_keys in chain for key in match_keys)
+    assert len(cut) >= min(slots, sum(lengths))
+    for chain in cut:
+        sizes = [len(match_keys) for _, match_keys in chain]
+        assert all(1 <= n <= size for n in sizes)
+        assert all(len(spec.games) == n for (spec, _), n in zip(chain, sizes, strict=True))
+        assert len({spec.match_id for spec, _ in chain}) == len(chain)  # each match named for its own games
+        if slots > 1:
+            assert sizes[-1] == 1 and sizes == sorted(sizes, reverse=True)
+            short = [n for n in sizes if n < size]
+            assert all(a <= -(-b // 2) + 1 for b, a in itertools.pairwise(short))  # about halves
+        else:
+            assert sizes[:-1] == [size] * (len(sizes) - 1)  # one slot: whole matches, nothing to take

@@ -39,14 +39,18 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.run import Progress, resolve_entrants, run_tournament
 from arena.tournament.store import Store
 
+ENTRANTS = ("heuristic", "random")
 
-def bench_config(games: int) -> TournamentConfig:
-    """A two-hand tournament of the bundled bots, cut into matches of eight games so that jobs have work to share."""
+
+def bench_config(games: int, entrants: tuple[str, ...] = ENTRANTS) -> TournamentConfig:
+    """A two-hand tournament of ``entrants`` (the bundled bots), about ``games`` games in all, cut into matches of
+    eight games so that jobs have work to share."""
+    pairings = len(entrants) * (len(entrants) - 1) // 2
     return TournamentConfig(
         name="bench",
         variant="two-hand",
-        entrants=["heuristic", "random"],
-        games_per_pairing=max(1, games // 2),
+        entrants=list(entrants),
+        games_per_pairing=max(1, games // pairings // 2),  # deals, each played in both rotations
         games_per_match=8,
         time="10+1",
         seed=11,
@@ -177,10 +181,10 @@ def host_scaling(count: int = 3_000_000) -> float:
     return alone / together
 
 
-def run(games: int = 48, rounds: int = 2) -> dict[str, Any]:
+def run(games: int = 48, rounds: int = 2, entrants: tuple[str, ...] = ENTRANTS) -> dict[str, Any]:
     """Alternate jobs=1 and jobs=2 runs (so machine noise hits both) and report the mean rates and their ratio; then
     the cost of a short match, forked and exec'd bots alternately."""
-    config = bench_config(games)
+    config = bench_config(games, entrants)
     ones: list[RunRates] = []
     twos: list[RunRates] = []
     host: list[float] = []
@@ -204,7 +208,8 @@ def run(games: int = 48, rounds: int = 2) -> dict[str, Any]:
     cpu = {forked: sum(c for c, _ in costs[forked]) / rounds for forked in costs}
     wall = {forked: sum(w for _, w in costs[forked]) / rounds for forked in costs}
     return {
-        "games": config.games_per_pairing * 2,
+        "games": config.games_per_pairing * len(entrants) * (len(entrants) - 1),
+        "pairings": len(entrants) * (len(entrants) - 1) // 2,
         "jobs1_games_per_second": serial,
         "jobs2_games_per_second": parallel,
         "ratio": parallel / serial,

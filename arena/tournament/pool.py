@@ -200,12 +200,13 @@ class MatchPool:
         current: list[Round | None] = [next(self._rounds, None)]
 
         def advance() -> None:
-            following = None if self._stopping.is_set() else next(self._rounds, None)
-            if following is not None and self.between is not None:
-                self.between()
-            current[0] = following
+            current[0] = None if self._stopping.is_set() else next(self._rounds, None)
 
-        turn = threading.Barrier(self.slots, action=advance)
+        # Two turns between rounds: at the first every slot has played its part and the next round is known; only
+        # if there is one do the slots rest (after the last round the slot's end closes everything anyway), and at
+        # the second every slot has rested, so ``between`` runs with no bot process of the round alive.
+        played = threading.Barrier(self.slots, action=advance)
+        rested = threading.Barrier(self.slots, action=self.between)
         rest = getattr(self.executor, "rest", None)
 
         def run(place: int) -> None:
@@ -215,20 +216,22 @@ class MatchPool:
                 while (now := current[0]) is not None:
                     try:
                         self._play(now, place)
+                        if not self._turn(played) or current[0] is None:
+                            return
                         if rest is not None:
                             rest()
+                        if not self._turn(rested):
+                            return
                     except Exception as exc:  # a fault of ours: told, its traceback on stderr, the slot ended
-                        turn.abort()  # the other slots stop at the turn instead of waiting for this one for ever
+                        played.abort()  # the other slots stop at a turn instead of waiting for this one for ever
+                        rested.abort()
                         self._events.put(SlotFailed(place, f"{type(exc).__name__}: {exc}"))
                         traceback.print_exc()
                         return
                     except BaseException:
-                        turn.abort()
+                        played.abort()
+                        rested.abort()
                         raise
-                    try:
-                        turn.wait()
-                    except threading.BrokenBarrierError:
-                        return
 
         self._threads = [
             threading.Thread(target=run, args=(place,), name=f"slot {place}", daemon=True)
@@ -236,6 +239,15 @@ class MatchPool:
         ]
         for thread in self._threads:
             thread.start()
+
+    @staticmethod
+    def _turn(barrier: threading.Barrier) -> bool:
+        """Wait there for every slot; False if another slot failed (it aborted the barrier)."""
+        try:
+            barrier.wait()
+        except threading.BrokenBarrierError:
+            return False
+        return True
 
     def _play(self, round_: Round, place: int) -> None:
         """One slot's part of a round."""

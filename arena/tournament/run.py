@@ -246,24 +246,50 @@ def split(grouped: list[list[Planned]], slots: int, size: int) -> list[list[Plan
         if _games(longest) < 2:
             break
         grouped = [chain for chain in grouped if chain is not longest]
-        games = [(game, key) for spec, keys in longest for game, key in zip(spec.games, keys, strict=True)]
+        games = _chain_games(longest)
         half = (len(games) + 1) // 2
         grouped += [_rechunk(longest[0][0], games[:half], size), _rechunk(longest[0][0], games[half:], size)]
+    if slots > 1:  # chains end in short matches, for the slots that end first to take (see ``_tapered``)
+        grouped = [_rechunk(chain[0][0], _chain_games(chain), size, tapered=True) for chain in grouped]
     return sorted(grouped, key=_games, reverse=True)
+
+
+def _chain_games(chain: list[Planned]) -> list[tuple[GameSpec, str]]:
+    return [(game, key) for spec, keys in chain for game, key in zip(spec.games, keys, strict=True)]
 
 
 def _games(chain: list[Planned]) -> int:
     return sum(len(keys) for _, keys in chain)
 
 
-def _rechunk(template: MatchSpec, games: list[tuple[GameSpec, str]], size: int) -> list[Planned]:
-    """``games`` (with their keys) as matches of at most ``size`` games, each like ``template`` but for them."""
+def _rechunk(
+    template: MatchSpec, games: list[tuple[GameSpec, str]], size: int, *, tapered: bool = False
+) -> list[Planned]:
+    """``games`` (with their keys) as matches of at most ``size`` games, each like ``template`` but for them;
+    ``tapered``: in the sizes ``_tapered`` gives."""
     chain = []
-    for start in range(0, len(games), size):
-        part = games[start : start + size]
+    start = 0
+    for length in _tapered(len(games), size) if tapered else [size] * -(-len(games) // size):
+        part = games[start : start + length]
+        start += length
         keys = [key for _, key in part]
         chain.append((template.replace(match_id=match_name(keys), games=[game for game, _ in part]), keys))
     return chain
+
+
+def _tapered(games: int, size: int) -> list[int]:
+    """Match sizes for a chain of ``games``: ``size`` while more than ``size`` are left, then halves of what is left
+    down to one game (8 left: 4, 2, 1, 1). A round ends when its last slot does, so the matches other slots take
+    from a chain's end (``pool.Chains``) must be short; within a chain the bots carry on from match to match, so
+    the extra matches cost little."""
+    sizes = []
+    while games > size:
+        sizes.append(size)
+        games -= size
+    while games > 1:
+        sizes.append(-(-games // 2))
+        games -= sizes[-1]
+    return sizes + [1] * games
 
 
 def chains(matches: list[Planned]) -> list[list[Planned]]:
