@@ -30,6 +30,8 @@ if TYPE_CHECKING:  # the CLI imports its modules lazily: a command costs only wh
     from arena.play.botproc import BotCommand
     from arena.play.matchspec import Limits, MatchSpec
     from arena.tournament.config import TournamentConfig
+    from arena.tournament.ranking import Row
+    from arena.tournament.run import RunReport
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}  # inherited by every command
 
@@ -316,37 +318,25 @@ def match_command(
     first line of its error from its log, and a warning for a bot that forfeited every game. Ctrl-C prints the
     table of the games played so far (exit code 130).
     """
-    from arena.play.clock import TimeControl
-    from arena.play.lineup import build_match, summarize
+    from arena.play.lineup import summarize
     from arena.tournament.account import violation_summary
-    from arena.tournament.config import rules_problem, secret_seed
-    from arena.tournament.flags import parse_limits, parse_options
-    from arena.tournament.registry import Registry
 
-    options = parse_options(option_pairs)
-    problem = rules_problem(variant, options)  # in the words a config's errors use
-    if problem:
-        raise ArenaError(problem)
-    TimeControl.parse(time_control, max_decision=max_decision)
-    spec = build_match(
-        list(bots),
+    spec = _match_spec(
+        bots,
         variant=variant,
-        options=options,
+        option_pairs=option_pairs,
         games=games,
-        seed=seed if seed is not None else secret_seed(),
-        time=time_control,
+        seed=seed,
+        time_control=time_control,
         max_decision=max_decision,
         policy=policy,
         max_strikes=max_strikes,
         max_hands=max_hands,
+        pin=pin,
         log_dir=log_dir,
-        lookup=Registry.default().lookup,  # registered names too (bundled names first)
+        limit_pairs=limit_pairs,
+        trusted_bots=trusted_bots,
     )
-    spec = spec.replace(trusted_bots=trusted_bots, limits=parse_limits(limit_pairs))
-    if pin:
-        from arena.play.cpus import idlest
-
-        spec = spec.replace(cpus=idlest(1) or None)
     from arena.play.referee import run_match
 
     sink = open_private(record_path) if record_path else None
@@ -383,6 +373,57 @@ def match_command(
         click.echo(f"warning: {name} forfeited {_every(count)}: see its log above", err=True)
     if interrupted:
         raise SystemExit(130)
+
+
+def _match_spec(
+    bots: tuple[str, ...],
+    *,
+    variant: str,
+    option_pairs: tuple[str, ...],
+    games: int,
+    seed: int | None,
+    time_control: str,
+    max_decision: float,
+    policy: Literal["forfeit", "substitute"],
+    max_strikes: int,
+    max_hands: int,
+    pin: bool,
+    log_dir: str,
+    limit_pairs: tuple[str, ...],
+    trusted_bots: bool,
+) -> MatchSpec:
+    """The match ``arena match`` plays, from its flags (each checked, in the words a config's errors use)."""
+    from arena.play.clock import TimeControl
+    from arena.play.lineup import build_match
+    from arena.tournament.config import rules_problem, secret_seed
+    from arena.tournament.flags import parse_limits, parse_options
+    from arena.tournament.registry import Registry
+
+    options = parse_options(option_pairs)
+    problem = rules_problem(variant, options)
+    if problem:
+        raise ArenaError(problem)
+    TimeControl.parse(time_control, max_decision=max_decision)
+    spec = build_match(
+        list(bots),
+        variant=variant,
+        options=options,
+        games=games,
+        seed=seed if seed is not None else secret_seed(),
+        time=time_control,
+        max_decision=max_decision,
+        policy=policy,
+        max_strikes=max_strikes,
+        max_hands=max_hands,
+        log_dir=log_dir,
+        lookup=Registry.default().lookup,  # registered names too (bundled names first)
+    )
+    spec = spec.replace(trusted_bots=trusted_bots, limits=parse_limits(limit_pairs))
+    if pin:
+        from arena.play.cpus import idlest
+
+        spec = spec.replace(cpus=idlest(1) or None)
+    return spec
 
 
 @contextmanager
@@ -566,26 +607,44 @@ def tournament_run(
         # the referees' fork server imports the referee while this command imports and prepares the rest (its
         # first referee forks ~0.3 s in); where the run ends up elsewhere, it exits with this process unused
         forkserver.warm(forkserver.REFEREES)
-    from arena.report.live import live_report
-    from arena.tournament.account import violation_summary
     from arena.tournament.config import load_config
-    from arena.tournament.executor import open_executor
-    from arena.tournament.gauntlet import candidate_name, gauntlet_section
-    from arena.tournament.growth import settle_seed
-    from arena.tournament.progress import ProgressPrinter
-    from arena.tournament.ranking import copies_partnered, format_ranking, ranking
-    from arena.tournament.run import default_db, run_tournament, total_games
-    from arena.tournament.store import Store
+    from arena.tournament.run import default_db
 
     path = Path(config_path)
     config = load_config(path)
     db = Path(db_path) if db_path else default_db(path)
     commands = _config_entrants(config, path)
     log_dir = str(db.with_suffix("")) + "-logs"
+    executor = (executor_kind or ("dask" if scheduler else config.executor.kind), scheduler, stall_timeout)
+    played = _play_tournament(config, db, commands, log_dir, jobs, quiet, executor, report_dir)
+    _tell_tournament(config, commands, db, log_dir, played, fmt, report_dir)
+
+
+def _play_tournament(
+    config: TournamentConfig,
+    db: Path,
+    commands: dict[str, BotCommand],
+    log_dir: str,
+    jobs: int | None,
+    quiet: bool,
+    executor_choice: tuple[str, str | None, float | None],
+    report_dir: str | None,
+) -> tuple[RunReport, list[tuple[str, GameRecord]], list[Row], str | None]:
+    """``tournament run``'s run: what it played, every stored game by key, the table's rows, and why the live
+    report stopped being written (None: it did not). Ctrl-C (or a run the pool stopped) ends the command here."""
+    from arena.report.live import live_report
+    from arena.tournament.executor import open_executor
+    from arena.tournament.growth import settle_seed
+    from arena.tournament.progress import ProgressPrinter
+    from arena.tournament.ranking import ranking
+    from arena.tournament.run import run_tournament, total_games
+    from arena.tournament.store import Store
+
+    kind, scheduler, stall_timeout = executor_choice
     printer = None if quiet else ProgressPrinter()
     where = config.executor
     running = open_executor(
-        executor_kind or ("dask" if scheduler else where.kind),
+        kind,
         scheduler=scheduler or where.scheduler,
         shared=where.shared,
         connect_timeout=where.connect_timeout,
@@ -628,13 +687,30 @@ def tournament_run(
             if report.interrupted:
                 stopped()
             records = [(key, record) for _, key, record in store.records()]
-            rows = ranking(
-                records,
-                bootstrap=config.rating.bootstrap,
-                confidence=config.rating.confidence,
-            )
+            rows = ranking(records, bootstrap=config.rating.bootstrap, confidence=config.rating.confidence)
         except KeyboardInterrupt:  # a second Ctrl-C while the first was stopping the run, or one after it
             stopped()
+    return report, records, rows, None if live is None else live.error
+
+
+def _tell_tournament(
+    config: TournamentConfig,
+    commands: dict[str, BotCommand],
+    db: Path,
+    log_dir: str,
+    played: tuple[RunReport, list[tuple[str, GameRecord]], list[Row], str | None],
+    fmt: str,
+    report_dir: str | None,
+) -> None:
+    """``tournament run``'s last words: the run in one line, the table, the bots' violations; exit code 1 where
+    games are left unplayed."""
+    from pathlib import Path
+
+    from arena.tournament.account import violation_summary
+    from arena.tournament.gauntlet import candidate_name, gauntlet_section
+    from arena.tournament.ranking import copies_partnered, format_ranking
+
+    report, records, rows, live_error = played
     # a drawn seed, for the organiser to publish: it tells a bot every card of any game added to the file later
     drawn = (
         f", secret seed {report.seed} (publish it once no game will be added)"
@@ -645,8 +721,8 @@ def tournament_run(
         f"{config.name}: {report.done}/{report.total} games ({report.played} played now), results in {db}{drawn}"
     )
     if report_dir:
-        if live is not None and live.error:
-            click.echo(f"warning: the report stopped being updated: {live.error}", err=True)
+        if live_error:
+            click.echo(f"warning: the report stopped being updated: {live_error}", err=True)
         click.echo(f"report: {(Path(report_dir) / 'index.html').resolve()}", err=True)
     if report.grown:
         click.echo(f"grown: {'; '.join(report.grown)}")
