@@ -10,6 +10,7 @@ referee fails the test instead of the suite.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -29,7 +30,7 @@ from click.testing import CliRunner
 from sandboxing import match_spec, started, still_running
 
 from arena.cli import main
-from arena.play import referee as referee_module
+from arena.play import memory_guard
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.play.referee import run_match
 from arena.play.sandbox import capabilities
@@ -111,12 +112,12 @@ def test_a_bot_whose_message_is_never_finished_is_found_by_the_memory_it_holds_a
     high-water mark, never read by the referee. An outside check's took a referee from 44 MB to 1.2 GB, unseen; and
     a guard that stopped the match let a losing bot cancel its game uncharged. Past the margin the bots are stopped
     one by one: the one whose stop gave the memory back is charged, the others restart uncharged."""
-    monkeypatch.setattr(referee_module, "MEMORY_MARGIN", 64 * 1024 * 1024)  # of the bot's 256 MiB
+    monkeypatch.setattr(memory_guard, "MEMORY_MARGIN", 64 * 1024 * 1024)  # of the bot's 256 MiB
     bots = [adversary("innocent", "polite", "--think", "0.05"), adversary("endless", "endless-message")]
     spec = spec_of(tmp_path, bots, [[0, 1], [1, 0], [0, 1]], time="10+0.5")
     try:
         records = run_match(spec)  # before: played to its end, no violation, the memory held
-    except referee_module.MemoryOverrun as stopped:
+    except memory_guard.MemoryOverrun as stopped:
         # where the memory did not come back within a second of the holder's stop (about 1 run in 6 here), nobody
         # is charged and the match stops: never an innocent charged, never the memory kept
         assert "no bot of the match held it" in str(stopped) and "endless 2" in str(stopped)
@@ -141,13 +142,13 @@ def test_a_message_never_finished_in_the_handshake_stops_the_match_and_charges_n
     """The same attack while the other bot has not said hello yet: the bots cannot be stopped one by one to find the
     holder there (a restarted bot would start its handshake again), so the match stops, nobody charged, the memory
     not kept."""
-    monkeypatch.setattr(referee_module, "MEMORY_MARGIN", 64 * 1024 * 1024)
+    monkeypatch.setattr(memory_guard, "MEMORY_MARGIN", 64 * 1024 * 1024)
     bots = [
         adversary("innocent", "slow-hello", "--hello-after", "5"),
         adversary("endless", "endless-message", "--early"),
     ]
     spec = spec_of(tmp_path, bots, [[0, 1]], time="10+0.5", handshake_timeout=20)
-    with pytest.raises(referee_module.MemoryOverrun) as stopped:
+    with pytest.raises(memory_guard.MemoryOverrun) as stopped:
         run_match(spec)
     assert "in a handshake" in str(stopped.value) and "endless 2" in str(stopped.value), stopped.value
 
@@ -342,7 +343,7 @@ def test_strangers_bytes_are_not_the_seats_traffic(tmp_path: Path) -> None:
     from arena.play.referee import Referee
     from arena.play.runner import play
 
-    with Referee(spec_of(tmp_path / "b", bots, [[0, 1]])) as referee:
+    with contextlib.closing(Referee(spec_of(tmp_path / "b", bots, [[0, 1]]))) as referee:
         assert referee.start() == []
         context = zmq.Context()
         strangers = [context.socket(zmq.DEALER) for _ in referee.endpoints]

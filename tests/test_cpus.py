@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -89,7 +90,7 @@ def test_a_pinned_match_runs_its_bots_on_its_core_and_gives_the_caller_its_cores
         log_dir=str(tmp_path),
         cpus=[core],
     )
-    with Referee(spec) as referee:
+    with contextlib.closing(Referee(spec)) as referee:
         assert referee.start() == []
         for process in referee.processes:
             assert process is not None and all(cores == {core} for cores in threads_of(process.pid))

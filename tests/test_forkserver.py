@@ -318,7 +318,7 @@ def test_a_match_whose_fork_server_dies_stops_and_charges_no_bot(tmp_path: Path)
     spec = MatchSpec(
         match_id="lost", variant="two-hand", bots=bots, games=[GameSpec(seed=0, seating=[0, 1])], log_dir=str(tmp_path)
     )
-    with Referee(spec) as referee:
+    with contextlib.closing(Referee(spec)) as referee:
         assert referee.start() == [] and referee.begin_game([0, 1]) == []
         server = forkserver.server()
         server.process.kill()

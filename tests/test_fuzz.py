@@ -8,6 +8,7 @@ Hypothesis profile scales them (``pytest --hypothesis-profile thorough tests/tes
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
@@ -29,7 +30,7 @@ from arena.engine.actions import Action, parse_action
 from arena.engine.game import Game
 from arena.engine.options import make_rules
 from arena.engine.record import GameRecord, replay
-from arena.play import referee as referee_module
+from arena.play import inbox
 from arena.play.incoming import ALL_ACTIONS, MAX_MESSAGE_BYTES, MessageError, canonical_reply, read_bot_message
 from arena.play.local import LocalSeats
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
@@ -475,7 +476,7 @@ class ScriptedReferee(Referee):
             hello = {"type": "hello", "name": f"scripted{b}", "protocol": 1, "token": process.token}
             self.bots.connect(b, self.endpoints[b].address, [*self.before_hello.pop(b, []), [orjson.dumps(hello)]])
             self.needs_restart[b] = False
-        return self._handshake(indexes)
+        return self.handshake.run(indexes)
 
 
 @pytest.fixture(scope="module")
@@ -494,7 +495,7 @@ def referee(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ScriptedRefere
     )
     bots = ScriptedBots()
     bots.start()
-    with ScriptedReferee(spec, bots) as ref:
+    with contextlib.closing(ScriptedReferee(spec, bots)) as ref:
         assert ref.start() == []
         yield ref
         for process in ref.processes:  # they would exit at match_end; do not wait for that
@@ -691,9 +692,9 @@ def test_a_flood_waiting_when_the_bot_is_asked_is_its_answer_charged_once(
     # A burst that fits in the endpoint's receive queue (1,000 frames): of 1,005 frames the last ones move in only
     # as the look reads, and one look may find the queue empty before ZeroMQ's I/O thread has moved them.
     burst = 200
-    budget = referee_module.DRAIN_BUDGET - referee_module.BURST_FRAMES + burst  # the look's margin over a burst kept
-    monkeypatch.setattr(referee_module, "DRAIN_BUDGET", budget)
-    monkeypatch.setattr(referee_module, "BURST_FRAMES", burst)
+    budget = inbox.DRAIN_BUDGET - inbox.BURST_FRAMES + burst  # the look's margin over a burst kept
+    monkeypatch.setattr(inbox, "DRAIN_BUDGET", budget)
+    monkeypatch.setattr(inbox, "BURST_FRAMES", burst)
     seed = fuzzed_acts_first(referee)
     referee.endpoints[1].burst = 0
     said_before_asked(referee, [[b"{}"]] * (burst + 5))

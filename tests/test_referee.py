@@ -7,6 +7,7 @@ with the other seats and the rest of the match.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import subprocess
@@ -467,7 +468,7 @@ def test_a_few_frames_from_a_stranger_on_a_bots_endpoint_are_dropped_not_charged
     bots = [BotEntry(name="raw0", argv=RAW), BotEntry(name="raw1", argv=RAW)]
     spec = match(tmp_path, bots, [[0, 1]])
     (baseline,) = run_match(spec)
-    with Referee(spec) as referee:
+    with contextlib.closing(Referee(spec)) as referee:
         assert referee.start() == []
         addresses = [endpoint.address for endpoint in referee.endpoints]
         ready = tmp_path / "stranger-ready"

@@ -7,6 +7,7 @@ record is a complete game record, the person's seat named ``human``.
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -82,7 +83,7 @@ def play_games(
     names = [HUMAN if s == seat else spec.bots[others.index(s)].name for s in range(rules.players)]
     local = LocalSeats([person])
     records: list[GameRecord] = []
-    with Referee(spec) as referee:
+    with contextlib.closing(Referee(spec)) as referee:
         failures = referee.start()
         seating = list(range(len(others)))
         for index in range(games):

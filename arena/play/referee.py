@@ -16,12 +16,10 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import orjson
 
-from arena import PROTOCOL_VERSION
 from arena.engine.game import Game
 from arena.engine.options import make_rules
 from arena.engine.record import GameRecord
@@ -30,10 +28,13 @@ from arena.play import forkserver
 from arena.play.botproc import BotCommand, BotProcess
 from arena.play.clock import TimeControl
 from arena.play.cpus import pin_match, unpin, unpin_thread
-from arena.play.incoming import Hello, MessageError, Reply, canonical_reply, read_bot_message
-from arena.play.linux import raise_open_files, release_free_memory, resident_bytes
+from arena.play.handshake import Handshake
+from arena.play.inbox import Inbox
+from arena.play.incoming import Hello
+from arena.play.linux import raise_open_files
 from arena.play.matchspec import MIN_OPEN_FILES, Limits, MatchSpec, SpecError
-from arena.play.runner import DETAIL_LIMIT, EXCERPT_LIMIT, Answer, Message, Violation, play
+from arena.play.memory_guard import MEMORY_LOOK, MemoryGuard, MemoryOverrun
+from arena.play.runner import DETAIL_LIMIT, Answer, Message, Violation, play
 from arena.play.sandbox import Jail, require_isolation
 from arena.play.transport import Channel, Hub
 from arena.signals import stop_like_ctrl_c
@@ -41,39 +42,6 @@ from arena.text import printable
 
 # Kinds after which the bot's process is replaced before its next game (it may be dead or stuck).
 RESTART_AFTER = frozenset({"crash", "memory", "timeout", "handshake", "flood"})
-
-# Every read loop is bounded: at most this many frames of one endpoint are read in one look, the rest waits for the
-# next look (the asked bot's endpoint is looked at first, and between looks the deadline is checked).
-READ_BUDGET = 64
-# Only the bot's own processes can reach its endpoint (SECURITY.md), so traffic there is the bot's doing. Frames from
-# connections other than its accepted one (or hellos with a wrong token) are dropped, up to these limits per process;
-# past them the endpoint is flooded: a ``flood`` violation, and the process (with all it started) is killed at once.
-STRANGER_FRAMES = 100
-STRANGER_BYTES = 64 * 1024 * 1024
-# Unasked frames of the accepted connection: a burst is one ``unsolicited`` strike; past this many it is a flood.
-BURST_FRAMES = 1000
-# Connections open at once on a bot's endpoint: it needs one (ZeroMQ may briefly hold a second as it reconnects). Each
-# holds up to transport.HARD_FRAME_LIMIT of an unfinished frame in the referee's memory, and one that sends nothing
-# is never read: past this many, a flood.
-MAX_CONNECTIONS = 16
-DRAIN_BUDGET = STRANGER_FRAMES + BURST_FRAMES + 2  # a look at an unasked endpoint empties it, or finds a flood
-
-
-# How far the referee's memory may grow in a match (it needs a few MB). A bot can make libzmq hold data that the
-# referee never sees: the frames of a multipart message it never finishes, each under the hard frame limit, counted
-# by no high-water mark (an outside check's bot took a referee to 1.2 GB in 0.7 s, from one connection). libzmq does
-# not say which connection holds it: past this, the bots are stopped one by one until the memory comes back. The one
-# whose stop gave it back is charged a flood; those stopped before it are restarted at once, uncharged. Where none
-# gave it back (it is held elsewhere in this process), the match stops (MemoryOverrun).
-MEMORY_MARGIN = 512 * 1024 * 1024
-MEMORY_LOOK = 0.1  # seconds between looks at it
-MEMORY_RELEASE = 1.0  # seconds to wait for a stopped bot's connections to give their memory back
-
-
-class MemoryOverrun(ArenaError):
-    """The referee's memory grew past ``MEMORY_MARGIN`` in a match: the match stops, as when its fork server is lost
-    (a tournament records the failure, keeps the finished games, and plays the rest again)."""
-
 
 # What the referee needs beyond its bots' connections: its own files and pipes, ZeroMQ's sockets and signals.
 DESCRIPTOR_HEADROOM = 1024
@@ -109,7 +77,13 @@ def fitted_limits(spec: MatchSpec, referees: int = 1) -> Limits:
 
 
 class Referee:
-    """Runs a match: implements the runner's ``Seats`` over real processes and sockets."""
+    """Runs a match: implements the runner's ``Seats`` over real processes and sockets.
+
+    It keeps each bot's process, endpoint and standing (strikes, restarts) and asks for decisions against the clock;
+    its parts do the rest: ``handshake`` (arena.play.handshake) greets each process it starts, ``inbox``
+    (arena.play.inbox) reads the endpoints (answers, unasked frames, strangers, floods) and ``memory``
+    (arena.play.memory_guard) watches this process's own memory.
+    """
 
     def __init__(self, spec: MatchSpec, *, beside: int = 0) -> None:
         """``beside``: how many other matches this process may hold with their bots while this one plays."""
@@ -133,10 +107,10 @@ class Referee:
         self.viewed = [-1] * len(spec.bots)  # hand of the last request that carried the view, per bot
         self.request_ids = itertools.count(1)  # unique across the match, so a late answer is never mistaken
         self.seating: list[int] = []
-        self._reports: list[tuple[int, Violation]] = []  # by bot index
-        self._relaunched: dict[int, Violation | None] = {}  # bots replaced by prepare: how the restart went
+        self.reports: list[tuple[int, Violation]] = []  # found outside a decision, not yet charged; by bot index
+        self.relaunched: dict[int, Violation | None] = {}  # bots replaced by prepare: how the restart went
         self._game_start: list[Message | None] = [None] * len(spec.bots)
-        self._affinity: set[int] | None = None  # this thread's cores before the match was pinned
+        self.affinity: set[int] | None = None  # this thread's cores before the match was pinned
         self.log_dir = Path(spec.log_dir)
         # what the bots are told the match is called: not its id, which in a tournament names the pairing, the
         # rotation and the deals (a bot of a later round could look up a note left for exactly that deal)
@@ -144,17 +118,11 @@ class Referee:
         self.dealt: set[int] = set()  # seeds of the games these processes played (or started): see carry_on
         self.closed = threading.Event()  # set when the match is closed and its bots are gone
         self.games_before = 0  # games these processes played in earlier matches (carry_on)
-        self._memory_base = resident_bytes()  # this process's memory before the match (see MEMORY_MARGIN)
-        self._memory_looked = 0.0
-        self._searching = False  # for the bot that holds it (_memory_holder): no look meanwhile
+        self.memory = MemoryGuard(self)
+        self.inbox = Inbox(self)
+        self.handshake = Handshake(self)
 
     # ---- lifecycle ----
-
-    def __enter__(self) -> Referee:
-        return self
-
-    def __exit__(self, *exc: object | TracebackType) -> None:
-        self.close()
 
     def start(self) -> list[tuple[int, Violation]]:
         """Start every bot and shake hands; returns the bots that failed the handshake."""
@@ -166,7 +134,7 @@ class Referee:
         failed = self._launch(list(range(len(self.spec.bots))))
         # Only now onto the match's cores: the bots started up in parallel; bots restarted later inherit the pinning.
         if self.spec.cpus:
-            self._affinity = pin_match(self.spec.cpus, [p.pid for p in self.processes if p is not None])
+            self.affinity = pin_match(self.spec.cpus, [p.pid for p in self.processes if p is not None])
         return failed
 
     def _launch(self, indexes: list[int]) -> list[tuple[int, Violation]]:
@@ -185,123 +153,24 @@ class Referee:
             if process.pipes is not None:  # a stdio bot: its stdin and stdout are the channel
                 self.hub.attach(endpoint, *process.pipes)
             self.needs_restart[b] = False
-        return self._handshake(indexes)
-
-    def _handshake(self, indexes: list[int]) -> list[tuple[int, Violation]]:
-        waiting = set(indexes)
-        failed: list[tuple[int, Violation]] = []
-        deadline = time.monotonic() + self.spec.handshake_timeout
-        while waiting:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                break
-            for endpoint in self.hub.wait(min(remaining, 0.05)):
-                b = endpoint.index
-                if b not in waiting:
-                    self._drain(endpoint)  # a second hello, or a stranger: after its hello, unasked frames
-                    continue
-                for _ in range(READ_BUDGET):
-                    frame = endpoint.receive()
-                    if frame is None:
-                        break
-                    problem = self._check_hello(b, *frame)
-                    if problem is None:
-                        waiting.discard(b)
-                        self._drain(endpoint)  # what came right behind the hello was not asked for
-                        break
-                    if problem.kind != "foreign":
-                        failed.append((b, problem))
-                        waiting.discard(b)
-                        break
-                    if (flood := self._flooded(endpoint)) is not None:
-                        failed.append((b, flood))
-                        waiting.discard(b)
-                        break
-            self._check_memory(handshake=True)
-            for b in list(waiting):
-                if (flood := self._flooded(self.endpoints[b])) is not None:  # connections, before any hello
-                    failed.append((b, flood))
-                    waiting.discard(b)
-                    self._cut_off(b)  # now, as any flood: not at its restart
-                    continue
-                process = self.processes[b]
-                if process is not None and not process.alive():
-                    process.check_set_up()  # a process that never ran the bot's code is the arena's failure
-                    ended = process.exit_description()
-                    failed.append((b, Violation("handshake", f"bot {ended} before hello{_stdio_hint(process, ended)}")))
-                    waiting.discard(b)
-        failed.extend((b, Violation("handshake", "no hello within the handshake timeout")) for b in waiting)
-        for b, violation in failed:
-            self.needs_restart[b] = True
-            self._notify_handshake(b, violation)
-        return failed
-
-    def _notify_handshake(self, b: int, violation: Violation) -> None:
-        """Tell a bot why its hello was refused (sent even though no peer was accepted on its endpoint)."""
-        endpoint = self.endpoints[b]
-        if endpoint.last_sender is not None and endpoint.peer is None:
-            notice = {
-                "type": "violation",
-                "kind": "handshake",
-                "detail": violation.detail[:DETAIL_LIMIT],
-                "strikes": self.strikes[b] + 1,
-                "max_strikes": self.spec.max_strikes,
-            }
-            endpoint.send_to(endpoint.last_sender, orjson.dumps(notice))
-
-    def _check_hello(self, b: int, ident: bytes, raw: bytes) -> Violation | None:
-        process = self.processes[b]
-        assert process is not None
-        try:
-            message = read_bot_message(raw)
-        except MessageError as exc:
-            return Violation("handshake", f"first message: {exc.detail}", _excerpt(raw))
-        if not isinstance(message, Hello):
-            return Violation("handshake", "the first message must be hello", _excerpt(raw))
-        if message.token != process.token:
-            self._stranger(self.endpoints[b], raw)
-            return Violation("foreign", "hello with a wrong token")
-        if message.protocol != PROTOCOL_VERSION:
-            return Violation("handshake", f"protocol {message.protocol} not spoken (this referee speaks 1)")
-        self.endpoints[b].peer = ident
-        self.hello[b] = message
-        self.viewed[b] = -1
-        self._send(
-            b,
-            {
-                "type": "welcome",
-                "protocol": PROTOCOL_VERSION,
-                "match_id": self.public_id,
-                "name": self.spec.bots[b].name,
-            },
-        )
-        return None
+        return self.handshake.run(indexes)
 
     def close(self) -> None:
         """Tell every bot the match is over, give it a moment to exit, then kill what is left."""
         for b in range(len(self.processes)):
-            self._send(b, {"type": "match_end", "reason": "match over"})
+            self.send(b, {"type": "match_end", "reason": "match over"})
         deadline = time.monotonic() + 1.0
         for process in self.processes:
             while process is not None and not process.wait_until(min(deadline, time.monotonic() + MEMORY_LOOK)):
-                if time.monotonic() >= deadline or self._memory_grown() > MEMORY_MARGIN:
+                if time.monotonic() >= deadline or self.memory.overgrown():
                     deadline = 0.0  # no more grace: a bot filling the memory after the match (a check's: 1.6 GB)
                     break
         for process in self.processes:
             if process is not None:
                 process.kill()
         self.hub.close()
-        unpin(self._affinity)
+        unpin(self.affinity)
         self.closed.set()
-
-    def close_in_background(self) -> threading.Thread:
-        """Close the match in a thread of its own, so that the next match's bots start meanwhile; this thread is
-        unpinned now (bots it starts next must start up on every core)."""
-        unpin(self._affinity)
-        self._affinity = None
-        closing = threading.Thread(target=self.close, name=f"close {self.spec.match_id}", daemon=True)
-        closing.start()
-        return closing
 
     def could_carry_on(self, spec: MatchSpec, current: MatchSpec | None = None) -> bool:
         """Whether ``spec`` is the same match but for its id and deals, none of them dealt to these processes (nor
@@ -358,31 +227,31 @@ class Referee:
         b = self.seating[seat]
         if message["type"] == "game_start":
             self._game_start[b] = message
-        self._send(b, message)
+        self.send(b, message)
 
-    def _send(self, b: int, message: Message) -> None:
-        self._send_frame(b, orjson.dumps(message))
-
-    def _send_frame(self, b: int, frame: bytes) -> None:
+    def send(self, b: int, message: Message | bytes) -> None:
+        """Send bot ``b`` a message (or a frame already encoded), unless it is out of the match."""
         if not self.struck_out[b]:
-            self.endpoints[b].send(frame)
+            self.endpoints[b].send(message if isinstance(message, bytes) else orjson.dumps(message))
 
     def prepare(self, seat: int) -> None:
         """Under the substitute policy a bot that must be replaced is replaced now, before its request is built, so
         that the request carries the view (protocol.md §2); a failed restart is the answer ``ask`` gives."""
         b = self.seating[seat]
         if self.spec.policy == "substitute" and (self.needs_restart[b] or self.endpoints[b].peer is None):
-            self._relaunched[b] = self._relaunch_midgame(b)
+            self.relaunched[b] = self.relaunch_midgame(b)
 
     def ask(self, seat: int, message: Message, allowed: float) -> Answer:
         """Send a decision request and wait for its answer, a violation, or the deadline."""
-        self._check_memory()  # a bot found holding the memory is charged below (its flood)
+        self.memory.check()  # a bot found holding the memory is charged below (its flood)
         b = self.seating[seat]
         endpoint, process = self.endpoints[b], self.processes[b]
         assert process is not None
-        if (failure := self._relaunched.pop(b, None)) is not None:
+        if (failure := self.relaunched.pop(b, None)) is not None:
             return Answer(None, failure, 0.0)
-        if (flood := self._flood_found(b)) is not None:  # stopped since its last request (at a restart's handshake)
+        if (
+            flood := self.inbox.flood_found(b)
+        ) is not None:  # stopped since its last request (at a restart's handshake)
             return Answer(None, flood, 0.0)
         # A process that died since its last answer is found below, when it does not answer (no wait() per request).
         if endpoint.peer is None or (self.needs_restart[b] and self.spec.policy == "forfeit"):
@@ -391,8 +260,8 @@ class Referee:
             return Answer(None, Violation(process.death_kind(), f"bot {process.exit_description()}"), 0.0)
         request_id = message["request_id"]
         if endpoint.has_input():  # what waits before the request was not asked for: read it as such (§9), not as
-            self._drain(endpoint)  # a first frame read while asked, however late the referee got round to it
-            if (flood := self._flood_found(b)) is not None:
+            self.inbox.drain(endpoint)  # a first frame read while asked, however late the referee got round to it
+            if (flood := self.inbox.flood_found(b)) is not None:
                 return Answer(None, flood, 0.0)
         frame = orjson.dumps(message)
         for other, each in enumerate(self.processes):  # the asked bot's tree gets the processor, the others wait
@@ -401,15 +270,15 @@ class Referee:
         # The clock starts as the request leaves: a referee held up right after the send (a busy host) must not
         # give the bot that time for free (it was charged 489 ms for a 500 ms think once).
         start = time.perf_counter()
-        self._send_frame(b, frame)
+        self.send(b, frame)
         deadline = start + allowed
         while True:
             now = time.perf_counter()
             if now >= deadline:
                 # What already waits arrived in time (the referee may have been busy): one last bounded look.
-                settled = self._answer(endpoint, request_id, None)
+                settled = self.inbox.answer(endpoint, request_id, None)
                 if settled is not None and settled.violation is None:
-                    return self._answered(b, endpoint, request_id, settled, allowed)
+                    return self.inbox.answered(b, endpoint, request_id, settled, allowed)
                 self.expired[b].add(request_id)  # whatever comes for it later is late, not out of turn
                 if settled is not None:  # a flood, or a broken frame: that is what it did
                     return Answer(None, settled.violation, allowed, settled.excerpt)
@@ -417,7 +286,7 @@ class Referee:
                 return Answer(None, Violation("timeout", f"no answer within {allowed:.3f} s"), now - start)
             first = endpoint.receive_within(min(deadline - now, 0.05))
             if first is not None:
-                settled = self._answer(endpoint, request_id, first)
+                settled = self.inbox.answer(endpoint, request_id, first)
                 if settled is not None:
                     elapsed = time.perf_counter() - start
                     if elapsed > allowed and settled.violation is None:  # read after the deadline: too late
@@ -425,252 +294,41 @@ class Referee:
                         self.needs_restart[b] = True
                         late = Violation("timeout", f"answered after {elapsed:.3f} s, allowed {allowed:.3f} s")
                         return Answer(None, late, elapsed, settled.excerpt)
-                    return self._answered(b, endpoint, request_id, settled, elapsed)
+                    return self.inbox.answered(b, endpoint, request_id, settled, elapsed)
                 continue  # frames that did not count (or the look's budget ran out): check the clock, look again
-            self._drain_others(b)
-            if spent := self._check_memory():  # the clock stopped while the bots were stopped one by one
+            self.inbox.drain_others(b)
+            if spent := self.memory.check():  # the clock stopped while the bots were stopped one by one
                 deadline += spent
-                if (flood := self._flood_found(b)) is not None:  # it held the memory
+                if (flood := self.inbox.flood_found(b)) is not None:  # it held the memory
                     return Answer(None, flood, time.perf_counter() - start - spent)
-                if b in self._relaunched:  # stopped before the holder was found, restarted: asked again
-                    if (failure := self._relaunched.pop(b)) is not None:
+                if b in self.relaunched:  # stopped before the holder was found, restarted: asked again
+                    if (failure := self.relaunched.pop(b)) is not None:
                         return Answer(None, failure, 0.0)
                     endpoint, relaunched = self.endpoints[b], self.processes[b]
                     assert relaunched is not None
                     process = relaunched
-                    self._send_frame(b, frame)
-            if (flood := self._flooded(endpoint)) is not None:  # connections that sent no frame
+                    self.send(b, frame)
+            if (flood := self.inbox.flooded(endpoint)) is not None:  # connections that sent no frame
                 return Answer(None, flood, time.perf_counter() - start)
             if not process.alive():
                 self.needs_restart[b] = True
                 died = Violation(process.death_kind(), f"bot {process.exit_description()}")
                 return Answer(None, died, time.perf_counter() - start)  # charged until it was found dead
 
-    def _answered(self, b: int, endpoint: Channel, request_id: int, settled: Answer, elapsed: float) -> Answer:
-        """The asked bot's answer, charged ``elapsed``; frames that came with it are read (bounded) as unasked.
-
-        A valid answer ends the bot's burst of unasked frames: those that come after it are a new one."""
-        if settled.violation is None:
-            endpoint.burst = endpoint.late = 0
-            self.answered[b].add(request_id)
-        if endpoint.has_input():  # more frames after the answer: unsolicited
-            self._drain(endpoint)
-        self._drain_others(b)
-        return Answer(settled.action, settled.violation, elapsed, settled.excerpt)
-
-    def _answer(self, endpoint: Channel, request_id: int, frame: tuple[bytes, bytes] | None) -> Answer | None:
-        """Read the asked bot's frames (``frame`` already read), at most ``READ_BUDGET``, up to the first that settles
-        the open request: its answer or a violation (a flood of strangers' frames among them)."""
-        for _ in range(READ_BUDGET):
-            if frame is None:
-                frame = endpoint.receive()
-                if frame is None:
-                    return None
-            settled = self._settle(endpoint, request_id, *frame)
-            if settled is not None:
-                return settled
-            frame = None
-        return None
-
-    def _settle(self, endpoint: Channel, request_id: int, ident: bytes, raw: bytes) -> Answer | None:
-        """What one frame of the asked bot means for the open request; None for a frame that does not count."""
-        if ident != endpoint.peer:
-            self._stranger(endpoint, raw)
-            flood = self._flooded(endpoint)
-            return None if flood is None else Answer(None, flood, 0.0)
-        action = canonical_reply(raw, request_id)
-        if action is not None:  # the common case, valid by construction: no validator run
-            # and short printable ASCII by construction: its excerpt (_excerpt) is the frame itself
-            return Answer(action, None, 0.0, raw.decode("ascii"))
-        try:
-            reply = read_bot_message(raw)
-        except MessageError as exc:
-            if endpoint.burst:  # a frame of a burst of unasked ones, whatever it holds: not the answer (below)
-                return self._unasked(endpoint, raw)
-            return Answer(None, Violation(exc.kind, exc.detail, _excerpt(raw)), 0.0)
-        if isinstance(reply, Reply) and reply.request_id in self.expired[endpoint.index]:
-            endpoint.late += 1  # a late answer to a request that timed out (or a copy of one): ignored, but counted
-            flood = self._flooded(endpoint)
-            return None if flood is None else Answer(None, flood, 0.0)
-        if isinstance(reply, Reply) and reply.request_id == request_id:
-            return Answer(reply.action, None, 0.0, _excerpt(raw))
-        # Not the answer. A copy of an accepted answer, or any frame of a burst of unasked frames (they run from the
-        # first to the bot's next valid answer, across requests and games), is part of that burst, wherever the reads
-        # fall: no second strike, and the request stays open.
-        if endpoint.burst or (isinstance(reply, Reply) and reply.request_id in self.answered[endpoint.index]):
-            return self._unasked(endpoint, raw)
-        endpoint.burst = 1  # what follows it, up to a valid answer, is the same misstep
-        if not isinstance(reply, Reply):
-            return Answer(None, Violation("out_of_turn", "hello again in the middle of a match", _excerpt(raw)), 0.0)
-        detail = f"answer to request {reply.request_id} while request {request_id} is open"
-        return Answer(None, Violation("out_of_turn", detail, _excerpt(raw)), 0.0)
-
-    def _unasked(self, endpoint: Channel, raw: bytes) -> Answer | None:
-        """A frame of the asked bot that is part of a burst of unasked ones: the burst's first is its one
-        ``unsolicited`` strike; None (the request stays open), or the ``flood`` that ends it."""
-        endpoint.burst += 1
-        if endpoint.burst == 1:
-            self.report(endpoint.index, Violation("unsolicited", "message while not asked to act", _excerpt(raw)))
-        flood = self._flooded(endpoint)
-        return None if flood is None else Answer(None, flood, 0.0)
-
-    def _check_memory(self, *, handshake: bool = False) -> float:
-        """A look (every ``MEMORY_LOOK`` seconds at most) at whether this process's memory grew past
-        ``MEMORY_MARGIN`` since the match began: if so, the bot that holds it is charged (``_memory_holder``) or, in
-        a handshake or where none does, the match stops (``MemoryOverrun``). Returns the seconds the search for
-        the holder took (the clock of a bot being asked stops meanwhile)."""
-        now = time.monotonic()
-        if now - self._memory_looked < MEMORY_LOOK or self._memory_base is None or self._searching:
-            return 0.0
-        self._memory_looked = now
-        grown = self._memory_grown()
-        if grown <= MEMORY_MARGIN:
-            return 0.0
-        if not handshake:
-            self._searching = True
-            try:
-                found = self._memory_holder(grown)
-            finally:
-                self._searching = False
-            if found is not None:
-                return time.monotonic() - now
-        connections = ", ".join(
-            f"{entry.name} {endpoint.connections()}"
-            for entry, endpoint in zip(self.spec.bots, self.endpoints, strict=False)
-        )
-        where = "in a handshake" if handshake else "and no bot of the match held it"
-        raise MemoryOverrun(
-            f"the referee's memory grew {grown >> 20} MiB in match {self.spec.match_id} (at most {MEMORY_MARGIN >> 20}"
-            f" MiB) {where}: ZeroMQ keeps a message never finished unread; the match stops and no bot is charged"
-            f" (connections open: {connections})"
-        )
-
-    def _memory_grown(self) -> int:
-        """How far this process's memory grew since the match began (0 where /proc does not tell)."""
-        if self._memory_base is None:
-            return 0
-        return (resident_bytes() or self._memory_base) - self._memory_base
-
-    def _memory_holder(self, grown: int) -> int | None:
-        """Stop the bots one by one (those with the most connections first) until one's stop gives ``grown`` bytes
-        of memory back, at least half of them; charge it a ``flood`` (the answer to its next request) and return it.
-        The bots stopped before it are restarted at once and rejoin the game, uncharged. None if no bot's stop did."""
-        order = sorted(range(len(self.endpoints)), key=lambda b: -self.endpoints[b].connections())
-        for b in order:
-            if self.processes[b] is None or self.struck_out[b]:
-                continue
-            self._cut_off(b)
-            freed, deadline = 0, time.monotonic() + MEMORY_RELEASE
-            while freed < grown // 2 and time.monotonic() < deadline:
-                time.sleep(0.02)
-                release_free_memory()
-                freed = grown - self._memory_grown()
-            if freed >= grown // 2:
-                self.needs_restart[b] = True
-                detail = f"its connections held {freed >> 20} MiB of messages it never finished (at most"
-                self.report(b, Violation("flood", f"{detail} {MEMORY_MARGIN >> 20} MiB)"))
-                self._memory_looked = 0.0
-                return b
-            self._relaunched[b] = self._relaunch_midgame(b)  # not its doing: back at once
-        return None
-
-    def _flood_found(self, b: int) -> Violation | None:
-        """The ``flood`` that stopped bot ``b`` outside a request (a drain), taken from the pending reports: it is
-        the answer to the request due, charged once (not again as the crash of the process it killed)."""
-        for c, violation in self._reports:
-            if c == b and violation.kind == "flood":
-                self._reports.remove((c, violation))
-                return violation
-        return None
-
-    def _drain(self, endpoint: Channel) -> None:
-        """Read the waiting frames of a bot with no open request: a burst of its own frames is one ``unsolicited``
-        violation, too many frames a ``flood``. Bounded: by the time the limits allow no more frames, it is a flood."""
-        b = endpoint.index
-        unsolicited: Violation | None = None
-        for _ in range(DRAIN_BUDGET):
-            frame = endpoint.receive()
-            if frame is None:
-                break
-            ident, raw = frame
-            if ident != endpoint.peer:
-                self._stranger(endpoint, raw)
-            elif self._stale(b, raw):
-                endpoint.late += 1
-            else:
-                endpoint.burst += 1
-                if endpoint.burst == 1:
-                    unsolicited = Violation("unsolicited", "message while not asked to act", _excerpt(raw))
-            if (flood := self._flooded(endpoint)) is not None:
-                self._stop(b, flood)
-                return
-        if (flood := self._flooded(endpoint)) is not None:  # connections that sent no frame
-            self._stop(b, flood)
-            return
-        if unsolicited is not None:
-            self.report(b, unsolicited)  # one strike for a burst, however many frames it had
-
-    def _stranger(self, endpoint: Channel, raw: bytes) -> None:
-        """Count a frame from a connection that is not the endpoint's accepted one (dropped unread)."""
-        endpoint.foreign_frames += 1
-        endpoint.strangers += 1
-        endpoint.stranger_bytes += len(raw)
-
-    def _flooded(self, endpoint: Channel) -> Violation | None:
-        """A ``flood`` violation once the endpoint's unasked traffic passes its limits (once a process), else None."""
-        connections = endpoint.connections()  # its monitor read even after a flood, which it keeps in step
-        if endpoint.flooded:
-            return None
-        if endpoint.strangers > STRANGER_FRAMES or endpoint.stranger_bytes > STRANGER_BYTES:
-            endpoint.flooded = True
-            return Violation(
-                "flood",
-                f"{endpoint.strangers} frames ({endpoint.stranger_bytes} bytes) from connections other than the bot's "
-                f"own on its endpoint (limit {STRANGER_FRAMES} frames, {STRANGER_BYTES >> 20} MiB)",
-            )
-        if endpoint.burst + endpoint.late > BURST_FRAMES:
-            endpoint.flooded = True
-            late = f" ({endpoint.late} of them copies of late answers)" if endpoint.late else ""
-            return Violation("flood", f"more than {BURST_FRAMES} frames in a row without being asked{late}")
-        if connections > MAX_CONNECTIONS:
-            endpoint.flooded = True
-            return Violation("flood", f"{connections} connections open on its endpoint (limit {MAX_CONNECTIONS})")
-        return None
-
-    def _cut_off(self, b: int) -> None:
+    def cut_off(self, b: int) -> None:
         """Kill bot ``b``'s process and everything it started, and close every connection to its endpoint (libzmq
         drops what they held)."""
         if (process := self.processes[b]) is not None:
             process.kill()
         self.hub.renew(self.endpoints[b])
 
-    def _stop(self, b: int, violation: Violation) -> None:
-        """Kill a flooding bot's process (and everything it started) now, and record the violation against it."""
-        self._cut_off(b)
-        self.needs_restart[b] = True
-        self.report(b, violation)
-
-    def _stale(self, b: int, raw: bytes) -> bool:
-        """Whether a frame is a late answer to a request this bot was sent earlier (not a violation)."""
-        try:
-            message = read_bot_message(raw)
-        except MessageError:
-            return False
-        return isinstance(message, Reply) and message.request_id in self.expired[b]
-
-    def _drain_others(self, asked: int) -> None:
-        """Read what the bots other than ``asked`` have sent (each burst one ``unsolicited`` violation)."""
-        for endpoint in self.hub.maybe_waiting():
-            if endpoint.index != asked:
-                self._drain(endpoint)
-
     def report(self, b: int, violation: Violation) -> None:
         """Queue a violation of bot ``b`` found outside a decision (handshake, unsolicited message, flood): it is
         charged in the bot's current game, or in its next one if it is not seated yet."""
         if not self.struck_out[b]:
-            self._reports.append((b, violation))
+            self.reports.append((b, violation))
 
-    def _relaunch_midgame(self, b: int) -> Violation | None:
+    def relaunch_midgame(self, b: int) -> Violation | None:
         """Under the substitute policy a dead bot is replaced at once and rejoins the game from its next view."""
         if self.struck_out[b]:
             return Violation("disqualified", "out of strikes earlier in the match")
@@ -679,7 +337,7 @@ class Referee:
             return failures[0][1]
         start = self._game_start[b]
         if start is not None:
-            self._send(b, start)
+            self.send(b, start)
         return None
 
     def wants_view(self, seat: int, hand_number: int) -> bool:
@@ -694,10 +352,10 @@ class Referee:
 
     def interrupts(self) -> list[tuple[int, Violation]]:
         """Violations of seated bots that spoke without being asked (or flooded), since the last call, by seat."""
-        if not self._reports:
+        if not self.reports:
             return []
-        found = [(self.seating.index(b), v) for b, v in self._reports if b in self.seating and not self.struck_out[b]]
-        self._reports = [(b, v) for b, v in self._reports if b not in self.seating and not self.struck_out[b]]
+        found = [(self.seating.index(b), v) for b, v in self.reports if b in self.seating and not self.struck_out[b]]
+        self.reports = [(b, v) for b, v in self.reports if b not in self.seating and not self.struck_out[b]]
         return found
 
     def penalize(self, seat: int, violation: Violation, *, game: int) -> bool:
@@ -707,8 +365,8 @@ class Referee:
         if violation.kind in RESTART_AFTER:
             self.needs_restart[b] = True
         if violation.kind == "flood":  # stop the flood now: the process, all it started, and its connections
-            self._cut_off(b)
-        self._send(
+            self.cut_off(b)
+        self.send(
             b,
             {
                 "type": "violation",
@@ -720,7 +378,7 @@ class Referee:
         )
         if self.strikes[b] >= self.spec.max_strikes and not self.struck_out[b]:
             self.struck_out[b] = True
-            self._send(b, {"type": "match_end", "reason": "out of strikes"})
+            self.send(b, {"type": "match_end", "reason": "out of strikes"})
             process = self.processes[b]
             if process is not None:
                 process.kill()
@@ -731,22 +389,9 @@ class Referee:
         return self.struck_out[self.seating[seat]]
 
 
-def _stdio_hint(process: BotProcess, ended: str) -> str:
-    """A ZeroMQ bot that ended cleanly before its hello is most often a stdio bot given without ``stdio:``: its stdin
-    is /dev/null, so it read the end of its input at once and stopped."""
-    if process.command.transport == "zmq" and ended == "exited with code 0":
-        return " (its stdin is /dev/null: a bot that speaks JSON lines on stdin and stdout is given as stdio:PATH)"
-    return ""
-
-
-def _excerpt(raw: bytes) -> str:
-    """The start of a frame as printable text: every byte a bot controls is escaped before it reaches a terminal."""
-    return printable(raw[:EXCERPT_LIMIT].decode("utf-8", errors="replace"))
-
-
 def run_match(spec: MatchSpec, on_game: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
     """Run every game of the match; each finished game's record is passed to ``on_game`` as soon as it ends."""
-    with Referee(spec) as referee:
+    with contextlib.closing(Referee(spec)) as referee:
         return play_match(referee, referee.start(), on_game)
 
 
@@ -795,6 +440,16 @@ def play_match(
         if on_game is not None:
             on_game(record)
     return records
+
+
+def close_in_background(referee: Referee) -> threading.Thread:
+    """Close ``referee``'s match in a thread of its own, so that the next match's bots start meanwhile; this thread is
+    unpinned now (bots it starts next must start up on every core)."""
+    unpin(referee.affinity)
+    referee.affinity = None
+    closing = threading.Thread(target=referee.close, name=f"close {referee.spec.match_id}", daemon=True)
+    closing.start()
+    return closing
 
 
 class Prepared:
@@ -872,7 +527,7 @@ def serve(specs: Iterator[tuple[MatchSpec, MatchSpec | None] | None], emit: Call
             failures: list[tuple[int, Violation]] = []
             if referee is not None and not referee.carry_on(spec):
                 closing = [thread for thread in closing if thread.is_alive()]
-                closing.append(referee.close_in_background())  # its bots end while the next ones start
+                closing.append(close_in_background(referee))  # its bots end while the next ones start
                 referee = None
             if prepared is not None:
                 taken = prepared.take() if referee is None and prepared.spec == spec else None

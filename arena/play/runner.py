@@ -7,16 +7,17 @@ local driver puts plain callables there.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypedDict
 
 from arena.engine.actions import Action
 from arena.engine.game import Game
-from arena.engine.record import GameRecord, ViolationJSON, ViolationKind, game_record
+from arena.engine.record import GameRecord, TimingJSON, ViolationJSON, ViolationKind, game_record
 from arena.play import outgoing as messages
 from arena.play.clock import Clock, TimeControl
 from arena.text import printable
@@ -114,14 +115,11 @@ def play(
 ) -> GameOutcome:
     """Play ``game`` to its end through ``seats`` and return its record."""
     n = game.rules.players
-    started, started_at = time.monotonic(), time.time()
-    clocks = [Clock(time_control) if time_control else None for _ in range(n)]
+    started = time.monotonic()
+    timing = _Timing(time_control, n)
     time_json = (time_control or TimeControl(0, 0, 0)).to_json()
-    pending: list[list[Message]] = [[] for _ in range(n)]
+    pending: list[list[Message]] = [[] for _ in range(n)]  # events each seat has yet to be told
     violations: list[ViolationJSON] = []
-    thinking = [0.0] * n
-    decisions = [0] * n
-    each: list[list[float]] = [[] for _ in range(n)]  # every decision's seconds, per seat
     forfeit: Forfeit | None = None
     for seat in range(n):
         seats.tell(seat, messages.game_start(game, game_index, seat, time_json))
@@ -144,33 +142,9 @@ def play(
         if not offences and seats.disqualified(seat):
             offences = [(seat, Violation("disqualified", "out of strikes earlier in the match"))]
         if not offences:
-            seats.prepare(seat)
-            clock = clocks[seat]
-            allowed = clock.allowed() if clock else 3600.0
-            request = messages.act_request(
-                game,
-                seat,
-                next(request_ids),
-                pending[seat],
-                round(allowed * 1000),
-                views,
-                with_view=seats.wants_view(seat, hand_seen),
-            )
+            request = functools.partial(messages.act_request, game, seat, next(request_ids), pending[seat], views=views)
+            action, offences = _decide(game, seats, seat, request, timing, hand_seen)
             pending[seat] = []
-            answer = seats.ask(seat, request, allowed)
-            thinking[seat] += answer.elapsed
-            decisions[seat] += 1
-            each[seat].append(answer.elapsed)
-            if clock:
-                clock.spend(answer.elapsed)
-            action = answer.action
-            legal = game.legal_actions()
-            if answer.violation is None and action not in legal:
-                assert action is not None
-                text = json.dumps(action.to_json())
-                offences.append((seat, Violation("illegal", f"{text} is not legal now", answer.excerpt or text)))
-            elif answer.violation is not None:
-                offences.append((seat, answer.violation))
             offences.extend(seats.interrupts())
         for offender, offence in offences:
             out_of_strikes = offence.kind != "disqualified" and seats.penalize(offender, offence, game=game_index)
@@ -192,16 +166,74 @@ def play(
     if forfeit is not None and "forfeit" in record:
         record["forfeit"]["kind"], record["forfeit"]["detail"] = forfeit["kind"], forfeit["detail"]
     record["violations"] = violations
-    record["timing"] = {
-        "seconds": round(time.monotonic() - started, 4),
-        "started_at": round(started_at, 3),
-        "ended_at": round(time.time(), 3),
-        "thinking": [round(t, 4) for t in thinking],
-        "decisions": decisions,
-        "decision_ms": [[round(1000 * t, 2) for t in times] for times in each],
-    }
-    if time_control is not None:
-        record["timing"]["clock_left"] = [round(c.bank, 4) if c else 0.0 for c in clocks]
+    record["timing"] = timing.json()
+    _end(seats, game_index, record, forfeit, pending)
+    return GameOutcome(record, violations)
+
+
+class _Timing:
+    """The clocks of one game's seats, and what each seat's decisions took (the record's ``timing``)."""
+
+    def __init__(self, time_control: TimeControl | None, players: int) -> None:
+        self.time_control = time_control
+        self.started, self.started_at = time.monotonic(), time.time()
+        self.clocks = [Clock(time_control) if time_control else None for _ in range(players)]
+        self.each: list[list[float]] = [[] for _ in range(players)]  # every decision's seconds, per seat
+
+    def allowed(self, seat: int) -> float:
+        """The seconds ``seat`` may take for its next decision (an hour where no clock runs)."""
+        clock = self.clocks[seat]
+        return clock.allowed() if clock else 3600.0
+
+    def spend(self, seat: int, elapsed: float) -> None:
+        """Charge ``seat``'s decision of ``elapsed`` seconds to its clock."""
+        self.each[seat].append(elapsed)
+        if (clock := self.clocks[seat]) is not None:
+            clock.spend(elapsed)
+
+    def json(self) -> TimingJSON:
+        """The record's ``timing``: the game's span and each seat's thinking."""
+        timing: TimingJSON = {
+            "seconds": round(time.monotonic() - self.started, 4),
+            "started_at": round(self.started_at, 3),
+            "ended_at": round(time.time(), 3),
+            "thinking": [round(sum(times), 4) for times in self.each],
+            "decisions": [len(times) for times in self.each],
+            "decision_ms": [[round(1000 * t, 2) for t in times] for times in self.each],
+        }
+        if self.time_control is not None:
+            timing["clock_left"] = [round(c.bank, 4) if c else 0.0 for c in self.clocks]
+        return timing
+
+
+def _decide(
+    game: Game,
+    seats: Seats,
+    seat: int,
+    request: Callable[..., Message],
+    timing: _Timing,
+    hand_number: int,
+) -> tuple[Action | None, list[tuple[int, Violation]]]:
+    """Ask ``seat`` for its action (``request`` builds the message, given the time allowed and whether it carries
+    the view): the action, or None with the seat's offence (a violation, or an action not legal now)."""
+    seats.prepare(seat)
+    allowed = timing.allowed(seat)
+    message = request(round(allowed * 1000), with_view=seats.wants_view(seat, hand_number))
+    answer = seats.ask(seat, message, allowed)
+    timing.spend(seat, answer.elapsed)
+    if answer.violation is not None:
+        return answer.action, [(seat, answer.violation)]
+    if answer.action not in game.legal_actions():
+        assert answer.action is not None
+        text = json.dumps(answer.action.to_json())
+        return answer.action, [(seat, Violation("illegal", f"{text} is not legal now", answer.excerpt or text))]
+    return answer.action, []
+
+
+def _end(
+    seats: Seats, game_index: int, record: GameRecord, forfeit: Forfeit | None, pending: list[list[Message]]
+) -> None:
+    """Tell every seat what it has yet to hear, then the game's end."""
     end = {
         "type": "game_end",
         "game": game_index,
@@ -210,11 +242,10 @@ def play(
         "forfeit": None if forfeit is None else forfeit,
         "rubber_points": record["rubber"]["points"] if "rubber" in record else None,
     }
-    for seat in range(n):
-        if pending[seat]:
-            seats.tell(seat, {"type": "events", "events": pending[seat]})
+    for seat, events in enumerate(pending):
+        if events:
+            seats.tell(seat, {"type": "events", "events": events})
         seats.tell(seat, end)
-    return GameOutcome(record, violations)
 
 
 def _violation_json(violation: Violation, seat: int, hand_number: int, at: float) -> ViolationJSON:
@@ -227,3 +258,8 @@ def _violation_json(violation: Violation, seat: int, hand_number: int, at: float
         "at_seconds": round(at, 4),
         "wall_time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
+
+
+def excerpt(raw: bytes) -> str:
+    """The start of a frame as printable text: every byte a bot controls is escaped before it reaches a terminal."""
+    return printable(raw[:EXCERPT_LIMIT].decode("utf-8", errors="replace"))
