@@ -956,11 +956,13 @@ def _jsonl_lines(path: Path) -> list[tuple[int, str]]:
 
 def _jsonl_record(path: Path, number: int, line: str) -> GameRecord:
     """The game record on one line of a record file; ArenaError naming the file and line if it is none."""
+    from arena.engine.record import read_record
     from arena.errors import RecordError
     from arena.tournament.account import check_record
 
     try:
-        return check_record(json.loads(line))
+        check_record(json.loads(line))  # an object of this format at all, said plainly
+        return read_record(line)  # and every field of it
     except json.JSONDecodeError as exc:
         raise ArenaError(f"{path} line {number}: not JSON ({exc.msg} at column {exc.colno})") from None
     except RecordError as exc:

@@ -24,7 +24,13 @@ from arena.tournament.store import Store
 def game(players: list[str], winners: list[int], scores: list[int] | None = None, **extra: Any) -> dict[str, Any]:
     """A minimal record: two hands, each side scoring a point in one of them."""
     n = len(players)
-    hands = [{"result": {"points": [1 if s % 2 == h % 2 else 0 for s in range(n)]}} for h in range(2)]
+    hands = []
+    for h in range(2):
+        points = [1 if s % 2 == h % 2 else 0 for s in range(n)]
+        result = {"passed_out": False, "maker": h % n, "trump": "C", "alone": False, "defender_alone": None}
+        result |= {"tricks": [], "points": points, "scores_after": points}
+        deal = {"hands": [[] for _ in range(n)], "upcard": "9C", "kitty": []}
+        hands.append({"dealer": h % n, "deal": deal, "actions": [], "result": result})
     return {
         "players": players,
         "winners": winners,

@@ -10,13 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arena.engine.cards import make_deck
 from arena.engine.game import Game
 from arena.engine.hand import HandState
 from arena.engine.options import make_rules
 from arena.engine.playout import random_game
-from arena.engine.record import FORMAT, game_record, hand_json, replay
+from arena.engine.record import FORMAT, game_record, hand_json, read_record, replay
 from arena.errors import RecordError
 
 
@@ -256,3 +258,49 @@ def test_records_written_before_the_typed_record_are_still_read_by_every_reader(
             store.add_game(f"g{k}", "m", record)
         stored = [record for _, _, record in store.records()]
     assert stored == records
+
+
+# ---- read_record: a record read from text is checked against the record's types ----
+
+
+def _paths(value: Any, path: tuple[str | int, ...] = ()) -> list[tuple[tuple[str | int, ...], Any]]:
+    """Every leaf of a JSON value with its path."""
+    if isinstance(value, dict):
+        return [leaf for key, item in value.items() for leaf in _paths(item, (*path, key))]
+    if isinstance(value, list):
+        return [leaf for index, item in enumerate(value) for leaf in _paths(item, (*path, index))]
+    return [(path, value)]
+
+
+@pytest.mark.parametrize("variant", ["two-hand", "three-hand", "four-hand", "british"])
+def test_read_record_gives_back_what_game_record_wrote(variant: str) -> None:
+    written = game_record(finished(variant, seed=9))
+    assert read_record(json.dumps(written)) == through_json(dict(written))
+
+
+@settings(max_examples=150, deadline=None)
+@given(pick=st.integers(min_value=0), wrong=st.sampled_from([[], {}, "x", 1.5]))
+def test_a_leaf_of_the_wrong_type_is_named_by_its_path(record: dict[str, Any], pick: int, wrong: Any) -> None:
+    """Any field of a real record given a value of another JSON type (a list, an object, a string, a float) is
+    refused, and the error names that field's path, as ``hands.0.result.points.1``."""
+    leaves = [(path, value) for path, value in _paths(record) if path[0] != "options"]  # options: any value
+    path, value = leaves[pick % len(leaves)]
+    if type(value) is type(wrong) or (value is None) or (isinstance(value, int) and isinstance(wrong, float)):
+        return  # the same type, a field that may be null, or a whole float where a number is: not a wrong value
+    bad = copy.deepcopy(record)
+    holder = bad
+    for part in path[:-1]:
+        holder = holder[part]
+    holder[path[-1]] = wrong
+    with pytest.raises(RecordError) as refused:
+        read_record(json.dumps(bad))
+    assert f"{'.'.join(map(str, path))}:" in str(refused.value)
+
+
+def test_a_record_missing_a_part_names_it_and_text_that_is_not_json_says_so(record: dict[str, Any]) -> None:
+    bad = copy.deepcopy(record)
+    del bad["hands"][0]["deal"]["upcard"]
+    with pytest.raises(RecordError, match=r"hands\.0\.deal\.upcard: Field required"):
+        read_record(json.dumps(bad))
+    with pytest.raises(RecordError, match="Invalid JSON"):
+        read_record('{"format": ')

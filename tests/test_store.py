@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 import arena.tournament.store as store_module
 from arena.engine.game import Game
 from arena.engine.options import make_rules
-from arena.engine.record import game_record
+from arena.engine.record import FORMAT, game_record
 from arena.errors import ArenaError, RecordError
 from arena.tournament.store import APPLICATION_ID, SCHEMA_VERSION, GameRow, Store, StoreError
 
@@ -54,7 +55,7 @@ def played(
         "timing": {"seconds": 0.5, "thinking": [0.1] * len(names), "decisions": [10] * len(names)},
         "match_id": f"m{seed}",
         "game_index": 0,
-        "bots": [{"seat": s, "name": n, "hello": n, "strikes": 0} for s, n in enumerate(names)],
+        "bots": [{"seat": s, "name": n, "hello": n, "version": None, "strikes": 0} for s, n in enumerate(names)],
     }
     result: dict[str, Any] = json.loads(json.dumps(record))
     return result
@@ -74,9 +75,11 @@ def violation(seat: int, kind: str = "illegal", hand_number: int = 0) -> dict[st
 
 
 def tiny(index: int, names: tuple[str, ...] = NAMES) -> dict[str, Any]:
-    """A small stand-in record (the store does not replay records)."""
+    """A small stand-in record (the store does not replay records; it checks their shape when it reads them)."""
     return {
+        "format": FORMAT,
         "variant": "four-hand",
+        "options": {},
         "seed": index,
         "players": list(names),
         "hands": [],
@@ -760,3 +763,31 @@ def test_a_database_made_while_others_poll_for_it_is_never_locked_against_its_ma
     made = [p for p in folder.iterdir() if p.suffix == ".db"]
     assert len(made) == MAKINGS and {p.stat().st_mode & 0o777 for p in made} == {0o600}
     assert not [p.name for p in folder.iterdir() if p.name.startswith(".")]  # no temporary database left
+
+
+def test_a_stored_record_of_the_wrong_shape_is_named_with_its_game_and_field_and_kept(db: Path) -> None:
+    """A record changed in the file (by hand, by another program) is not a game record: reading it names the file,
+    the game and the field, and nothing in the file is changed."""
+    with Store.open(db) as store:
+        store.add_game("m1/0", "m1", played(1))
+        store.add_game("m2/0", "m2", played(2))
+    with raw(db) as conn:
+        text = conn.execute("SELECT record FROM games WHERE game_key = 'm2/0'").fetchone()[0]
+        broken = json.loads(text)
+        broken["winners"] = ["north"]
+        conn.execute("UPDATE games SET record = ? WHERE game_key = 'm2/0'", (json.dumps(broken),))
+    before = db.read_bytes()
+    with Store.open(db) as store:
+        with pytest.raises(StoreError) as refused:
+            list(store.records())
+        assert str(refused.value) == (
+            f"{db}: the stored game 'm2/0' (id 2) is not a game record: winners.0: Input should be a valid integer"
+        )
+        with pytest.raises(StoreError, match=r"'m2/0'.*winners\.0"):
+            store.game("m2/0")
+        assert store.game("m1/0")[2] == played(1)  # the others read as before
+    from arena.cli import main
+
+    result = CliRunner().invoke(main, ["ranking", "--db", str(db)])
+    assert result.exit_code != 0 and "the stored game 'm2/0' (id 2) is not a game record: winners.0" in result.output
+    assert db.read_bytes() == before

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict, cast
+import functools
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Literal,
+    NotRequired,  # pydantic reads these (typing's, before 3.12, it cannot)
+    cast,
+)
+
+from typing_extensions import TypedDict
 
 from arena.engine.actions import parse_action
 from arena.engine.game import Game
@@ -10,6 +19,9 @@ from arena.engine.hand import Deal, HandState
 from arena.engine.options import make_rules
 from arena.engine.view import TrickJSON, trick_json
 from arena.errors import ArenaError, RecordError
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 FORMAT = "euchre-arena/game/1"
 
@@ -169,6 +181,30 @@ class GameRecord(TypedDict):
 
 # What the referee adds beside the engine's record (see arena.play.runner and arena.play.referee).
 REFEREE_FIELDS = frozenset({"violations", "timing", "match_id", "game_index", "bots"})
+
+
+def read_record(text: str | bytes) -> GameRecord:
+    """A record from its JSON text, checked against the types above (strictly: a number is not a string): one that
+    is not a game record raises RecordError naming its first wrong field, as ``hands.0.result.points.1: ...``.
+    Keys the types do not know are left out of what it returns (the text is not changed)."""
+    try:
+        return _record_reader().validate_json(text, strict=True)
+    except ValueError as exc:  # pydantic's ValidationError (a ValueError): each error with where it is
+        errors = getattr(exc, "errors", None)
+        if errors is None:
+            raise RecordError(f"not a game record: {exc}") from None
+        first = errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the record"
+        more = f" (and {len(errors()) - 1} more)" if len(errors()) > 1 else ""
+        raise RecordError(f"not a game record: {where}: {first['msg']}{more}") from None
+
+
+@functools.cache
+def _record_reader() -> TypeAdapter[GameRecord]:
+    """pydantic's reader of GameRecord, built at its first use: the referee and the bots never load pydantic."""
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(GameRecord)
 
 
 def deal_json(deal: Deal) -> DealJSON:

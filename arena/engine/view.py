@@ -9,7 +9,9 @@ checked equal to ``to_json``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
+
+from typing_extensions import TypedDict  # pydantic reads the record's types (typing's, before 3.12, it cannot)
 
 from arena.engine.actions import Action, Discard, Play, action_from_json
 from arena.engine.cards import CARD_BY_TEXT, CARD_TEXT, Card, Suit

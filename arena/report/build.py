@@ -23,12 +23,13 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import orjson
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from arena.engine.record import GameRecord
+from arena.engine.record import GameRecord, read_record
+from arena.errors import RecordError
 from arena.report.history import RatingHistory
 from arena.report.source import RawGame, ReportError, Source, open_source
 from arena.report.stats import Stats
@@ -188,11 +189,7 @@ class ReportBuilder:
         n = self.count
         key = raw.key or f"line-{raw.shown_id}"
         try:
-            decoded = orjson.loads(raw.text)
-            if not isinstance(decoded, dict):
-                raise TypeError(f"a JSON {type(decoded).__name__}, not an object")
-            # read as a record: a field missing or of the wrong type raises below, and the except clauses name it
-            record = cast(GameRecord, decoded)
+            record = read_record(raw.text)
             if raw.key is None and record.get("match_id") is not None:
                 key = f"{record['match_id']}/{record.get('game_index')}"
             violations = record.get("violations") or []
@@ -214,9 +211,9 @@ class ReportBuilder:
             self.standings.add(key, record)
             self.cross.add(key, record)
             self.stats.add(record)
-        except orjson.JSONDecodeError as exc:
-            raise ReportError(f"{self.source.path}: game {raw.shown_id} is not JSON ({exc})") from None
-        except (KeyError, TypeError, IndexError, AttributeError, ValueError) as exc:
+        except RecordError as exc:
+            raise ReportError(f"{self.source.path}: game {raw.shown_id} ({key}) is {exc}") from None
+        except (KeyError, TypeError, IndexError, AttributeError, ValueError) as exc:  # what the types cannot say
             raise ReportError(
                 f"{self.source.path}: game {raw.shown_id} ({key}) is not a game record ({type(exc).__name__}: {exc})"
             ) from None

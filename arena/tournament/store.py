@@ -19,7 +19,7 @@ from typing import Any, Self
 
 import orjson
 
-from arena.engine.record import GameRecord, ViolationJSON
+from arena.engine.record import GameRecord, ViolationJSON, read_record
 from arena.errors import ArenaError, RecordError
 
 APPLICATION_ID = 0x45554348  # "EUCH": PRAGMA application_id of every Euchre Arena database
@@ -521,7 +521,7 @@ class Store:
             if not batch:
                 return
             for game_id, key, text in batch:
-                yield game_id, key, json.loads(text)
+                yield game_id, key, self._record(game_id, key, text)
             last = batch[-1][0]
 
     def raw_records(self, *, after: int = 0, batch: int = 200) -> Iterator[tuple[int, str, str]]:
@@ -548,7 +548,15 @@ class Store:
             row = conn.execute(f"SELECT id, game_key, record FROM games WHERE {column} = ?", (ref,)).fetchone()
         if row is None:
             raise StoreError(f"{self.path}: no game {ref!r}")
-        return row[0], row[1], json.loads(row[2])
+        return row[0], row[1], self._record(row[0], row[1], row[2])
+
+    def _record(self, game_id: int, key: str, text: str) -> GameRecord:
+        """A stored record, read and checked (``read_record``); one that is not a game record is the file's error,
+        named with the game: nothing is changed."""
+        try:
+            return read_record(text)
+        except RecordError as exc:
+            raise StoreError(f"{self.path}: the stored game {key!r} (id {game_id}) is {exc}") from None
 
     def list_games(
         self,
