@@ -14,7 +14,7 @@ from arena.engine.game import Game
 from arena.engine.hand import HandState
 from arena.engine.view import TrickJSON, action_json, seat_view, trick_json
 
-Message = dict[str, Any]
+Message = dict[str, Any]  # one JSON object to or from a bot, as orjson reads and writes it
 
 
 def game_start(game: Game, game_index: int, seat: int, time: dict[str, int]) -> Message:

@@ -13,7 +13,7 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypedDict
+from typing import Literal, Protocol, TypedDict
 
 from arena.engine.actions import Action
 from arena.engine.game import Game
@@ -23,7 +23,7 @@ from arena.play.clock import Clock, TimeControl
 from arena.text import printable
 
 Policy = Literal["forfeit", "substitute"]
-Message = dict[str, Any]
+Message = messages.Message  # one JSON object to or from a bot (its definition: outgoing.py)
 
 
 # A violation's detail and excerpt are cut to these lengths (a 4,000-digit request id makes no 4,000-character line).
