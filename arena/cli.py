@@ -318,9 +318,6 @@ def match_command(
     first line of its error from its log, and a warning for a bot that forfeited every game. Ctrl-C prints the
     table of the games played so far (exit code 130).
     """
-    from arena.play.lineup import summarize
-    from arena.tournament.account import violation_summary
-
     spec = _match_spec(
         bots,
         variant=variant,
@@ -337,7 +334,15 @@ def match_command(
         limit_pairs=limit_pairs,
         trusted_bots=trusted_bots,
     )
+    _play_match(spec, record_path)
+
+
+def _play_match(spec: MatchSpec, record_path: str | None) -> None:
+    """``arena match``'s play: a line per game as it ends (and its record to ``record_path``), then the table and
+    the violations; Ctrl-C keeps what was played and exits with 130."""
+    from arena.play.lineup import summarize
     from arena.play.referee import run_match
+    from arena.tournament.account import violation_summary
 
     sink = open_private(record_path) if record_path else None
     results: list[GameRecord] = []

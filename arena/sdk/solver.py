@@ -266,11 +266,24 @@ def _search(
     card in play at the trick's start (the hands then, the trick's cards included).
     Both return the root side's tricks from the current trick on, fail-soft.
     """
+    later: list[Follow] = []  # lead calls follow, which is made after it (it calls lead)
+    lead = _leader(hands, nxt, mine, active, tt, later)
+    follow = _follower(hands, nxt, mine, len(active) - 1, lead)
+    later.append(follow)
+    return lead, follow
+
+
+def _leader(
+    hands: list[int],
+    nxt: list[int],
+    mine: list[int],
+    active: list[int],
+    tt: dict[int, tuple[int, int, int]],
+    later: list[Follow],
+) -> Lead:
+    """``_search``'s ``lead``: the search's node at a trick's start, with the transposition table."""
     block = _BLOCK
-    trump_mask = _BLOCK[3]
-    size = len(active)
-    last_k = size - 1
-    others = size - 1
+    others = len(active) - 1
 
     def lead(leader: int, alpha: int, beta: int) -> int:
         h = hands[leader]
@@ -296,84 +309,24 @@ def _search(
             key = key << 64 | hs
             live |= hs
         entry = tt.get(key)
-        if entry is None:
-            lo, hi, first = 0, left, 0
-            # The highest trump left wins its trick, and so do the next ones while the same hand holds them.
-            top = live & trump_mask
-            if top:
-                t = 1 << (top.bit_length() - 1)
-                for s in active:
-                    hs = hands[s]
-                    if hs & t:
-                        run = 0
-                        while hs & t:
-                            run += 1
-                            top ^= t
-                            if not top:
-                                break
-                            t = 1 << (top.bit_length() - 1)
-                        if mine[s]:
-                            lo = run
-                        else:
-                            hi = left - run
-                        break
-        else:
-            lo, hi, first = entry
+        lo, hi, first = _trump_run_bounds(hands, active, mine, live, left) if entry is None else entry
         if lo >= beta:
             return lo
         if hi <= alpha:
             return hi
-        if lo > alpha:
-            alpha = lo
-        if hi < beta:
-            beta = hi
-        a0, b0 = alpha, beta
+        a0 = lo if lo > alpha else alpha
+        b0 = hi if hi < beta else beta
         x = h
         reps = 0
-        while x:
+        while x:  # _reps(h, live), inline: it runs at every lead
             b = x & -x
             x ^= b
             above = live & ~((b << 1) - 1) & block[(b.bit_length() - 1) >> 4]
             if not (above & -above) & h:
                 reps |= b
-        n1 = nxt[leader]
         # The best card of an earlier search of this position first, then the highest first.
         b = first if first & reps else 1 << (reps.bit_length() - 1)
-        x = reps ^ b
-        good = b
-        if mine[leader]:
-            best = -1
-            while True:
-                c = b.bit_length() - 1
-                hands[leader] = h ^ b
-                v = follow(n1, 1, c >> 4, leader, c, live, alpha, beta)
-                if v > best:
-                    best, good = v, b
-                    if v > alpha:
-                        alpha = v
-                        if v >= beta:
-                            break
-                if not x:
-                    break
-                b = 1 << (x.bit_length() - 1)
-                x ^= b
-        else:
-            best = 99
-            while True:
-                c = b.bit_length() - 1
-                hands[leader] = h ^ b
-                v = follow(n1, 1, c >> 4, leader, c, live, alpha, beta)
-                if v < best:
-                    best, good = v, b
-                    if v < beta:
-                        beta = v
-                        if v <= alpha:
-                            break
-                if not x:
-                    break
-                b = 1 << (x.bit_length() - 1)
-                x ^= b
-        hands[leader] = h
+        best, good = _lead_cards(hands, later[0], mine[leader], leader, nxt[leader], h, b, reps ^ b, live, a0, b0)
         if best <= a0:
             hi = best
         elif best >= b0:
@@ -382,6 +335,83 @@ def _search(
             lo = hi = best
         tt[key] = (lo, hi, good)
         return best
+
+    return lead
+
+
+def _lead_cards(
+    hands: list[int],
+    follow: Follow,
+    maximize: int,
+    leader: int,
+    n1: int,
+    h: int,
+    b: int,
+    x: int,
+    live: int,
+    alpha: int,
+    beta: int,
+) -> tuple[int, int]:
+    """Lead each card of ``b`` and then of ``x`` (highest first) from ``leader``'s hand ``h``, for the root side
+    (``maximize``) or against it, within ``alpha``/``beta``: the best value and the card that gave it."""
+    good = b
+    best = -1 if maximize else 99
+    while True:
+        c = b.bit_length() - 1
+        hands[leader] = h ^ b
+        v = follow(n1, 1, c >> 4, leader, c, live, alpha, beta)
+        if maximize:
+            if v > best:
+                best, good = v, b
+                if v > alpha:
+                    alpha = v
+                    if v >= beta:
+                        break
+        elif v < best:
+            best, good = v, b
+            if v < beta:
+                beta = v
+                if v <= alpha:
+                    break
+        if not x:
+            break
+        b = 1 << (x.bit_length() - 1)
+        x ^= b
+    hands[leader] = h
+    return best, good
+
+
+def _trump_run_bounds(
+    hands: list[int], active: list[int], mine: list[int], live: int, left: int
+) -> tuple[int, int, int]:
+    """First bounds of a position not searched before (``left`` tricks to play): the highest trump left wins its
+    trick, and so do the next ones while the same hand holds them. (lo, hi, no best card known)."""
+    lo, hi = 0, left
+    top = live & _BLOCK[3]
+    if top:
+        t = 1 << (top.bit_length() - 1)
+        for s in active:
+            hs = hands[s]
+            if hs & t:
+                run = 0
+                while hs & t:
+                    run += 1
+                    top ^= t
+                    if not top:
+                        break
+                    t = 1 << (top.bit_length() - 1)
+                if mine[s]:
+                    lo = run
+                else:
+                    hi = left - run
+                break
+    return lo, hi, 0
+
+
+def _follower(hands: list[int], nxt: list[int], mine: list[int], last_k: int, lead: Lead) -> Follow:
+    """``_search``'s ``follow``: the search's node for each card after a trick's first."""
+    block = _BLOCK
+    trump_mask = _BLOCK[3]
 
     def follow(seat: int, k: int, led: int, ws: int, wi: int, live: int, alpha: int, beta: int) -> int:
         h = hands[seat]
@@ -438,7 +468,7 @@ def _search(
         hands[seat] = h
         return best
 
-    return lead, follow
+    return follow
 
 
 def _indices(mask: int) -> list[int]:
