@@ -1247,3 +1247,23 @@ def test_a_killed_bot_is_reaped_by_its_monitor_not_left_to_the_hosts_pid_1_or_th
     assert seen["gone"], "the killed bot was never reaped"
     # before: then 1 (the host's pid 1) as root, the referee's pid not root, a zombie for a while or for ever
     assert seen["parents"] in ([], [seen["monitor"]]), seen
+
+
+def test_a_probe_killed_by_a_signal_is_tried_again_not_read_as_a_host_without_namespaces(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A probe child killed on a busy host used to read as "not root, and no user namespaces": a match refused for a
+    reason that was not true. It is probed again; killed three times, the error says so."""
+    real = sandbox._probe(os.geteuid() == 0)
+    answers = [-9, real]
+    monkeypatch.setattr(sandbox, "_probe", lambda root: answers.pop(0))
+    sandbox.capabilities.cache_clear()
+    try:
+        found = sandbox.capabilities()
+        assert not answers and found.root == bool(real & 16) and found.filtered == bool(real & 128)
+        sandbox.capabilities.cache_clear()
+        monkeypatch.setattr(sandbox, "_probe", lambda root: -9)
+        with pytest.raises(sandbox.SandboxError, match="killed by signal 9, three times"):
+            sandbox.capabilities()
+    finally:
+        sandbox.capabilities.cache_clear()  # the next test probes afresh, for real

@@ -140,6 +140,12 @@ def capabilities() -> Capabilities:
     if LIBC is None:
         return Capabilities(root=False, mount=False, hidepid=False, network=False, ipc=False)
     bits = _probe(os.geteuid() == 0)
+    for _ in range(2):  # a probe killed by a signal (an OOM kill, a sweep on a busy host) found nothing: again
+        if bits >= 0:
+            break
+        bits = _probe(os.geteuid() == 0)
+    if bits < 0:
+        raise SandboxError(f"the probe of this host's namespaces was killed by signal {-bits}, three times")
     return Capabilities(
         root=bool(bits & 16),
         mount=bool(bits & 1),
@@ -153,7 +159,8 @@ def capabilities() -> Capabilities:
 
 
 def _probe(root: bool) -> int:
-    """Try each namespace in a child; its exit code has a bit per success (mounts land in its own namespace).
+    """Try each namespace in a child; its exit code has a bit per success (mounts land in its own namespace), or,
+    negative, the signal that killed it.
 
     Root: a mount namespace (1) whose /proc may hide other users' processes (2), network (4), IPC (8), a uid of
     the bot's own (16), a pid namespace with its own /proc (32). Not root: all of these but the uid inside a user
@@ -208,7 +215,7 @@ def _probe(root: bool) -> int:
         finally:
             os._exit(bits)
     _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 0
+    return os.waitstatus_to_exitcode(status)  # negative: the signal that killed it
 
 
 def _in_new_pid_namespace() -> bool:  # pragma: no cover - runs in the probe's child
