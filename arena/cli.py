@@ -318,22 +318,31 @@ def match_command(
     first line of its error from its log, and a warning for a bot that forfeited every game. Ctrl-C prints the
     table of the games played so far (exit code 130).
     """
-    spec = _match_spec(
-        bots,
+    from arena.play.lineup import build_match
+    from arena.tournament.config import secret_seed
+    from arena.tournament.flags import checked_rules, parse_limits
+    from arena.tournament.registry import Registry
+
+    options = checked_rules(variant, option_pairs, time_control, max_decision)
+    spec = build_match(
+        list(bots),
         variant=variant,
-        option_pairs=option_pairs,
+        options=options,
         games=games,
-        seed=seed,
-        time_control=time_control,
+        seed=seed if seed is not None else secret_seed(),
+        time=time_control,
         max_decision=max_decision,
         policy=policy,
         max_strikes=max_strikes,
         max_hands=max_hands,
-        pin=pin,
         log_dir=log_dir,
-        limit_pairs=limit_pairs,
-        trusted_bots=trusted_bots,
+        lookup=Registry.default().lookup,  # registered names too (bundled names first)
     )
+    spec = spec.replace(trusted_bots=trusted_bots, limits=parse_limits(limit_pairs))
+    if pin:
+        from arena.play.cpus import idlest
+
+        spec = spec.replace(cpus=idlest(1) or None)
     _play_match(spec, record_path)
 
 
@@ -378,57 +387,6 @@ def _play_match(spec: MatchSpec, record_path: str | None) -> None:
         click.echo(f"warning: {name} forfeited {_every(count)}: see its log above", err=True)
     if interrupted:
         raise SystemExit(130)
-
-
-def _match_spec(
-    bots: tuple[str, ...],
-    *,
-    variant: str,
-    option_pairs: tuple[str, ...],
-    games: int,
-    seed: int | None,
-    time_control: str,
-    max_decision: float,
-    policy: Literal["forfeit", "substitute"],
-    max_strikes: int,
-    max_hands: int,
-    pin: bool,
-    log_dir: str,
-    limit_pairs: tuple[str, ...],
-    trusted_bots: bool,
-) -> MatchSpec:
-    """The match ``arena match`` plays, from its flags (each checked, in the words a config's errors use)."""
-    from arena.play.clock import TimeControl
-    from arena.play.lineup import build_match
-    from arena.tournament.config import rules_problem, secret_seed
-    from arena.tournament.flags import parse_limits, parse_options
-    from arena.tournament.registry import Registry
-
-    options = parse_options(option_pairs)
-    problem = rules_problem(variant, options)
-    if problem:
-        raise ArenaError(problem)
-    TimeControl.parse(time_control, max_decision=max_decision)
-    spec = build_match(
-        list(bots),
-        variant=variant,
-        options=options,
-        games=games,
-        seed=seed if seed is not None else secret_seed(),
-        time=time_control,
-        max_decision=max_decision,
-        policy=policy,
-        max_strikes=max_strikes,
-        max_hands=max_hands,
-        log_dir=log_dir,
-        lookup=Registry.default().lookup,  # registered names too (bundled names first)
-    )
-    spec = spec.replace(trusted_bots=trusted_bots, limits=parse_limits(limit_pairs))
-    if pin:
-        from arena.play.cpus import idlest
-
-        spec = spec.replace(cpus=idlest(1) or None)
-    return spec
 
 
 @contextmanager

@@ -46,21 +46,15 @@ def play_command(
 ) -> None:
     from rich.console import Console
 
-    from arena.errors import ArenaError
     from arena.human.player import LeftTheTable, TerminalPlayer
     from arena.human.screen import Screen
     from arena.human.session import bot_entries, human_match, play_games
-    from arena.play.clock import TimeControl
     from arena.text import open_private
-    from arena.tournament.config import rules_problem, secret_seed
-    from arena.tournament.flags import parse_options
+    from arena.tournament.config import secret_seed
+    from arena.tournament.flags import checked_rules
     from arena.tournament.registry import Registry
 
-    options = parse_options(option_pairs)
-    problem = rules_problem(variant, options)
-    if problem:
-        raise ArenaError(problem)
-    TimeControl.parse(time_control, max_decision=max_decision)
+    options = checked_rules(variant, option_pairs, time_control, max_decision)
     entries = bot_entries(bots, variant=variant, options=options, seat=seat, lookup=Registry.default().lookup)
     spec = human_match(
         entries,

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any, TextIO
 import click
 
 from arena import options as shared
-from arena.errors import ArenaError
 
 if TYPE_CHECKING:  # the CLI loads this module for every command: the run's machinery only when the test runs
     from arena.sprt.run import SprtState
@@ -129,21 +128,16 @@ command resumes, and arena ranking --db FILE shows them.
 @click.option("--quiet", is_flag=True, help="No live status line; only the verdict.")
 def sprt_command(**kwargs: Any) -> None:
     """Run (or resume) an SPRT of NEW against BASE."""
-    from arena.play.clock import TimeControl
     from arena.sprt.run import SprtRun, name_sides, run_sprt, sprt_pairing
     from arena.sprt.stats import Sprt
-    from arena.tournament.config import TournamentConfig, rules_problem
-    from arena.tournament.flags import parse_options
+    from arena.tournament.config import TournamentConfig
+    from arena.tournament.flags import checked_rules
     from arena.tournament.registry import Registry
     from arena.tournament.run import resolve_entrants
     from arena.tournament.store import Store
 
     args = dict(kwargs)
-    options = parse_options(args["option_pairs"])
-    problem = rules_problem(args["variant"], options)
-    if problem:
-        raise ArenaError(problem)
-    TimeControl.parse(args["time_control"], max_decision=args["max_decision"])
+    options = checked_rules(args["variant"], args["option_pairs"], args["time_control"], args["max_decision"])
     test = Sprt(args["elo0"], args["elo1"], args["alpha"], args["beta"], args["elo_model"])
     lookup = Registry.default().lookup
     (new,) = resolve_entrants([args["new"]], lookup).values()

@@ -21,6 +21,20 @@ class FlagError(ArenaError):
     """A ``KEY=VALUE`` flag that cannot be read; the message names the flag."""
 
 
+def checked_rules(variant: str, pairs: tuple[str, ...], time_control: str, max_decision: float) -> dict[str, Any]:
+    """The rule options the ``--option`` flags ``pairs`` give ``variant``, checked together with the time control
+    before a command starts anything: an ArenaError in the words a config's errors use."""
+    from arena.play.clock import TimeControl
+    from arena.tournament.config import rules_problem
+
+    options = parse_options(pairs)
+    problem = rules_problem(variant, options)
+    if problem:
+        raise ArenaError(problem)
+    TimeControl.parse(time_control, max_decision=max_decision)
+    return options
+
+
 def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
     """``KEY=VALUE`` flags into typed rule option overrides."""
     options: dict[str, Any] = {}
