@@ -36,7 +36,7 @@ from arena.play.botproc import resolve_bot
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.play.referee import run_match
 from arena.tournament.config import TournamentConfig
-from arena.tournament.run import Progress, resolve_entrants, run_tournament
+from arena.tournament.run import Progress, resolve_entrants, run_tournament, total_games
 from arena.tournament.store import Store
 
 ENTRANTS = ("heuristic", "random")
@@ -208,7 +208,7 @@ def run(games: int = 48, rounds: int = 2, entrants: tuple[str, ...] = ENTRANTS) 
     cpu = {forked: sum(c for c, _ in costs[forked]) / rounds for forked in costs}
     wall = {forked: sum(w for _, w in costs[forked]) / rounds for forked in costs}
     return {
-        "games": config.games_per_pairing * len(entrants) * (len(entrants) - 1),
+        "games": total_games(config, list(entrants)),
         "pairings": len(entrants) * (len(entrants) - 1) // 2,
         "jobs1_games_per_second": serial,
         "jobs2_games_per_second": parallel,

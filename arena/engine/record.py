@@ -3,15 +3,9 @@
 from __future__ import annotations
 
 import functools
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Literal,
-    NotRequired,  # pydantic reads these (typing's, before 3.12, it cannot)
-    cast,
-)
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, cast
 
-from typing_extensions import TypedDict
+from typing_extensions import TypedDict  # pydantic reads the record's types (typing's, before 3.12, it cannot)
 
 from arena.engine.actions import parse_action
 from arena.engine.game import Game
@@ -190,12 +184,12 @@ def read_record(text: str | bytes) -> GameRecord:
     try:
         return _record_reader().validate_json(text, strict=True)
     except ValueError as exc:  # pydantic's ValidationError (a ValueError): each error with where it is
-        errors = getattr(exc, "errors", None)
-        if errors is None:
+        if not hasattr(exc, "errors"):
             raise RecordError(f"not a game record: {exc}") from None
-        first = errors()[0]
+        errors = exc.errors()
+        first = errors[0]
         where = ".".join(str(part) for part in first["loc"]) or "the record"
-        more = f" (and {len(errors()) - 1} more)" if len(errors()) > 1 else ""
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         raise RecordError(f"not a game record: {where}: {first['msg']}{more}") from None
 
 

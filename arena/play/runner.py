@@ -115,7 +115,6 @@ def play(
 ) -> GameOutcome:
     """Play ``game`` to its end through ``seats`` and return its record."""
     n = game.rules.players
-    started = time.monotonic()
     timing = _Timing(time_control, n)
     time_json = (time_control or TimeControl(0, 0, 0)).to_json()
     pending: list[list[Message]] = [[] for _ in range(n)]  # events each seat has yet to be told
@@ -148,7 +147,7 @@ def play(
             offences.extend(seats.interrupts())
         for offender, offence in offences:
             out_of_strikes = offence.kind != "disqualified" and seats.penalize(offender, offence, game=game_index)
-            violations.append(_violation_json(offence, offender, len(game.hands), time.monotonic() - started))
+            violations.append(_violation_json(offence, offender, len(game.hands), time.monotonic() - timing.started))
             if forfeit is None and (policy == "forfeit" or out_of_strikes or offence.kind == "disqualified"):
                 forfeit = {"seat": offender, "kind": offence.kind, "detail": offence.detail}
         if forfeit is not None:
