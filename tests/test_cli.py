@@ -186,7 +186,7 @@ def test_reading_a_database_imports_neither_the_config_models_nor_the_referee(
 ) -> None:
     """What a reading command costs is its own work: the config's models and the referee's modules took 0.25 s of
     the 0.37 s that ``arena ranking --db`` took (checked in a fresh interpreter, where nothing was imported before).
-    pydantic itself it loads, to check every record it reads (``read_record``: about 75 ms once)."""
+    pydantic itself it loads, to check every record it reads (``read_record``; its cost: docs/performance.md)."""
     _, db = played
     code = (
         "import sys; from arena.cli import main\n"
