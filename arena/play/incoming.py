@@ -9,8 +9,9 @@ plainly never loads pydantic: it starts ~140 ms of processor time sooner, a tour
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import orjson
@@ -30,16 +31,31 @@ class MessageError(ArenaError):
         self.detail = detail
 
 
+def _bounds(max_length: int, min_length: int = 0) -> dict[str, Any]:
+    """A text field's bounds (pydantic's Field arguments): the plain reader and the wire model both read them."""
+    return {"max_length": max_length, **({"min_length": min_length} if min_length else {})}
+
+
 @dataclass(frozen=True, slots=True)
 class Hello:
     """A bot's first message (protocol.md §2): who it is, the protocol it speaks, its seat's token, and whether it
-    wants the full view with every request."""
+    wants the full view with every request.
 
-    name: str
+    The one definition of a hello: arena.play.protocol builds the wire model (and so the JSON Schema) from these
+    fields and their metadata, and the plain reader below checks the same bounds.
+    """
+
+    name: str = field(metadata=_bounds(64, min_length=1))
     protocol: int
-    token: str
-    version: str | None = None
-    view: bool = True
+    token: str = field(metadata=_bounds(128))
+    version: str | None = field(default=None, metadata=_bounds(64))
+    view: bool = field(
+        default=True,
+        metadata={
+            "description": "Send the full view with every act (default); false: only at each hand's first act, "
+            "the bot keeping its own picture from the events"
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,21 +134,26 @@ def _plain_reply(data: dict[str, Any]) -> Reply | None:
     return None if found is None else Reply(request_id, found)
 
 
+# A hello's text fields as its definition bounds them: name -> (shortest, longest, may be null or left out).
+_HELLO_TEXT = {
+    f.name: (f.metadata.get("min_length", 0), f.metadata["max_length"], f.default is None)
+    for f in dataclasses.fields(Hello)
+    if "max_length" in f.metadata
+}
+
+
 def _plain_hello(data: dict[str, Any]) -> Hello | None:
-    name, protocol, token = data["name"], data["protocol"], data["token"]
-    version, view = data.get("version"), data.get("view", True)
-    if not (_text(name) and 1 <= len(name) <= 64 and _text(token) and len(token) <= 128):
-        return None
+    protocol, view = data["protocol"], data.get("view", True)
     if type(protocol) is not int or type(view) is not bool:
         return None
-    if version is not None and not (_text(version) and len(version) <= 64):
-        return None
-    return Hello(name, protocol, token, version, view)
-
-
-def _text(value: Any) -> bool:
-    """A string of ASCII characters (an escape such as \\u00e9 or a lone surrogate is left to the validator)."""
-    return type(value) is str and value.isascii()
+    for key, (shortest, longest, optional) in _HELLO_TEXT.items():
+        value = data.get(key)
+        if value is None and optional:
+            continue
+        # ASCII only: an escape such as \\u00e9 or a lone surrogate is left to the validator
+        if not (type(value) is str and value.isascii() and shortest <= len(value) <= longest):
+            return None
+    return Hello(data["name"], protocol, data["token"], data.get("version"), view)
 
 
 def read_bot_message(raw: bytes) -> Hello | Reply:
@@ -147,6 +168,6 @@ def validated_message(raw: bytes) -> Hello | Reply:
     from arena.play import protocol  # loaded by a referee only when a frame is not plain
 
     message = protocol.parse_bot_message(raw)
-    if isinstance(message, protocol.Hello):
-        return Hello(message.name, message.protocol, message.token, message.version, message.view)
-    return Reply(message.request_id, protocol.to_engine_action(message.action))
+    if isinstance(message, protocol.ActionReply):
+        return Reply(message.request_id, protocol.to_engine_action(message.action))
+    return Hello(**{f.name: getattr(message, f.name) for f in dataclasses.fields(Hello)})

@@ -9,6 +9,7 @@ models define what a bot may send. The referee reads the plain forms of a valid 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import types
 from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
@@ -21,6 +22,7 @@ from arena.engine.actions import PASS, PLAY, Action, parse_action
 from arena.engine.cards import Card, Suit
 from arena.engine.hand import Phase, Trick
 from arena.engine.view import SeatView
+from arena.play import incoming, runner
 from arena.play.incoming import MAX_MESSAGE_BYTES, MessageError
 
 CardText = Annotated[str, Field(pattern=r"^([789TJQKA][CDHS]|JK)$", description="rank then suit, or JK")]
@@ -98,28 +100,38 @@ ActionModel = Annotated[
 # ---- bot -> referee ----
 
 
-class _BotMessage(BaseModel):
+class BotMessage(BaseModel):
     """Messages from bots are validated strictly: no coercion of "1" to 1 or of 1 to true."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
 
-class Hello(_BotMessage):
-    """The bot's first message: who it is, which protocol it speaks, and the seat's secret token."""
+def _hello_fields() -> dict[str, Any]:
+    """The hello's fields as pydantic field definitions, from its one definition (arena.play.incoming.Hello)."""
+    hints = get_type_hints(incoming.Hello)
+    return {
+        f.name: (hints[f.name], Field(default=f.default, **f.metadata))  # MISSING: required
+        if f.default is not dataclasses.MISSING
+        else (hints[f.name], Field(**f.metadata))
+        for f in dataclasses.fields(incoming.Hello)
+    }
 
+
+class _HelloType(BotMessage):
     type: Literal["hello"]
-    name: Annotated[str, Field(min_length=1, max_length=64)]
-    protocol: int
-    token: Annotated[str, Field(max_length=128)]
-    version: Annotated[str, Field(max_length=64)] | None = None
-    view: bool = Field(
-        default=True,
-        description="Send the full view with every act (default); false: only at each hand's first act, the bot "
-        "keeping its own picture from the events",
-    )
 
 
-class ActionReply(_BotMessage):
+Hello: type[BotMessage] = create_model(
+    "Hello",
+    __base__=_HelloType,
+    __doc__="The bot's first message: who it is, which protocol it speaks, and the seat's secret token.",
+    __module__=__name__,
+    **_hello_fields(),
+)
+"""A hello on the wire: ``type`` and arena.play.incoming.Hello's fields, with their bounds."""
+
+
+class ActionReply(BotMessage):
     """The bot's answer to an ``act`` request."""
 
     type: Literal["action"]
@@ -127,8 +139,8 @@ class ActionReply(_BotMessage):
     action: ActionModel
 
 
-BotMessage = Annotated[Hello | ActionReply, Field(discriminator="type")]
-BOT_MESSAGE: TypeAdapter[Hello | ActionReply] = TypeAdapter(BotMessage)
+BOT_MESSAGE: TypeAdapter[BotMessage] = TypeAdapter(Annotated[Hello | ActionReply, Field(discriminator="type")])
+"""A frame from a bot: a Hello or an ActionReply (the two kinds of BotMessage)."""
 
 
 # ---- referee -> bot ----
@@ -196,7 +208,8 @@ SeatAction = Annotated[
 
 
 def _wire_type(hint: Any) -> Any:
-    """The wire type of a SeatView field, from its annotation in arena.engine.view."""
+    """The wire type of a field of SeatView (arena.engine.view) or of a message the referee types as a TypedDict,
+    from its annotation."""
     origin, args = get_origin(hint), get_args(hint)
     if origin is Annotated:  # SeatNumber
         return Seat
@@ -207,15 +220,16 @@ def _wire_type(hint: Any) -> Any:
         item = args[0]
         pairs: dict[Any, Any] = {Action: SeatAction, Card: SeatCard}  # a seat and what it did
         return list[pairs[get_args(item)[1]] if get_origin(item) is tuple else _wire_type(item)]  # type: ignore[misc]
-    return {int: int, bool: bool, Card: CardText, Suit: SuitText, Trick: TrickModel, Phase: _PHASES}[hint]
+    return {int: int, bool: bool, str: str, Card: CardText, Suit: SuitText, Trick: TrickModel, Phase: _PHASES}[hint]
 
 
 _PHASES = Literal[tuple(phase.value for phase in Phase)]  # type: ignore[valid-type]
 
 
-def _view_fields() -> dict[str, Any]:
-    """SeatView's fields as pydantic field definitions: each required, with its wire type."""
-    return {name: (_wire_type(hint), ...) for name, hint in get_type_hints(SeatView, include_extras=True).items()}
+def _wire_fields(definition: type) -> dict[str, Any]:
+    """The fields of ``definition`` (a NamedTuple or TypedDict) as pydantic field definitions: each required, with
+    its wire type."""
+    return {name: (_wire_type(hint), ...) for name, hint in get_type_hints(definition, include_extras=True).items()}
 
 
 ViewModel: type[_Message] = create_model(
@@ -223,7 +237,7 @@ ViewModel: type[_Message] = create_model(
     __base__=_Message,
     __doc__="Everything the seat may know about the current hand (docs/rules.md, what a player may know).",
     __module__=__name__,
-    **_view_fields(),
+    **_wire_fields(SeatView),
 )
 """The view in a request: SeatView's fields (arena.engine.view), each with its wire type."""
 
@@ -393,12 +407,14 @@ class Act(_Message):
         return value
 
 
-class Forfeit(_Message):
-    """Why a game was lost without being played out."""
-
-    seat: Seat
-    kind: str
-    detail: str
+Forfeit: type[_Message] = create_model(
+    "Forfeit",
+    __base__=_Message,
+    __doc__="Why a game was lost without being played out.",
+    __module__=__name__,
+    **_wire_fields(runner.Forfeit),
+)
+"""A forfeit in ``game_end``: arena.play.runner.Forfeit's fields, each with its wire type."""
 
 
 class GameEnd(_Message):
@@ -437,7 +453,7 @@ REFEREE_MESSAGE: TypeAdapter[Welcome | GameStart | Events | Act | GameEnd | Viol
 )
 
 
-def parse_bot_message(raw: bytes) -> Hello | ActionReply:
+def parse_bot_message(raw: bytes) -> BotMessage:
     """Parse one frame from a bot: size-capped, UTF-8 JSON, schema-valid; raise MessageError otherwise."""
     if len(raw) > MAX_MESSAGE_BYTES:
         raise MessageError("oversized", f"message of {len(raw)} bytes exceeds the limit of {MAX_MESSAGE_BYTES}")

@@ -18,6 +18,7 @@ from typing import Literal, Protocol, TypedDict
 from arena.engine.actions import Action
 from arena.engine.game import Game
 from arena.engine.record import GameRecord, TimingJSON, ViolationJSON, ViolationKind, game_record
+from arena.engine.view import SeatNumber
 from arena.play import outgoing as messages
 from arena.play.clock import Clock, TimeControl
 from arena.text import printable
@@ -32,9 +33,10 @@ EXCERPT_LIMIT = 200
 
 
 class Forfeit(TypedDict):
-    """Who forfeited the game and why (in the record's ``forfeit`` and the ``game_end`` message)."""
+    """Who forfeited the game and why (in the record's ``forfeit`` and the ``game_end`` message): the one definition,
+    from which arena.play.protocol builds the wire model."""
 
-    seat: int
+    seat: SeatNumber
     kind: str
     detail: str
 
