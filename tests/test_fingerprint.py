@@ -21,8 +21,9 @@ from click.testing import CliRunner, Result
 from probing import BOTS
 
 from arena.cli import main
+from arena.tournament.binding import LEGACY_SEED, entrant_digests
 from arena.tournament.config import load_config
-from arena.tournament.growth import LEGACY, LEGACY_SEED, entrant_digests
+from arena.tournament.growth import LEGACY
 from arena.tournament.run import resolve_entrants
 from arena.tournament.schedule import deal_seed
 from arena.tournament.store import Store

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from helpers import ARENA, ROOT, arena_here, run_arena, wait_for_stored
 
-from arena.sprt.run import SETTINGS_META, PairBook, new_points, sprt_pairing
+from arena.sprt.run import PairBook, new_points, sprt_pairing
 from arena.sprt.stats import Pentanomial
+from arena.tournament.binding import SPRT
 from arena.tournament.config import TournamentConfig
 from arena.tournament.schedule import deal_seed
 from arena.tournament.store import Store
@@ -214,7 +215,7 @@ def test_a_test_without_a_seed_draws_a_secret_one_per_results_file_and_keeps_it_
         assert sprt(db, "--max-games", "2").returncode == 0
     assert set(seeds(first).values()).isdisjoint(seeds(second).values())
     with Store.open(first, create=False) as store:
-        drawn = json.loads(store.get_meta(SETTINGS_META) or "{}")["seed"]
+        drawn = json.loads(store.get_meta(SPRT.settings_key) or "{}")["seed"]
     assert sprt(first, "--max-games", "4").returncode == 0
     assert {key.split("/")[1]: seed for key, seed in seeds(first).items()} == {
         "0": deal_seed(drawn, 0),

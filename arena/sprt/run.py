@@ -13,7 +13,6 @@ no game is played twice and an interrupted test ends as an unbroken one would.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -27,17 +26,25 @@ from arena.play.cpus import idlest
 from arena.play.matchspec import MatchSpec
 from arena.play.sandbox import require_isolation
 from arena.sprt.stats import Estimate, Pentanomial, Sprt, SprtError, Verdict, estimate
+from arena.tournament.binding import (
+    SPRT,
+    Settings,
+    claim,
+    entrant_digests,
+    entrants_changed,
+    held,
+    save,
+    stored_entrants,
+    stored_seed,
+    stored_settings,
+)
 from arena.tournament.config import FREE, TournamentConfig
 from arena.tournament.executor import Executor, LocalExecutor
-from arena.tournament.growth import entrant_digests
 from arena.tournament.pool import GameFinished, MatchEnded, MatchPool, Shared, SlotFailed
 from arena.tournament.ranking import cluster_of
 from arena.tournament.run import give_up_after, in_rounds, record_failure
 from arena.tournament.schedule import Pairing, PlannedGame, pairing_matches, pairings_for, plan_games
 from arena.tournament.store import Store
-
-SETTINGS_META = "sprt.settings"
-ENTRANTS_META = "sprt.entrants"
 
 
 def name_sides(new: BotCommand, base: BotCommand) -> tuple[BotCommand, BotCommand]:
@@ -139,43 +146,41 @@ class SprtRun:
 def settle_seed(store: Store, run: SprtRun) -> SprtRun:
     """``run`` with its deals' seed: its own, else the one its results file was played with, else a secret one
     (a bot that knows the seed can deal every card itself), which ``bind`` keeps with the test's settings."""
-    known = store.get_meta(SETTINGS_META)
-    played = json.loads(known).get("seed") if known is not None else None
+    played = stored_seed(store, SPRT) if held(store) is SPRT else None
     # one pairing: its deals are the one sequence a test has always played (no other pairing to share them with)
     return dataclasses.replace(run, config=run.config.with_seed(played).model_copy(update={"deals": "shared"}))
 
 
 def bind(store: Store, run: SprtRun) -> None:
-    """Tie ``store`` to this test; refuse one that holds another test, or the same test with changed bots."""
-    settings = run.settings()
-    text = json.dumps(settings, sort_keys=True)
-    fingerprint = hashlib.sha256(text.encode()).hexdigest()[:16]
-    known = store.get_meta(SETTINGS_META)
-    if known is None and store.get_meta("config.fingerprint") is not None:
-        raise SprtError(f"{store.path}: holds a tournament, not an SPRT; pass --db to use another file")
-    if known is not None and known != text:
-        before = json.loads(known)
-        changed = [k for k in sorted(before.keys() | settings.keys()) if before.get(k) != settings.get(k)]
-        if "test" in changed:  # name the test's own settings: elo1, alpha, ...
-            changed.remove("test")
-            changed += [k for k, v in settings["test"].items() if before["test"].get(k) != v]
+    """Tie ``store`` to this test (arena.tournament.binding); refuse one that holds another test, or the same test
+    with changed settings or bots: nothing of a test may change but its cap and jobs."""
+    claim(store, SPRT)
+    settings: Settings = json.loads(json.dumps(run.settings()))  # as stored: tuples are lists
+    digests = entrant_digests(run.commands)
+    before, known = stored_settings(store, SPRT), stored_entrants(store, SPRT)
+    if before is None:
+        save(store, SPRT, run.config.name, settings, digests)
+        return
+    if before != settings:
         raise SprtError(
-            f"{store.path}: holds an SPRT with other settings ({', '.join(changed)} changed); run it with the same "
+            f"{store.path}: holds an SPRT with other settings ({', '.join(_changed(before, settings))} changed); run "
+            "it with the same "
             "settings to resume (only --max-games and --jobs may change), or pass --db for a new test"
         )
-    digests = json.dumps(entrant_digests(run.commands), sort_keys=True)
-    stored = store.get_meta(ENTRANTS_META)
-    if stored is not None and stored != digests:
-        raise SprtError(
-            f"{store.path}: the bots changed since this test started ({stored} -> {digests}); a changed bot is a new "
-            "test: pass --db to start one"
-        )
-    if known is None:
-        store.set_meta(SETTINGS_META, text)
-        store.set_meta(ENTRANTS_META, digests)
-        # a tournament run on this file finds a config that is not its own, and refuses it
-        store.set_meta("config.name", run.config.name)
-        store.set_meta("config.fingerprint", fingerprint)
+    if known is not None and known != digests:
+        raise SprtError(entrants_changed(known, digests, SPRT) or f"{store.path}: the bots changed since it started")
+
+
+def _changed(before: Settings, now: Settings) -> list[str]:
+    """The keys whose values differ; for a table that differs, its own keys (``elo1``, not ``test``)."""
+    changed: list[str] = []
+    for key in sorted(before.keys() | now.keys()):
+        old, new = before.get(key), now.get(key)
+        if isinstance(old, dict) and isinstance(new, dict):
+            changed += _changed(old, new)
+        elif old != new:
+            changed.append(key)
+    return changed
 
 
 def replay(store: Store, run: SprtRun) -> tuple[SprtState, PairBook]:

@@ -13,8 +13,19 @@ import json
 from typing import Any
 
 from arena.engine.options import VARIANTS, RuleOptions
-from arena.errors import ArenaError
-from arena.play.botproc import BotCommand, file_digest
+from arena.play.botproc import BotCommand
+from arena.tournament.binding import (
+    TOURNAMENT,
+    BindingError,
+    claim,
+    entrant_digests,
+    entrants_changed,
+    held,
+    save,
+    stored_entrants,
+    stored_seed,
+    stored_settings,
+)
 from arena.tournament.config import FREE, TournamentConfig
 from arena.tournament.schedule import plan_games, scheduled_pairings
 from arena.tournament.store import Store
@@ -23,7 +34,7 @@ GROWING = "games_per_pairing"
 """The one setting that may change (upwards): the tournament plays more deal sequences."""
 
 
-class GrowthError(ArenaError):
+class GrowthError(BindingError):
     """The config (or an entrant's code) changed in a way the stored games cannot follow."""
 
 
@@ -35,18 +46,12 @@ def settings(config: TournamentConfig) -> dict[str, Any]:
     return _flatten(values)
 
 
-def entrant_digests(commands: dict[str, BotCommand]) -> dict[str, str]:
-    """Each entrant's name and the digest of its program, in the config's order."""
-    return {name: file_digest(command.argv[-1]) for name, command in commands.items()}
-
-
 def planned_keys(config: TournamentConfig, names: list[str]) -> set[str]:
     """The keys of every game of the tournament ``config`` plays between ``names``."""
     keyed = config if config.seed is not None else config.model_copy(update={"seed": 0})  # keys need no seed
     return {g.key for p in scheduled_pairings(keyed, names) for g in plan_games(keyed, p)}
 
 
-LEGACY_SEED = 1  # the default seed of the results files written before a config without one drew its own
 LEGACY = {"deals": "shared", "partnership": "self"}
 """Settings that results files played before their default changed or before they existed, with the value of those
 days: a config that does not name one goes on with its results file's value, and a file that does not name one was
@@ -60,35 +65,29 @@ def settle_seed(store: Store, config: TournamentConfig) -> TournamentConfig:
     seed draws one that no bot can guess for a new results file; ``bind`` keeps it there with the other settings,
     and every resume reads it back. Nothing is written here.
     """
-    stored = json.loads(store.get_meta("config.settings") or "{}")
-    played = stored.get("seed")
-    if not isinstance(played, int) and store.get_meta("config.fingerprint") is not None:
-        played = LEGACY_SEED
-    if store.get_meta("config.fingerprint") is not None:
+    if held(store) is TOURNAMENT:
         # a config that does not say how to deal or how to form teams goes on as its results file has played
+        stored = stored_settings(store, TOURNAMENT) or {}
         kept = {key: stored.get(key, old) for key, old in LEGACY.items() if key not in config.model_fields_set}
         config = config.model_copy(update=kept)
-    return config.with_seed(played)
+    return config.with_seed(stored_seed(store, TOURNAMENT))
 
 
 def bind(store: Store, config: TournamentConfig, commands: dict[str, BotCommand]) -> list[str]:
-    """Tie ``store`` to ``config`` and its entrants; return how the tournament grew (empty if it did not).
+    """Tie ``store`` to ``config`` and its entrants (arena.tournament.binding); return how the tournament grew
+    (empty if it did not).
 
     Raises GrowthError, naming what changed, when the stored games are not games of this config played the same
     way; the store is then left as it was.
     """
     now, digests = settings(config), entrant_digests(commands)
+    claim(store, TOURNAMENT)
     fingerprint = store.get_meta("config.fingerprint")
     if fingerprint is None:  # a new results file
-        _save(store, config, now, digests)
+        save(store, TOURNAMENT, config.name, now, digests, config.fingerprint())
         return []
-    before = store.get_meta("config.settings")
-    if before is None and store.get_meta("sprt.settings") is not None:
-        raise GrowthError(
-            f"{store.path}: this database holds the SPRT test {store.get_meta('config.name')!r}, not a tournament: "
-            "resume it with arena sprt, or pass --db to start the tournament in another file"
-        )
-    known = _parse_entrants(store.get_meta("entrants"))
+    before = stored_settings(store, TOURNAMENT)
+    known = stored_entrants(store, TOURNAMENT)
     if before is None:  # written before tournaments could grow: only the very same tournament may resume
         if fingerprint != config.fingerprint():
             raise GrowthError(
@@ -98,10 +97,14 @@ def bind(store: Store, config: TournamentConfig, commands: dict[str, BotCommand]
                 "resumed unchanged; pass --db to use another database file"
             )
         if known is not None and known != digests:
-            raise GrowthError(_entrants_changed(known, digests))
-        _save(store, config, now, digests)  # from now on it may grow
+            raise GrowthError(
+                entrants_changed(known, digests, TOURNAMENT)
+                or f"{store.path}: entrants were added, and this database was written by an older version: it can "
+                "only be resumed unchanged; pass --db to start another tournament"
+            )
+        save(store, TOURNAMENT, config.name, now, digests, config.fingerprint())  # from now on it may grow
         return []
-    grown = _compare(store, config, json.loads(before), now)
+    grown = _compare(store, config, before, now)
     if known is not None:
         grown += _compare_entrants(known, digests)
         stray = sorted(store.game_keys() - planned_keys(config, list(commands)))
@@ -112,7 +115,7 @@ def bind(store: Store, config: TournamentConfig, commands: dict[str, BotCommand]
                 "or pass --db to start another tournament"
             )
     if grown or fingerprint != config.fingerprint() or known != digests:
-        _save(store, config, now, digests)
+        save(store, TOURNAMENT, config.name, now, digests, config.fingerprint())
     return grown
 
 
@@ -148,38 +151,11 @@ def _compare(store: Store, config: TournamentConfig, before: dict[str, Any], now
 
 def _compare_entrants(known: dict[str, str], now: dict[str, str]) -> list[str]:
     """The entrants added; a GrowthError if one left or is another program now."""
-    if any(name not in now or now[name] != digest for name, digest in known.items()):
-        raise GrowthError(_entrants_changed(known, now))
+    problem = entrants_changed(known, now, TOURNAMENT)
+    if problem is not None:
+        raise GrowthError(problem)
     added = [name for name in now if name not in known]
     return [f"entrants + {', '.join(added)}"] if added else []
-
-
-def _entrants_changed(known: dict[str, str], now: dict[str, str]) -> str:
-    gone = [name for name in known if name not in now]
-    edited = [name for name in known if name in now and now[name] != known[name]]
-    what = [f"{name!r} is another program now ({known[name]} -> {now[name]})" for name in edited]
-    what += [f"{name!r} is no longer an entrant, but its games are stored" for name in gone]
-    return (
-        f"the entrants changed since this tournament started: {'; '.join(what) or 'their code differs'}. "
-        "A changed bot is a new entrant: register it under another name, or pass --db to start another tournament"
-    )
-
-
-def _save(store: Store, config: TournamentConfig, now: dict[str, Any], digests: dict[str, str]) -> None:
-    store.set_meta("config.name", config.name)
-    store.set_meta("config.fingerprint", config.fingerprint())
-    store.set_meta("config.settings", json.dumps(now, sort_keys=True))
-    store.set_meta("entrants", json.dumps(digests))
-
-
-def _parse_entrants(text: str | None) -> dict[str, str] | None:
-    """The stored entrants: JSON now, ``name=digest;name=digest`` in results files of older versions."""
-    if text is None:
-        return None
-    if text.startswith("{"):
-        parsed: dict[str, str] = json.loads(text)
-        return parsed
-    return dict(part.rpartition("=")[::2] for part in text.split(";") if part)
 
 
 def _flatten(values: dict[str, Any], prefix: str = "") -> dict[str, Any]:
