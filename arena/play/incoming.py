@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 import orjson
 
@@ -31,7 +31,7 @@ class MessageError(ArenaError):
         self.detail = detail
 
 
-def _bounds(max_length: int, min_length: int = 0) -> dict[str, Any]:
+def _bounds(max_length: int, min_length: int = 0) -> dict[str, int]:
     """A text field's bounds (pydantic's Field arguments): the plain reader and the wire model both read them."""
     return {"max_length": max_length, **({"min_length": min_length} if min_length else {})}
 
@@ -115,14 +115,14 @@ def plain_message(raw: bytes) -> Hello | Reply | None:
     return None
 
 
-def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _no_repeats(pairs: list[tuple[str, object]]) -> dict[str, object]:
     found = dict(pairs)
     if len(found) != len(pairs):
         raise ValueError("a repeated key")
     return found
 
 
-def _plain_reply(data: dict[str, Any]) -> Reply | None:
+def _plain_reply(data: dict[str, object]) -> Reply | None:
     request_id, action = data["request_id"], data["action"]
     if type(request_id) is not int or not isinstance(action, dict):
         return None
@@ -142,18 +142,22 @@ _HELLO_TEXT = {
 }
 
 
-def _plain_hello(data: dict[str, Any]) -> Hello | None:
-    protocol, view = data["protocol"], data.get("view", True)
+def _plain_hello(data: dict[str, object]) -> Hello | None:
+    name, protocol, token = data["name"], data["protocol"], data["token"]
+    version, view = data.get("version"), data.get("view", True)
     if type(protocol) is not int or type(view) is not bool:
         return None
+    if type(name) is not str or type(token) is not str or not (version is None or type(version) is str):
+        return None
+    texts = {"name": name, "token": token, "version": version}
     for key, (shortest, longest, optional) in _HELLO_TEXT.items():
-        value = data.get(key)
+        value = texts[key]
         if value is None and optional:
             continue
         # ASCII only: an escape such as \\u00e9 or a lone surrogate is left to the validator
-        if not (type(value) is str and value.isascii() and shortest <= len(value) <= longest):
+        if value is None or not (value.isascii() and shortest <= len(value) <= longest):
             return None
-    return Hello(data["name"], protocol, data["token"], data.get("version"), view)
+    return Hello(name, protocol, token, version, view)
 
 
 def read_bot_message(raw: bytes) -> Hello | Reply:

@@ -10,19 +10,24 @@ the same bounds and descriptions; tests/test_matchspec.py keeps the two in agree
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import types
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from arena.errors import ArenaError
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 
 class SpecError(ArenaError, ValueError):
     """A match spec (or its limits) has an unknown key, a missing one, or a value of the wrong kind."""
 
 
-def _about(description: str, **bounds: float) -> dict[str, Any]:
+def _about(description: str, **bounds: float) -> dict[str, str | float]:
     """A field's metadata: its meaning (the config reference prints it) and its bounds (``ge``, ``gt``)."""
     return {"description": description, **bounds}
 
@@ -106,7 +111,7 @@ class Limits:
                 raise SpecError(f"{key}: {exc}") from None
 
     @classmethod
-    def from_json(cls, data: Any) -> Limits:
+    def from_json(cls, data: object) -> Limits:
         """Limits from a JSON object; SpecError names the first unknown key or bad value."""
         return _build(cls, data, "limits")
 
@@ -114,7 +119,7 @@ class Limits:
         """A copy with ``changes`` (checked as every Limits is)."""
         return dataclasses.replace(self, **changes)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return _to_json(self)
 
 
@@ -181,12 +186,12 @@ class MatchSpec:
         _validate(self)
 
     @classmethod
-    def from_json(cls, data: Any) -> MatchSpec:
+    def from_json(cls, data: object) -> MatchSpec:
         """A spec from its JSON object (``to_json``'s output); SpecError names the first problem (``games[2].seed:
         must be an integer``)."""
         return _build(cls, data, "spec")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """The spec as a JSON object, every field included."""
         return _to_json(self)
 
@@ -200,7 +205,7 @@ class MatchSpec:
 _T = TypeVar("_T")
 
 
-def _validate(instance: Any) -> None:
+def _validate(instance: DataclassInstance) -> None:
     """Check every field of ``instance`` (a dataclass above) and normalize it: a JSON object becomes its dataclass,
     a list a tuple where a tuple is declared. SpecError names the field (``games[2].seed: must be an integer``)."""
     hints = _hints(type(instance))
@@ -209,7 +214,7 @@ def _validate(instance: Any) -> None:
         object.__setattr__(instance, spec.name, value)
 
 
-def _build(cls: type[_T], data: Any, where: str) -> _T:
+def _build(cls: type[_T], data: object, where: str) -> _T:
     """``cls`` from a JSON object: every key known, every required key there, every value checked."""
     if not isinstance(data, dict):
         raise SpecError(f"{where}: must be an object (got {type(data).__name__})")
@@ -226,16 +231,16 @@ def _build(cls: type[_T], data: Any, where: str) -> _T:
         raise SpecError(f"{where}.{exc}") from None
 
 
-_HINTS: dict[type, dict[str, Any]] = {}
+_HINTS: dict[type, dict[str, object]] = {}
 
 
-def _hints(cls: type) -> dict[str, Any]:
+def _hints(cls: type) -> dict[str, object]:
     if cls not in _HINTS:
         _HINTS[cls] = get_type_hints(cls)
     return _HINTS[cls]
 
 
-def _check(value: Any, hint: Any, where: str, bounds: Any = None) -> Any:
+def _check(value: object, hint: object, where: str, bounds: Mapping[str, object] | None = None) -> object:
     """``value`` as a ``hint`` (strictly: no bool for a number, no number for a string), within ``bounds``."""
     origin, args = get_origin(hint), get_args(hint)
     if origin in (Union, types.UnionType):
@@ -261,30 +266,35 @@ def _check(value: Any, hint: Any, where: str, bounds: Any = None) -> Any:
     return _scalar(value, hint, where, bounds or {})
 
 
-def _scalar(value: Any, hint: Any, where: str, bounds: Any) -> Any:
+_KINDS: dict[object, str] = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+
+
+def _scalar(value: object, hint: object, where: str, bounds: Mapping[str, object]) -> object:
     if hint is bool:
         ok = type(value) is bool
     elif hint is int:
         ok = type(value) is int
     elif hint is float:
-        ok = type(value) in (int, float) and value == value and abs(value) != float("inf")
+        ok = type(value) is int or (type(value) is float and math.isfinite(value))
     else:
         ok = type(value) is hint
     if not ok:
-        kind = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}.get(hint, hint)
-        raise SpecError(f"{where}: must be {kind} (got {value!r})")
-    if "ge" in bounds and value < bounds["ge"]:
-        raise SpecError(f"{where}: must be at least {bounds['ge']} (got {value!r})")
-    if "gt" in bounds and value <= bounds["gt"]:
-        raise SpecError(f"{where}: must be more than {bounds['gt']} (got {value!r})")
+        raise SpecError(f"{where}: must be {_KINDS.get(hint, hint)} (got {value!r})")
+    if not isinstance(value, int | float):
+        return value
+    least, above = bounds.get("ge"), bounds.get("gt")
+    if isinstance(least, int | float) and value < least:
+        raise SpecError(f"{where}: must be at least {least} (got {value!r})")
+    if isinstance(above, int | float) and value <= above:
+        raise SpecError(f"{where}: must be more than {above} (got {value!r})")
     return float(value) if hint is float else value
 
 
-def _to_json(instance: Any) -> dict[str, Any]:
+def _to_json(instance: DataclassInstance) -> dict[str, object]:
     return {f.name: _to_json_value(getattr(instance, f.name)) for f in dataclasses.fields(instance)}
 
 
-def _to_json_value(value: Any) -> Any:
+def _to_json_value(value: object) -> object:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return _to_json(value)
     if isinstance(value, list | tuple):

@@ -218,7 +218,7 @@ def _wire_type(hint: Any) -> Any:
         return _wire_type(inner) | None
     if origin is tuple and args[-1] is Ellipsis:
         item = args[0]
-        pairs: dict[Any, Any] = {Action: SeatAction, Card: SeatCard}  # a seat and what it did
+        pairs: dict[object, object] = {Action: SeatAction, Card: SeatCard}  # a seat and what it did
         return list[pairs[get_args(item)[1]] if get_origin(item) is tuple else _wire_type(item)]  # type: ignore[misc]
     return {int: int, bool: bool, str: str, Card: CardText, Suit: SuitText, Trick: TrickModel, Phase: _PHASES}[hint]
 
@@ -400,7 +400,7 @@ class Act(_Message):
 
     @field_validator("view", mode="before")
     @classmethod
-    def _view_not_null(cls, value: Any) -> Any:
+    def _view_not_null(cls, value: object) -> object:
         """The view is sent or left out, never null (the default None stands for "left out")."""
         if value is None:
             raise ValueError("view is absent when not sent, never null")
@@ -487,7 +487,7 @@ def _non_json_constant(raw: bytes) -> str | None:
     return found[0] if found else None
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
     """An object's members, refusing a key that occurs twice (``{"action": A, "action": B}`` is ambiguous)."""
     found = dict(pairs)
     if len(found) != len(pairs):
@@ -510,17 +510,16 @@ def _location(loc: tuple[int | str, ...]) -> str:
     return ".".join(str(p) for p in parts) or "message"
 
 
-def to_engine_action(model: Any) -> Action:
+def to_engine_action(model: BaseModel) -> Action:
     """Convert a validated action model into the engine's action (the one place where the two meet)."""
-    kind = model.type
-    if kind == "play":
+    if isinstance(model, PlayAction):
         return PLAY[Card.parse(model.card)]
-    if kind == "pass":
+    if isinstance(model, PassAction):
         return PASS
     return parse_action(model.__dict__)
 
 
-def json_schema() -> dict[str, Any]:
+def json_schema() -> dict[str, object]:
     """The JSON Schema of every message in both directions, generated from the models."""
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

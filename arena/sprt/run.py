@@ -17,7 +17,6 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 from arena.engine.options import make_rules
 from arena.engine.record import GameRecord
@@ -136,7 +135,7 @@ class SprtRun:
         """NEW's name in the records."""
         return self.config.entrants[0]
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> Settings:
         """What decides the games and the test: a resumed run must have the same (the cap and jobs may change)."""
         free = FREE | {"name", "games_per_pairing", "deals"}
         games = self.config.model_dump(mode="json", exclude=free)

@@ -10,13 +10,13 @@ refused, naming the key that changed, and nothing stored is touched.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from arena.engine.options import VARIANTS, RuleOptions
 from arena.play.botproc import BotCommand
 from arena.tournament.binding import (
     TOURNAMENT,
     BindingError,
+    Settings,
     claim,
     entrant_digests,
     entrants_changed,
@@ -38,7 +38,7 @@ class GrowthError(BindingError):
     """The config (or an entrant's code) changed in a way the stored games cannot follow."""
 
 
-def settings(config: TournamentConfig) -> dict[str, Any]:
+def settings(config: TournamentConfig) -> Settings:
     """What decides the games of ``config``, key by key (dotted keys for tables: ``options.points_to_win``)."""
     values = config.model_dump(mode="json", exclude=FREE | {"entrants"})
     preset = VARIANTS[config.variant].preset if config.variant in VARIANTS else {}
@@ -119,7 +119,7 @@ def bind(store: Store, config: TournamentConfig, commands: dict[str, BotCommand]
     return grown
 
 
-def _compare(store: Store, config: TournamentConfig, before: dict[str, Any], now: dict[str, Any]) -> list[str]:
+def _compare(store: Store, config: TournamentConfig, before: Settings, now: Settings) -> list[str]:
     """How the settings grew; a GrowthError naming every other key that changed."""
     defaults = {**settings(TournamentConfig(name=config.name, entrants=["a", "b"])), **LEGACY}
     changed = []
@@ -158,8 +158,8 @@ def _compare_entrants(known: dict[str, str], now: dict[str, str]) -> list[str]:
     return [f"entrants + {', '.join(added)}"] if added else []
 
 
-def _flatten(values: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    flat: dict[str, Any] = {}
+def _flatten(values: Settings, prefix: str = "") -> Settings:
+    flat: Settings = {}
     for key, value in values.items():
         if isinstance(value, dict):
             flat.update(_flatten(value, f"{prefix}{key}."))
@@ -168,5 +168,5 @@ def _flatten(values: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     return "unset" if value is None else json.dumps(value)
