@@ -13,7 +13,7 @@ from arena.engine.options import make_rules
 from arena.engine.record import GameRecord
 from arena.errors import ArenaError
 from arena.play.botproc import BUNDLED, BotCommand, resolve_bot
-from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.matchspec import DEFAULT_MAX_HANDS, BotEntry, GameSpec, MatchSpec
 
 
 def build_match(
@@ -28,7 +28,7 @@ def build_match(
     policy: Literal["forfeit", "substitute"],
     max_strikes: int,
     log_dir: str,
-    max_hands: int = 1000,
+    max_hands: int = DEFAULT_MAX_HANDS,
     lookup: Callable[[str], BotCommand | None] | None = None,
 ) -> MatchSpec:
     """A match of ``games`` games: deal seeds ``seed, seed+1, ...``, each dealt once per distinct seating.

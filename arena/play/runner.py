@@ -21,6 +21,7 @@ from arena.engine.record import GameRecord, TimingJSON, ViolationJSON, Violation
 from arena.engine.view import SeatNumber
 from arena.play import outgoing as messages
 from arena.play.clock import Clock, TimeControl
+from arena.play.matchspec import DEFAULT_MAX_HANDS
 from arena.text import printable
 
 Policy = Literal["forfeit", "substitute"]
@@ -113,7 +114,7 @@ def play(
     time_control: TimeControl | None,
     policy: Policy = "forfeit",
     request_ids: Iterator[int] | None = None,
-    max_hands: int = 1000,
+    max_hands: int = DEFAULT_MAX_HANDS,
 ) -> GameOutcome:
     """Play ``game`` to its end through ``seats`` and return its record."""
     n = game.rules.players
