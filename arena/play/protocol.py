@@ -21,6 +21,7 @@ from arena import PROTOCOL_VERSION
 from arena.engine.actions import PASS, PLAY, Action, parse_action
 from arena.engine.cards import Card, Suit
 from arena.engine.hand import Phase, Trick
+from arena.engine.options import RuleOptions
 from arena.engine.view import SeatView
 from arena.play import incoming, runner
 from arena.play.incoming import MAX_MESSAGE_BYTES, MessageError
@@ -348,16 +349,21 @@ class TimeControlModel(_Message):
     max_decision_ms: int
 
 
-class RulesModel(_Message):
-    """All rule options, resolved."""
+def _option_fields() -> dict[str, Any]:
+    """RuleOptions' fields (arena.engine.options) as pydantic field definitions: each required, as the referee
+    sends every option resolved."""
+    hints = get_type_hints(RuleOptions)
+    return {f.name: (hints[f.name], ...) for f in dataclasses.fields(RuleOptions)}
 
-    deck: Literal[24, 32, 25]
-    dealer_exchange: Literal["optional", "mandatory"]
-    stick_the_dealer: bool
-    going_alone: bool
-    defend_alone: bool
-    points_to_win: int
-    rubber: bool
+
+RulesModel: type[_Message] = create_model(
+    "RulesModel",
+    __base__=_Message,
+    __doc__="All rule options, resolved.",
+    __module__=__name__,
+    **_option_fields(),
+)
+"""The rules in ``game_start``: arena.engine.options.RuleOptions' fields, each with its type."""
 
 
 class GameStart(_Message):
