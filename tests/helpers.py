@@ -30,7 +30,9 @@ from arena.engine.actions import (
     PASS,
     Action,
     Call,
+    CallForBest,
     Discard,
+    GiveBest,
     NameTrump,
     OrderUp,
     Play,
@@ -84,7 +86,7 @@ def make_hand(
 
 def action(text: str) -> Action:
     """One action from short text: ``pass``, ``order``, ``order alone``, ``call H``, ``call H alone``,
-    ``discard 9C``, ``defend``, ``name S``, ``play JH`` or just ``JH``."""
+    ``discard 9C``, ``defend``, ``name S``, ``best 9C`` or ``best``, ``give AH``, ``play JH`` or just ``JH``."""
     words = text.split()
     verb, args = words[0], words[1:]
     alone = "alone" in args
@@ -102,6 +104,10 @@ def action(text: str) -> Action:
         return Discard(Card.parse(args[0]))
     if verb == "play":
         return Play(Card.parse(args[0]))
+    if verb == "best":  # a call for best, discarding a card first or (no card) after receiving one
+        return CallForBest(Card.parse(args[0])) if args else CallForBest()
+    if verb == "give":
+        return GiveBest(Card.parse(args[0]))
     return Play(Card.parse(verb))
 
 
@@ -200,10 +206,13 @@ def same_side(players: int, a: int, b: int) -> bool:
 
 
 def expected_points(
-    players: int, maker: int, maker_tricks: int, *, alone: bool, lone_defender: bool
+    players: int, maker: int, maker_tricks: int, *, alone: bool, lone_defender: bool, lone_euchred: int = 2
 ) -> tuple[int, ...]:
-    """Points per seat from the scoring table; in four-hand both partners show their side's points."""
+    """Points per seat from the scoring table; in four-hand both partners show their side's points.
+    ``lone_euchred``: Railroad's value of a lone maker euchred by two defenders."""
     made, march, euchre = SCORING_TABLE[(players, alone, lone_defender)]
+    if alone and not lone_defender:
+        euchre = lone_euchred
     if maker_tricks >= 3:
         gain = march if maker_tricks == 5 else made
         return tuple(gain if same_side(players, s, maker) else 0 for s in range(players))
@@ -274,12 +283,14 @@ def game_where(
 
 
 def hidden_from(hand: HandState, seat: int) -> set[str]:
-    """Cards ``seat`` must not see now: other seats' unplayed cards, the kitty, and (unless he is the dealer) the
-    dealer's discard; the upcard is public, wherever it went."""
+    """Cards ``seat`` must not see now: other seats' unplayed cards (but a card it passed on a call for best), the
+    kitty, other seats' discards (the dealer's, and for a call for best); the upcard is public, wherever it went."""
     hidden = {str(c) for s, cards in enumerate(hand.hands) if s != seat for c in cards}
     hidden |= {str(c) for c in hand.deal.kitty}
     if seat != hand.dealer and hand.discarded is not None:
         hidden.add(str(hand.discarded))
+    hidden |= {str(c) for s, c in hand.best_discards if s != seat}  # Railroad: a discard for a call for best
+    hidden -= {str(c) for giver, _, c in hand.passed if giver == seat}  # the giver knows the card he passed
     hidden.discard(str(hand.deal.upcard))
     return hidden
 

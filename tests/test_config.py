@@ -52,7 +52,7 @@ def test_four_hand_teams_need_four_entrants_unless_copies_are_asked_for(tmp_path
         (BASE + "games_per_pairing = 0\n", "'games_per_pairing'"),
         (BASE + 'time = "fast"\n', "'time'"),
         (BASE + 'variant = "five-hand"\n', "unknown variant"),
-        (BASE + "[options]\ndeck = 33\n", "'deck'"),
+        (BASE + "[options]\ndeck = 28\n", "'deck'"),
         (BASE + "[options]\ncolour = 1\n", "unknown rule option 'colour'"),
         (BASE + 'variant = "three-hand"\n[options]\nrubber = true\n', "'rubber'"),
         (BASE + "[rating]\nk = -1\n", "'rating.k'"),
@@ -136,7 +136,7 @@ def test_max_hands_reaches_every_match_and_counts_in_the_fingerprint_only_when_s
             id="a-bots-own-folder",
         ),
         pytest.param(
-            BASE + "[options]\ndeck = 33\n", "bad value for rule option 'deck': must be 24, 32 or 25 (got 33)"
+            BASE + "[options]\ndeck = 28\n", "bad value for rule option 'deck': must be 24, 32, 25 or 33 (got 28)"
         ),
         pytest.param('name = ""\n', "missing key 'entrants': the bots that play", id="missing-entrants"),
     ],
@@ -198,9 +198,9 @@ def test_a_bad_rule_option_on_the_command_line_is_told_like_one_in_a_config() ->
 
     from arena.cli import main
 
-    result = CliRunner().invoke(main, ["match", "random", "random", "--variant", "two-hand", "--option", "deck=33"])
+    result = CliRunner().invoke(main, ["match", "random", "random", "--variant", "two-hand", "--option", "deck=28"])
     assert result.exit_code == 2
-    assert result.stderr == "Error: bad value for rule option 'deck': must be 24, 32 or 25 (got 33)\n"
+    assert result.stderr == "Error: bad value for rule option 'deck': must be 24, 32, 25 or 33 (got 28)\n"
 
 
 def test_a_results_file_played_with_copies_goes_on_with_them_when_its_config_does_not_say(tmp_path: Path) -> None:

@@ -26,7 +26,18 @@ from helpers import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.engine.actions import PASS, Action, Call, DefendAlone, Discard, NameTrump, OrderUp, Play
+from arena.engine.actions import (
+    PASS,
+    Action,
+    Call,
+    CallForBest,
+    DefendAlone,
+    Discard,
+    GiveBest,
+    NameTrump,
+    OrderUp,
+    Play,
+)
 from arena.engine.cards import Suit, make_deck
 from arena.engine.game import Game
 from arena.engine.hand import Deal, HandState, Phase
@@ -49,10 +60,20 @@ def rule_sets(draw: st.DrawFn, *, points: list[int] | None = None) -> Rules:
         "dealer_exchange": draw(st.sampled_from(["optional", "mandatory"])),
     }
     if players == 4:
-        overrides["going_alone"] = draw(st.booleans())
-        overrides["defend_alone"] = overrides["going_alone"] and draw(st.booleans())
+        going = overrides["going_alone"] = draw(st.booleans())
+        defend = overrides["defend_alone"] = going and draw(st.booleans())
+        # Railroad's options, in any four-hand variant
+        overrides["call_for_best"] = going and draw(st.booleans())
+        overrides["defender_calls_best"] = defend and draw(st.booleans())
+        overrides["best_order"] = draw(st.sampled_from(["discard_first", "receive_first"]))
+        overrides["lone_euchred_points"] = draw(st.sampled_from([2, 4]))
+    if VARIANTS[variant].preset.get("deck", 24) % 2:  # a pack with the joker
+        overrides["joker_upcard"] = draw(st.sampled_from(["dealer_names", "fixed_suit"]))
+        overrides["joker_suit"] = draw(st.sampled_from("CDHS"))
     if players != 3:
         overrides["rubber"] = draw(st.booleans())
+        overrides["laps"] = overrides["rubber"] and draw(st.booleans())
+        overrides["slam"] = not overrides["rubber"] and draw(st.booleans())
     if points is not None:
         overrides["points_to_win"] = draw(st.sampled_from(points))
     return make_rules(variant, overrides)
@@ -81,8 +102,10 @@ def expected_legal(hand: HandState) -> set[bytes]:
         return set()
     if hand.phase is Phase.BID1:
         return {text(PASS)} | {text(OrderUp(a)) for a in alone_flags}
+    # a turned-up joker proposes joker_suit (Railroad's fixed_suit); under dealer_names there is no bidding
+    turned_down = Suit.parse(opts.joker_suit) if up.is_joker else up.suit
     if hand.phase is Phase.BID2:
-        calls = {text(Call(s, a)) for s in Suit if s != up.suit for a in alone_flags}
+        calls = {text(Call(s, a)) for s in Suit if s != turned_down for a in alone_flags}
         stuck = opts.stick_the_dealer and seat == hand.dealer
         return calls if stuck else calls | {text(PASS)}
     if hand.phase is Phase.NAME_TRUMP:
@@ -90,8 +113,25 @@ def expected_legal(hand: HandState) -> set[bytes]:
     if hand.phase is Phase.DEFEND:
         return {text(PASS), text(DefendAlone())}
     if hand.phase is Phase.DISCARD:
-        may_decline = opts.dealer_exchange == "optional" and hand.maker != hand.dealer and not up.is_joker
+        may_decline = opts.dealer_exchange == "optional" and hand.maker != hand.dealer
         return {text(Discard(c)) for c in hand.hands[hand.dealer] if may_decline or c != up}
+    caller = hand.caller
+    if hand.phase is Phase.CALL_BEST:
+        assert caller is not None and seat == caller and caller in (hand.maker, hand.defender_alone)
+        if opts.best_order == "receive_first":
+            return {text(PASS), text(CallForBest())}
+        return {text(PASS)} | {text(CallForBest(c)) for c in hand.hands[caller]}
+    if hand.phase is Phase.GIVE_BEST:
+        assert caller is not None and seat == (caller + 2) % 4
+        cards = set(hand.hands[seat])
+        # a dealer who sat out his exchange (his partner went alone in round 1) may give the upcard
+        made_in_round1 = any(isinstance(a, OrderUp) for _, a in hand.actions)
+        if seat == hand.dealer and caller == hand.maker and made_in_round1 and not hand.passed:
+            cards.add(up)
+        return {text(GiveBest(c)) for c in cards}
+    if hand.phase is Phase.BEST_DISCARD:
+        assert caller is not None and seat == caller and opts.best_order == "receive_first"
+        return {text(Discard(c)) for c in hand.hands[caller]}
     assert hand.phase is Phase.PLAY and hand.trump is not None and seat is not None
     own = hand.hands[seat]
     if hand.trick:
@@ -107,6 +147,7 @@ def check_step(hand: HandState, scores: tuple[int, ...]) -> None:
     deck = make_deck(hand.rules.options.deck)
     played = [c for t in hand.tricks for _, c in t.cards] + [c for _, c in hand.trick]
     places = [c for h in hand.hands for c in h] + played + list(hand.deal.kitty)
+    places += [c for _, c in hand.best_discards]
     if hand.discarded is not None:
         places.append(hand.discarded)
     up = hand.deal.upcard
@@ -114,7 +155,8 @@ def check_step(hand: HandState, scores: tuple[int, ...]) -> None:
     if up not in places:
         places.append(up)  # still lying face up (or turned down)
     assert sorted(places) == sorted(deck), "every card is in exactly one place"
-    assert not any(up in h for s, h in enumerate(hand.hands) if s != hand.dealer)
+    given = {c for _, _, c in hand.passed}
+    assert not any(up in h for s, h in enumerate(hand.hands) if s != hand.dealer and up not in given)
 
     legal = hand.legal_actions()
     texts = {text(a) for a in legal}
@@ -129,9 +171,10 @@ def check_step(hand: HandState, scores: tuple[int, ...]) -> None:
         for s, _ in hand.trick:
             counts[s] += 1
         for seat in range(hand.players):
-            assert len(hand.hands[seat]) == 5 - counts[seat]
-            if seat in hand.out:
+            if seat in hand.out:  # a partner who gave his best keeps four cards, put away
                 assert counts[seat] == 0
+            else:
+                assert len(hand.hands[seat]) == 5 - counts[seat]
 
     for seat in range(hand.players):
         view = hand_view(hand, seat, hand_number=0, scores=scores)
@@ -164,7 +207,9 @@ def check_finished(hand: HandState) -> None:
         assert bidders == [(dealer + 1 + i) % n for i in range(len(bidders))], "bidding goes clockwise from eldest"
     dealer_out = alone and (result.maker + 2) % 4 == dealer
     exchange = isinstance(making[0], NameTrump) or (isinstance(making[0], OrderUp) and not dealer_out)
-    discards = [(s, a) for s, a in hand.actions if isinstance(a, Discard)]
+    # the dealer's exchange comes before any call for best, whose discards are not his
+    first_give = next((i for i, (_, a) in enumerate(hand.actions) if isinstance(a, GiveBest)), len(hand.actions))
+    discards = [(s, a) for s, a in hand.actions[:first_give] if isinstance(a, Discard)]
     assert [s for s, _ in discards] == ([dealer] if exchange else [])
     if discards and (isinstance(making[0], NameTrump) or result.maker == dealer):
         assert discards[0][1].card != hand.deal.upcard, "a dealer who made trump keeps the upcard"
@@ -189,8 +234,33 @@ def check_finished(hand: HandState) -> None:
         leader = trick.winner
     won = sum(1 for t in result.tricks if same_side(hand.players, t.winner, result.maker))
     assert result.points == expected_points(
-        hand.players, result.maker, won, alone=alone, lone_defender=bool(lone_defenders)
+        hand.players,
+        result.maker,
+        won,
+        alone=alone,
+        lone_defender=bool(lone_defenders),
+        lone_euchred=hand.rules.options.lone_euchred_points,
     )
+    check_calls_for_best(hand, alone, lone_defenders)
+
+
+def check_calls_for_best(hand: HandState, alone: bool, lone_defenders: list[int]) -> None:
+    """Railroad: a call for best is offered to the lone maker, then to the lone defender, as the options say; each
+    call is one card passed by the caller's partner and one card discarded by the caller, who plays five."""
+    opts = hand.rules.options
+    offered = [s for s, a in hand.actions if isinstance(a, CallForBest)]
+    passes_on_call = len(hand.calls) - len(offered)
+    assert passes_on_call >= 0
+    callers = [c.seat for c in hand.calls]
+    expected = ([hand.maker] if alone and opts.call_for_best else []) + (
+        lone_defenders[:1] if opts.defender_calls_best else []
+    )
+    assert callers == expected
+    assert [g for g, _, _ in hand.passed] == [(s + 2) % 4 for s in offered]
+    assert [r for _, r, _ in hand.passed] == offered
+    assert [s for s, _ in hand.best_discards] == offered
+    for seat in offered:
+        assert sum(1 for t in hand.tricks for s, _ in t.cards if s == seat) == 5
 
 
 def play_checked_hand(hand: HandState, rng: random.Random, pass_bias: float) -> None:
@@ -257,7 +327,8 @@ def test_random_games_end_score_by_the_table_and_replay_from_their_records(
         if top >= opts.points_to_win and side_scores.count(top) == 1:
             winner_side = side_scores.index(top)
             games.append((per_seat, tuple(s for s in range(rules.players) if rules.side_of(s) == winner_side)))
-            side_scores = [0] * rules.sides
+            carried = top - opts.points_to_win if opts.laps else 0  # laps: the winners carry the excess
+            side_scores = [carried if side == winner_side else 0 for side in range(rules.sides)]
     assert games, "the game ended without anybody winning"
     assert game.winners == games[-1][1]
     assert game.standings()[0] in game.winners
@@ -277,6 +348,8 @@ def test_random_games_end_score_by_the_table_and_replay_from_their_records(
         )
     else:
         assert len(games) == 1
+        loser = max(s for i, s in enumerate(games[0][0]) if i not in game.winners)
+        assert game.slam == (opts.slam and loser == 0)
 
     # the record round-trips through JSON text, and tampering with it is caught (each copy to tamper with is read
     # again from that text: a quarter of the time of a deep copy)

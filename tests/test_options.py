@@ -46,8 +46,16 @@ def test_variant_presets_match_the_table_of_section_2(
     assert rules.partnerships is partnerships
 
 
-def test_only_the_five_variants_of_the_rule_book_exist() -> None:
-    assert set(VARIANTS) == {"two-hand", "three-hand", "four-hand", "four-hand-32", "british"}
+def test_the_variants_are_the_rule_books() -> None:
+    assert set(VARIANTS) == {
+        "two-hand",
+        "three-hand",
+        "four-hand",
+        "four-hand-32",
+        "british",
+        "railroad",
+        "railroad-33",
+    }
 
 
 def test_going_alone_is_on_by_default_in_four_hand_and_off_elsewhere() -> None:

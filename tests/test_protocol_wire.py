@@ -246,6 +246,8 @@ GAMES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     ("four-hand", {"rubber": True, "points_to_win": 5}, {"views": False}),
     ("four-hand", {}, {"illegal_at": 20}),
     ("three-hand", {}, {"illegal_at": 7}),
+    ("railroad", {"best_order": "receive_first"}, {"views": [False, True, False, True]}),
+    ("railroad-33", {"rubber": True, "laps": True, "points_to_win": 5}, {"views": False}),
 ]
 
 
@@ -272,7 +274,8 @@ def test_every_message_of_every_variant_is_valid_against_the_schema() -> None:
         )
     assert kinds == {"game_start", "act", "events", "game_end"}  # the rest only from a real referee (below)
     public_actions = {"pass", "order_up", "call", "defend_alone", "name_trump", "play"}  # every action but discard
-    assert events == {"hand_start", "cards", "exchange", "trick", "hand_end", *public_actions}
+    best = {"call_for_best", "give_best", "best_discard"}  # Railroad's calls for best have events of their own
+    assert events == {"hand_start", "cards", "exchange", "trick", "hand_end", *public_actions, *best}
 
 
 def received(kind: str) -> list[Message]:
@@ -335,7 +338,10 @@ def test_every_field_is_required_but_act_view() -> None:
         for key in model.get("properties", {})
         if key not in model.get("required", [])
     }
-    assert optional == {("Act", "view")}
+    # and a call for best's card, absent where the caller discards after receiving (best_order = "receive_first")
+    assert optional == {("Act", "view"), ("CallForBestAction", "card")}
+    calls = [a for m in received("act") for a in m["legal"] if a["type"] == "call_for_best"]
+    assert {"card" in a for a in calls} == {True, False}  # both orders were played
     sent = [a for m in received("act") for a in m["legal"]] + [e["action"] for e in events_of("action")]
     assert all("alone" in a for a in sent if a["type"] in ("order_up", "call"))
     assert referee_errors(

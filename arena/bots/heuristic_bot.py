@@ -8,7 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from arena.engine.actions import DEFEND_ALONE, PASS, Action, Call, Discard, NameTrump, OrderUp, Play
+from arena.engine.actions import (
+    CALL_FOR_BEST,
+    CALL_FOR_BEST_FIRST,
+    DEFEND_ALONE,
+    PASS,
+    Action,
+    Call,
+    Discard,
+    GiveBest,
+    NameTrump,
+    OrderUp,
+    Play,
+)
 from arena.engine.cards import EFFECTIVE_SUIT, TRICK_POWER, Card, Suit, card_power, effective_suit
 from arena.engine.phases import Phase
 from arena.engine.view import SeatView
@@ -62,6 +74,21 @@ def best_discard(hand: list[Card], trump: Suit, allowed: Iterable[Card]) -> Card
     return min(allowed, key=lambda c: (keep_value(c, trump, hand), c))
 
 
+def call_for_best(view: SeatView, legal: tuple[Action, ...]) -> Action:
+    """Railroad's call for best: always call (the partner's best card is worth more than the caller's worst),
+    putting away the card least worth keeping; as the partner, give the card most worth keeping for the caller:
+    the highest trump, else an ace."""
+    trump = view.trump
+    assert trump is not None
+    if view.phase is Phase.GIVE_BEST:
+        cards = [a.card for a in legal if isinstance(a, GiveBest)]
+        return GiveBest(max(cards, key=lambda c: (keep_value(c, trump, cards), c)))
+    if CALL_FOR_BEST_FIRST in legal:
+        return CALL_FOR_BEST_FIRST
+    hand = list(view.hand)
+    return CALL_FOR_BEST[best_discard(hand, trump, hand)]
+
+
 class HeuristicBot(Bot):
     """A sound, deterministic rule-based player for every variant."""
 
@@ -75,10 +102,12 @@ class HeuristicBot(Bot):
         assert table is not None
         if view.phase is Phase.PLAY:
             return self.play(view, table, [a.card for a in legal if isinstance(a, Play)])
-        if view.phase is Phase.DISCARD:
+        if view.phase is Phase.DISCARD or view.phase is Phase.BEST_DISCARD:
             assert view.trump is not None
             cards = [a.card for a in legal if isinstance(a, Discard)]
             return Discard(best_discard(list(view.hand), view.trump, cards))
+        if view.phase is Phase.CALL_BEST or view.phase is Phase.GIVE_BEST:
+            return call_for_best(view, legal)
         if view.phase is Phase.DEFEND:
             assert view.trump is not None
             return DEFEND_ALONE if strength(view.hand, view.trump) >= DEFEND else PASS
@@ -94,7 +123,7 @@ class HeuristicBot(Bot):
         options: list[tuple[float, Suit, Action]]
         hand = list(view.hand)
         if view.phase is Phase.BID1:
-            trump = Suit(upcard & 3)
+            trump = table.rules.upcard_suit(upcard)
             if view.dealer == view.seat:
                 hand.append(upcard)
                 hand.remove(best_discard(hand, trump, [c for c in hand if c != upcard]))

@@ -28,6 +28,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from arena.bots.heuristic_bot import call_for_best
 from arena.engine.actions import DEFEND_ALONE, PASS, Action, Call, Discard, NameTrump, OrderUp, Pass, Play
 from arena.engine.cards import EFFECTIVE_SUIT, JOKER_ID, TRICK_POWER, TRUMP_POWER, Card, make_deck
 from arena.engine.phases import Phase
@@ -173,12 +174,12 @@ class BidModel:
     overtake its partner; a card that goes against this makes the hand that played it less likely, never impossible.
     """
 
-    def __init__(self, view: SeatView, *, stick: bool) -> None:
+    def __init__(self, view: SeatView, *, stick: bool, upsuit: int) -> None:
         self.view = view
         self.stick = stick
         n = view.players
         self.needed = NEEDED[n]
-        self.upsuit = view.upcard & 3
+        self.upsuit = upsuit
         self.played: list[list[Card]] = [[] for _ in range(n)]
         for trick in (*(t.cards for t in view.tricks), view.trick):
             for s, c in trick:
@@ -329,6 +330,12 @@ class SearchBot(Bot):
             return next(a for a in legal if isinstance(a, NameTrump))  # blind: every suit is alike
         if view.phase is Phase.DISCARD:
             return self.discard(view, legal)
+        if view.phase is Phase.CALL_BEST or view.phase is Phase.GIVE_BEST:  # Railroad: the heuristic's rules
+            return call_for_best(view, legal)
+        if view.phase is Phase.BEST_DISCARD:
+            assert view.trump is not None
+            allowed = [a.card for a in legal if isinstance(a, Discard)]
+            return Discard(cheapest(list(view.hand), int(view.trump), allowed))
         if view.phase is Phase.DEFEND:
             return self.defend(view, legal)
         return self.bid(view, legal)
@@ -338,7 +345,7 @@ class SearchBot(Bot):
         assert view.trump is not None and view.maker is not None
         trump, seat, n = int(view.trump), view.seat, view.players
         cards = [a.card for a in legal if isinstance(a, Play)]
-        gone = {c for t in view.tricks for _, c in t.cards}
+        gone = {c for t in view.tricks for _, c in t.cards} | set(view.best_discards)
         if view.discarded is not None:
             gone.add(view.discarded)
         if view.upcard_taken is not True and view.upcard not in view.hand:
@@ -442,7 +449,7 @@ class SearchBot(Bot):
         self, view: SeatView, legal: tuple[Action, ...], model: BidModel, deals: list[Contracts], round1: bool
     ) -> list[tuple[float, Action]]:
         """The worth of each legal bid on ``deals``."""
-        seat, upsuit = view.seat, view.upcard & 3
+        seat, upsuit = view.seat, self._upsuit(view)
         options: list[tuple[float, Action]] = []
         for a in sorted((a for a in legal if isinstance(a, OrderUp | Call)), key=lambda a: a.alone):
             suit = upsuit if isinstance(a, OrderUp) else int(a.suit)
@@ -457,7 +464,7 @@ class SearchBot(Bot):
     def _pass_value(self, view: SeatView, model: BidModel, deals: list[Contracts], round1: bool) -> float:
         """What passing is worth: the players after us bid as the model says; in round 2 we call our best suit."""
         n, seat, dealer = view.players, view.seat, view.dealer
-        upsuit = view.upcard & 3
+        upsuit = self._upsuit(view)
         after = [(seat + i) % n for i in range(1, (dealer - seat) % n + 1)]  # the rest of this round
         my_call = None
         if round1:  # our own call in round 2, if it comes to us: our strongest suit, if it beats passing then
@@ -497,9 +504,14 @@ class SearchBot(Bot):
             return Stakes(view.players, view.seat)
         return Stakes(view.players, view.seat, view.scores, self.table.rules.options.points_to_win)
 
+    def _upsuit(self, view: SeatView) -> int:
+        """The suit the upcard proposes (a turned-up joker's is the rules' joker_suit, in Railroad)."""
+        table = self.table
+        return int(table.rules.upcard_suit(view.upcard)) if table is not None else view.upcard & 3
+
     def _model(self, view: SeatView) -> BidModel:
         stick = self.table.rules.options.stick_the_dealer if self.table is not None else False
-        return BidModel(view, stick=stick)
+        return BidModel(view, stick=stick, upsuit=self._upsuit(view))
 
     def _deck(self, view: SeatView) -> int:
         return self.table.rules.options.deck if self.table is not None else _guess_deck(view)

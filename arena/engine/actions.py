@@ -2,7 +2,8 @@
 
 ``{"type":"pass"}``, ``{"type":"order_up","alone":false}``, ``{"type":"call","suit":"H","alone":false}``,
 ``{"type":"discard","card":"9C"}``, ``{"type":"defend_alone"}``, ``{"type":"name_trump","suit":"S"}``,
-``{"type":"play","card":"JH"}``.
+``{"type":"play","card":"JH"}``; Railroad's ``{"type":"call_for_best","card":"9C"}`` (or without the card, where
+the caller discards after receiving) and ``{"type":"give_best","card":"AH"}``.
 """
 
 from __future__ import annotations
@@ -97,7 +98,32 @@ class Play:
         return {"type": "play", "card": str(self.card)}
 
 
-Action = Pass | OrderUp | Call | Discard | DefendAlone | NameTrump | Play
+@dataclass(frozen=True, slots=True)
+class CallForBest:
+    """A lone player calls for his partner's best card, discarding ``card`` first (or, with no card, after he has
+    received it: the order is the rule option ``best_order``)."""
+
+    card: Card | None = None
+    type: ClassVar[str] = "call_for_best"
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form."""
+        return {"type": "call_for_best"} if self.card is None else {"type": "call_for_best", "card": str(self.card)}
+
+
+@dataclass(frozen=True, slots=True)
+class GiveBest:
+    """The partner of a player who called for best passes him ``card``, face down."""
+
+    card: Card
+    type: ClassVar[str] = "give_best"
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form."""
+        return {"type": "give_best", "card": str(self.card)}
+
+
+Action = Pass | OrderUp | Call | Discard | DefendAlone | NameTrump | Play | CallForBest | GiveBest
 
 # Shared instances: legal-action lists are built from these without allocating.
 PASS = Pass()
@@ -107,6 +133,9 @@ CALL = tuple((Call(Suit(s), False), Call(Suit(s), True)) for s in range(4))
 NAME_TRUMP = tuple(NameTrump(Suit(s)) for s in range(4))
 PLAY = tuple(Play(Card(c)) for c in range(JOKER_ID + 1))
 DISCARD = tuple(Discard(Card(c)) for c in range(JOKER_ID + 1))
+CALL_FOR_BEST = tuple(CallForBest(Card(c)) for c in range(JOKER_ID + 1))
+CALL_FOR_BEST_FIRST = CallForBest()  # receive first, discard after
+GIVE_BEST = tuple(GiveBest(Card(c)) for c in range(JOKER_ID + 1))
 
 _FIELDS: dict[str, frozenset[str]] = {
     "pass": frozenset({"type"}),
@@ -116,6 +145,8 @@ _FIELDS: dict[str, frozenset[str]] = {
     "defend_alone": frozenset({"type"}),
     "name_trump": frozenset({"type", "suit"}),
     "play": frozenset({"type", "card"}),
+    "call_for_best": frozenset({"type", "card"}),
+    "give_best": frozenset({"type", "card"}),
 }
 
 
@@ -139,7 +170,11 @@ def parse_action(data: Any) -> Action:
         return CALL[Suit.parse(_field(data, "suit"))][_alone(data)]
     if kind == "name_trump":
         return NAME_TRUMP[Suit.parse(_field(data, "suit"))]
+    if kind == "call_for_best":
+        return CALL_FOR_BEST[Card.parse(data["card"])] if "card" in data else CALL_FOR_BEST_FIRST
     card = Card.parse(_field(data, "card"))
+    if kind == "give_best":
+        return GIVE_BEST[card]
     return PLAY[card] if kind == "play" else DISCARD[card]
 
 

@@ -92,13 +92,17 @@ CARD_TEXT: tuple[str, ...] = tuple(_TEXT)  # text of a card by id, for hot paths
 CARD_BY_TEXT: dict[str, Card] = dict(_BY_TEXT)  # the card of a text, for hot paths reading trusted input
 
 
+DECK_SIZES = (24, 25, 32, 33)
+"""The packs: 9 to ace (24), 7 to ace (32), each also with the joker (25, 33)."""
+
+
 def _build_deck(size: int) -> tuple[Card, ...]:
-    low = {24: 2, 25: 2, 32: 0}[size]
+    low = 2 if size < 32 else 0
     deck = [_CARDS[r * 4 + s] for s in range(4) for r in range(low, 8)]
-    return (*deck, JOKER) if size == 25 else tuple(deck)
+    return (*deck, JOKER) if size % 2 else tuple(deck)
 
 
-_DECKS = {size: _build_deck(size) for size in (24, 25, 32)}
+_DECKS = {size: _build_deck(size) for size in DECK_SIZES}
 
 
 def card(text: str) -> Card:
@@ -112,7 +116,8 @@ def cards(text: str) -> list[Card]:
 
 
 def make_deck(size: int) -> list[Card]:
-    """The deck of ``size`` 24, 32 or 25 cards, in a fixed order (suit by suit, low to high)."""
+    """The deck of ``size`` cards (one of DECK_SIZES), in a fixed order (suit by suit, low to high, the joker
+    last)."""
     return list(_DECKS[size])
 
 

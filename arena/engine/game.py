@@ -63,6 +63,7 @@ class Game:
         self.winners: tuple[int, ...] = ()
         self.forfeited_by: int | None = None
         self.drawn = False
+        self.slam = False  # won while the losers had no point, under the rule option slam: it counts as two games
         self.hand = self._new_hand(self.first_dealer)
 
     # ---- queries ----
@@ -140,19 +141,23 @@ class Game:
 
     def _end_game(self) -> None:
         rules = self.rules
+        opts = rules.options
         scores = self.scores()
-        top_side = self.side_scores.index(max(self.side_scores))
+        top = max(self.side_scores)
+        top_side = self.side_scores.index(top)
         winners = tuple(s for s in range(rules.players) if rules.side_of(s) == top_side)
-        if not rules.options.rubber:
-            self.winners = winners
-            return
         loser_score = max(v for side, v in enumerate(self.side_scores) if side != top_side)
+        if not opts.rubber:
+            self.winners = winners
+            self.slam = opts.slam and loser_score == 0
+            return
         first = self.games[-1].last_hand + 1 if self.games else 0
         self.games.append(GameSummary(first, len(self.hands) - 1, scores, winners, rubber_game_points(loser_score)))
         if sum(1 for g in self.games if g.winners == winners) == 2:
             self.winners = winners
-        else:
-            self.side_scores = [0] * rules.sides
+        else:  # the next game of the rubber; with laps, the winners carry what they scored beyond the target
+            carried = top - opts.points_to_win if opts.laps else 0
+            self.side_scores = [carried if side == top_side else 0 for side in range(rules.sides)]
 
     def rubber_game_points(self) -> tuple[int, ...]:
         """Game points per seat summed over the rubber's games."""

@@ -9,22 +9,28 @@ from functools import cache
 
 from arena.engine.actions import (
     CALL,
+    CALL_FOR_BEST,
+    CALL_FOR_BEST_FIRST,
     DEFEND_ALONE,
     DISCARD,
+    GIVE_BEST,
     NAME_TRUMP,
     ORDER_UP,
     PASS,
     PLAY,
     Action,
     Call,
+    CallForBest,
     DefendAlone,
     Discard,
+    GiveBest,
     NameTrump,
     OrderUp,
     Play,
 )
-from arena.engine.cards import EFFECTIVE_SUIT, JOKER_ID, SUITS, TRICK_POWER, Card, Suit, make_deck
+from arena.engine.cards import EFFECTIVE_SUIT, JOKER_ID, TRICK_POWER, Card, Suit, make_deck
 from arena.engine.options import Rules
+from arena.engine.phases import BestCall
 from arena.engine.phases import Phase as Phase  # re-exported: a hand's phases and tricks are defined apart, for bots
 from arena.engine.phases import Trick as Trick
 from arena.engine.scoring import SAME_SIDE, hand_points
@@ -37,6 +43,9 @@ _NAME_TRUMP_PHASE = Phase.NAME_TRUMP
 _DISCARD_PHASE = Phase.DISCARD
 _BID2 = Phase.BID2
 _DEFEND = Phase.DEFEND
+_CALL_BEST = Phase.CALL_BEST
+_GIVE_BEST = Phase.GIVE_BEST
+_BEST_DISCARD = Phase.BEST_DISCARD
 _PLAY_PHASE = Phase.PLAY
 _DONE = Phase.DONE
 
@@ -127,10 +136,19 @@ class HandState:
         self.trick: list[tuple[int, Card]] = []
         self.leader: int | None = None
         self.result: HandResult | None = None
+        self.caller: int | None = None  # the lone player (or lone defender) calling for best, while he does
+        self.best_discards: list[tuple[int, Card]] = []  # (seat, card) discarded for a call for best
+        self.passed: list[tuple[int, int, Card]] = []  # (giver, receiver, card) passed on a call for best
+        self.calls: list[BestCall] = []  # each answer on calling for best: (seat, whether it called)
+        self.best_steps: set[int] = set()  # indexes in ``actions`` of the calls for best, their passes and discards
+        self._upcard_to_give = False  # the dealer sat out his exchange: he may give the upcard on a call for best
         self._passes = 0
         self._active = rules.players
         self._legal: tuple[Action, ...] | None = None
-        if deal.upcard == JOKER_ID:
+        opts = rules.options
+        benny = deal.upcard == JOKER_ID and opts.joker_upcard == "dealer_names"
+        self.upsuit = rules.upcard_suit(deal.upcard)
+        if benny:
             self.phase, self.turn = _NAME_TRUMP_PHASE, dealer
         else:
             self.phase, self.turn = _BID1, self.eldest
@@ -181,20 +199,37 @@ class HandState:
         if phase is _BID1:
             return (PASS, *ORDER_UP) if alone_ok else (PASS, ORDER_UP[0])
         if phase is _BID2:
-            turned_down = self.deal.upcard & 3
+            turned_down = self.upsuit
             must_call = opts.stick_the_dealer and self.turn == self.dealer
             calls = [c for s in range(4) if s != turned_down for c in (CALL[s] if alone_ok else CALL[s][:1])]
             return tuple(calls) if must_call else (PASS, *calls)
         if phase is _DISCARD_PHASE:
             hand = self.hands[self.dealer]
             upcard = self.deal.upcard
-            may_decline = opts.dealer_exchange == "optional" and self.maker != self.dealer and upcard != JOKER_ID
+            # a dealer who made trump (the Benny's too) keeps the upcard; a turned-up joker ordered up by another
+            # seat (Railroad's fixed_suit) is taken "in the usual way", and so may be declined
+            may_decline = opts.dealer_exchange == "optional" and self.maker != self.dealer
             return tuple([DISCARD[c] for c in hand if may_decline or c != upcard])
         if phase is _DEFEND:
             return (PASS, DEFEND_ALONE)
         if phase is _NAME_TRUMP_PHASE:
             return NAME_TRUMP
+        if phase is _CALL_BEST:
+            if opts.best_order == "receive_first":
+                return (PASS, CALL_FOR_BEST_FIRST)
+            return (PASS, *[CALL_FOR_BEST[c] for c in self.hands[self.turn]])
+        if phase is _GIVE_BEST:
+            return tuple([GIVE_BEST[c] for c in self._giveable(self.turn)])
+        if phase is _BEST_DISCARD:
+            return tuple([DISCARD[c] for c in self.hands[self.turn]])
         return ()
+
+    def _giveable(self, giver: int) -> list[Card]:
+        """What ``giver`` may pass on a call for best: his cards, and the upcard if he is a dealer who sat out his
+        exchange (Railroad's dealer exception)."""
+        if giver == self.dealer and self._upcard_to_give:
+            return sorted([*self.hands[giver], self.deal.upcard])
+        return self.hands[giver]
 
     # ---- the one way to change the state ----
 
@@ -208,20 +243,24 @@ class HandState:
         actor = self.turn
         self._legal = None
         self.actions.append((actor, action))
+        phase = self.phase
         if type(action) is Play:
             self._play(actor, action)
-        elif self.phase is _BID1:
+        elif phase is _BID1:
             self._bid1(actor, action)
-        elif self.phase is _BID2:
+        elif phase is _BID2:
             self._bid2(actor, action)
-        elif isinstance(action, Discard):
+        elif phase is _DISCARD_PHASE and isinstance(action, Discard):
             self._discard(action.card)
         elif isinstance(action, NameTrump):
             self.trump, self.maker = action.suit, self.dealer
             self._take_upcard()
             self.phase = _DISCARD_PHASE
-        else:
+        elif phase is _DEFEND:
             self._defend(actor, action)
+        else:
+            self.best_steps.add(len(self.actions) - 1)
+            self._best(actor, action)
 
     def _refusal(self, action: Action, seat: int | None) -> str:
         if self.phase is _DONE:
@@ -235,13 +274,15 @@ class HandState:
         kinds = {a.type for a in self.legal_actions()}
         if action.type not in kinds:
             return f"{text} is not allowed in phase {self.phase.value}; allowed: {', '.join(sorted(kinds))}"
-        if isinstance(action, Play | Discard) and action.card not in self.hands[self.turn]:
-            return f"seat {self.turn} does not hold {action.card}"
+        card = getattr(action, "card", None)
+        giveable = isinstance(action, GiveBest) and card in self._giveable(self.turn)
+        if card is not None and card not in self.hands[self.turn] and not giveable:
+            return f"seat {self.turn} does not hold {card}"
         if isinstance(action, Play):
             return f"{action.card} does not follow suit; legal: {[str(a.to_json()['card']) for a in self._legal or ()]}"
         if isinstance(action, Discard):
             return f"the dealer may not discard the upcard {action.card} here"
-        if isinstance(action, Call) and action.suit == self.deal.upcard & 3:
+        if isinstance(action, Call) and action.suit == self.upsuit:
             return f"{action.suit} was turned down and cannot be called"
         if isinstance(action, OrderUp | Call) and action.alone:
             return "going alone is not allowed under these rules"
@@ -261,9 +302,10 @@ class HandState:
 
     def _bid1(self, seat: int, action: Action) -> None:
         if isinstance(action, OrderUp):
-            self._make(seat, SUITS[self.deal.upcard & 3], action.alone)
+            self._make(seat, self.upsuit, action.alone)
             if self.dealer in self.out:
                 self.upcard_taken = False
+                self._upcard_to_give = True
                 self._after_exchange()
             else:
                 self._take_upcard()
@@ -299,9 +341,54 @@ class HandState:
         side = self.maker % 2
         return [s for s in ((self.dealer + 1 + i) % 4 for i in range(4)) if s % 2 != side]
 
+    # After the exchange, in this order (Railroad's fine point 1): the lone maker's call for best, the defenders'
+    # answers to a lone bid, the lone defender's call for best.
+
     def _after_exchange(self) -> None:
+        if self.alone and self.rules.options.call_for_best:
+            self._ask_best(self.maker)
+        else:
+            self._ask_defenders()
+
+    def _ask_defenders(self) -> None:
         if self.alone and self.rules.options.defend_alone:
             self.phase, self.turn = _DEFEND, self._defenders()[0]
+        else:
+            self._start_play()
+
+    def _ask_best(self, seat: int | None) -> None:
+        assert seat is not None
+        self.caller = seat
+        self.phase, self.turn = _CALL_BEST, seat
+
+    def _best(self, seat: int, action: Action) -> None:
+        """A step of a call for best: the call (or pass), the partner's card, the discard after receiving it."""
+        if self.phase is _CALL_BEST:
+            self.calls.append(BestCall(seat, action is not PASS))
+        if isinstance(action, CallForBest):
+            if action.card is not None:
+                self.hands[seat].remove(action.card)
+                self.best_discards.append((seat, action.card))
+            self.phase, self.turn = _GIVE_BEST, (seat + 2) % 4
+            return
+        if isinstance(action, GiveBest):
+            caller = self.caller
+            assert caller is not None
+            if action.card in self.hands[seat]:
+                self.hands[seat].remove(action.card)
+            else:  # the upcard, given by a dealer who sat out his exchange
+                self._upcard_to_give = False
+            insort(self.hands[caller], action.card)
+            self.passed.append((seat, caller, action.card))
+            if self.rules.options.best_order == "receive_first":
+                self.phase, self.turn = _BEST_DISCARD, caller
+                return
+        elif isinstance(action, Discard):
+            self.hands[seat].remove(action.card)
+            self.best_discards.append((seat, action.card))
+        caller, self.caller = self.caller, None  # the call is done (or was declined: a pass)
+        if caller == self.maker:
+            self._ask_defenders()
         else:
             self._start_play()
 
@@ -309,7 +396,10 @@ class HandState:
         if isinstance(action, DefendAlone):
             self.defender_alone = seat
             self.out.add((seat + 2) % 4)
-            self._start_play()
+            if self.rules.options.defender_calls_best:
+                self._ask_best(seat)
+            else:
+                self._start_play()
             return
         defenders = self._defenders()
         if seat == defenders[-1]:
@@ -372,7 +462,14 @@ class HandState:
             maker = self.maker
             with_maker = SAME_SIDE[n][maker]
             won = sum([with_maker[t.winner] for t in self.tricks])
-            points = hand_points(n, maker, won, alone=self.alone, defender_alone=self.defender_alone is not None)
+            points = hand_points(
+                n,
+                maker,
+                won,
+                alone=self.alone,
+                defender_alone=self.defender_alone is not None,
+                lone_euchred=self.rules.options.lone_euchred_points,
+            )
         self.result = HandResult(
             passed_out=passed_out,
             maker=self.maker,

@@ -11,6 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, get_args, get_origin, get_type_hints
 
+from arena.engine.cards import JOKER_ID, SUITS, Suit
 from arena.errors import OptionsError
 
 
@@ -20,13 +21,22 @@ class RuleOptions:
 
     __pydantic_config__: ClassVar[dict[str, Any]] = {"strict": True, "extra": "forbid"}
 
-    deck: Literal[24, 32, 25] = 24
+    deck: Literal[24, 32, 25, 33] = 24
     dealer_exchange: Literal["optional", "mandatory"] = "optional"
     stick_the_dealer: bool = False
     going_alone: bool = True
     defend_alone: bool = False
     points_to_win: int = 10
     rubber: bool = False
+    # Railroad Euchre's (docs/rules.md section 13); their defaults leave the other variants as they were
+    joker_upcard: Literal["dealer_names", "fixed_suit"] = "dealer_names"
+    joker_suit: Literal["C", "D", "H", "S"] = "H"
+    call_for_best: bool = False
+    best_order: Literal["discard_first", "receive_first"] = "discard_first"
+    defender_calls_best: bool = False
+    lone_euchred_points: Literal[2, 4] = 2
+    laps: bool = False
+    slam: bool = False
 
     @classmethod
     def checked(cls, values: dict[str, Any]) -> RuleOptions:
@@ -62,6 +72,16 @@ OPTION_NAMES: tuple[str, ...] = tuple(field.name for field in dataclasses.fields
 OPTION_DEFAULTS: dict[str, Any] = {field.name: field.default for field in dataclasses.fields(RuleOptions)}
 
 
+RAILROAD: dict[str, Any] = {
+    "deck": 25,
+    "joker_upcard": "fixed_suit",
+    "call_for_best": True,
+    "defend_alone": True,
+    "defender_calls_best": True,
+}
+"""Railroad Euchre: four-hand with the joker, calling for best and defending alone."""
+
+
 @dataclass(frozen=True, slots=True)
 class Variant:
     """A named preset: a number of players and the options that differ from the defaults."""
@@ -79,6 +99,8 @@ VARIANTS: dict[str, Variant] = {
         Variant("four-hand", 4, {}),
         Variant("four-hand-32", 4, {"deck": 32}),
         Variant("british", 4, {"deck": 25}),
+        Variant("railroad", 4, RAILROAD),
+        Variant("railroad-33", 4, {**RAILROAD, "deck": 33}),
     )
 }
 
@@ -105,6 +127,10 @@ class Rules:
         """The scoring side of a seat."""
         return seat % 2 if self.players == 4 else seat
 
+    def upcard_suit(self, upcard: int) -> Suit:
+        """The suit an upcard proposes in round 1: its own; a turned-up joker's is ``joker_suit`` (Railroad)."""
+        return Suit.parse(self.options.joker_suit) if upcard == JOKER_ID else SUITS[upcard & 3]
+
 
 def make_rules(variant: str, overrides: dict[str, Any] | None = None) -> Rules:
     """Resolve a variant name and option overrides into coherent rules, or raise OptionsError naming the problem."""
@@ -125,20 +151,40 @@ def _check_coherent(players: int, options: RuleOptions) -> None:
         raise OptionsError("rule option 'defend_alone' needs 'going_alone' (a lone bid to defend against)")
     if options.rubber and players == 3:
         raise OptionsError("rule option 'rubber' is incoherent with three-hand (no fixed sides)")
+    if options.call_for_best and not options.going_alone:
+        raise OptionsError("rule option 'call_for_best' needs 'going_alone' (only a lone player calls for best)")
+    if options.defender_calls_best and not options.defend_alone:
+        raise OptionsError("rule option 'defender_calls_best' needs 'defend_alone' (a lone defender to call)")
+    if options.joker_upcard == "fixed_suit" and options.deck % 2 == 0:
+        raise OptionsError(
+            f"rule option 'joker_upcard' needs a pack with the joker (deck 25 or 33, not {options.deck})"
+        )
+    if options.slam and options.rubber:
+        raise OptionsError("rule option 'slam' is incoherent with 'rubber' (a rubber already values a shut-out at 3)")
+    if options.laps and not options.rubber:
+        raise OptionsError(
+            "rule option 'laps' needs 'rubber': the arena's games are independent deals, so points can only carry "
+            "into the next game of a rubber"
+        )
 
 
 def parse_option_value(key: str, text: str) -> Any:
-    """Turn ``KEY=VALUE`` text from a CLI flag into the option's typed value."""
-    if key not in OPTION_NAMES:
+    """Turn ``KEY=VALUE`` text from a CLI flag into the option's typed value (as its type in RuleOptions says:
+    an integer, true or false, or one of its words in any case); RuleOptions.checked checks the value itself."""
+    allowed = _ALLOWED.get(key)
+    if allowed is None:
         raise OptionsError(f"unknown rule option {key!r} (known: {', '.join(OPTION_NAMES)})")
-    lowered = text.strip().lower()
-    if key in ("deck", "points_to_win"):
+    stripped = text.strip()
+    choices = allowed if isinstance(allowed, tuple) else ()
+    words = {value.lower(): value for value in choices if isinstance(value, str)}
+    if words:
+        return words.get(stripped.lower(), stripped)
+    if allowed is int or isinstance(allowed, tuple):
         try:
-            return int(lowered)
+            return int(stripped)
         except ValueError:
             raise OptionsError(f"rule option {key!r} needs an integer (got {text!r})") from None
-    if key == "dealer_exchange":
-        return lowered
+    lowered = stripped.lower()
     if lowered in ("true", "1", "yes", "on"):
         return True
     if lowered in ("false", "0", "no", "off"):

@@ -1,4 +1,5 @@
-"""The phases of a hand and its finished tricks: the two values of the hand's state that a seat's view holds too.
+"""The phases of a hand, its finished tricks and its calls for best: the values of the hand's state that a seat's
+view holds too.
 
 They live apart from :mod:`arena.engine.hand` (which re-exports them) so that a bot, which reads views but never
 runs a hand, starts without loading the rules engine.
@@ -7,9 +8,13 @@ runs a hand, starts without loading the rules engine.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import NamedTuple
+from typing import Annotated, NamedTuple
 
 from arena.engine.cards import Card
+
+SEAT = "seat"
+SeatNumber = Annotated[int, SEAT]
+"""A seat's number (0 is the first seat): an int that the wire model checks against the table's size."""
 
 
 class Phase(StrEnum):
@@ -20,6 +25,9 @@ class Phase(StrEnum):
     DISCARD = "discard"
     BID2 = "bid2"
     DEFEND = "defend"
+    CALL_BEST = "call_best"  # a lone player (or lone defender) may call for his partner's best card
+    GIVE_BEST = "give_best"  # his partner passes him a card
+    BEST_DISCARD = "best_discard"  # he discards one of six (best_order = "receive_first")
     PLAY = "play"
     DONE = "done"
 
@@ -30,3 +38,19 @@ class Trick(NamedTuple):
     leader: int
     cards: tuple[tuple[int, Card], ...]
     winner: int
+
+
+class BestCall(NamedTuple):
+    """A lone player's (or lone defender's) answer on calling for his partner's best card: public."""
+
+    seat: SeatNumber
+    called: bool
+
+
+class PassedCard(NamedTuple):
+    """A card passed on a call for best: who gave it to whom, and the card only where the seat may know it (the
+    giver's and the receiver's views), else None."""
+
+    giver: SeatNumber
+    receiver: SeatNumber
+    card: Card | None

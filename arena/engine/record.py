@@ -10,7 +10,7 @@ from typing_extensions import TypedDict  # pydantic reads the record's types (ty
 from arena.engine.actions import parse_action
 from arena.engine.game import Game
 from arena.engine.hand import Deal, HandState
-from arena.engine.options import make_rules
+from arena.engine.options import OPTION_DEFAULTS, make_rules
 from arena.engine.view import TrickJSON, trick_json
 from arena.errors import ArenaError, RecordError
 
@@ -166,6 +166,7 @@ class GameRecord(TypedDict):
     drawn: NotRequired[DrawnJSON]
     forfeit: NotRequired[ForfeitJSON]
     rubber: NotRequired[RubberJSON]
+    slam: NotRequired[bool]  # won while the losers had no point, under the rule option slam: it counts as two games
     violations: NotRequired[list[ViolationJSON]]  # the referee's, from here on
     timing: NotRequired[TimingJSON]
     match_id: NotRequired[str]
@@ -253,6 +254,8 @@ def game_record(game: Game) -> GameRecord:
     }
     if game.drawn:
         record["drawn"] = {"hand_number": len(game.hands)}
+    if game.slam:
+        record["slam"] = True
     if game.forfeited_by is not None:
         record["forfeit"] = {
             "seat": game.forfeited_by,
@@ -326,6 +329,9 @@ def replay(record: GameRecord | dict[str, Any]) -> Game:
     for key, value in produced.items():
         if key == "forfeit":
             value = {**cast(dict[str, Any], record["forfeit"]), **cast(dict[str, Any], value)}  # the referee adds why
+        if key == "options":  # a record written before an option existed names it not: it was at its default
+            written = cast(dict[str, Any], record["options"])
+            value = {k: v for k, v in cast(dict[str, Any], value).items() if k in written or v != OPTION_DEFAULTS[k]}
         if record.get(key) != value:
             raise RecordError(f"replay differs from the record in {key!r}")
     return game

@@ -12,11 +12,14 @@ SAME_SIDE: dict[int, tuple[tuple[bool, ...], ...]] = {
 }  # SAME_SIDE[players][maker][seat]: whether ``seat`` scores with ``maker`` (himself, or his partner in four-hand)
 
 
-def hand_points(players: int, maker: int, maker_tricks: int, *, alone: bool, defender_alone: bool) -> tuple[int, ...]:
-    """Points per seat for a played hand; partners in four-hand both show their side's points."""
+def hand_points(
+    players: int, maker: int, maker_tricks: int, *, alone: bool, defender_alone: bool, lone_euchred: int = 2
+) -> tuple[int, ...]:
+    """Points per seat for a played hand; partners in four-hand both show their side's points. ``lone_euchred``:
+    what two defenders score for euchring a lone maker (Railroad's option; 2 in every other variant)."""
     makers_score = maker_tricks >= 3
     if not makers_score:
-        gain = 4 if defender_alone else 2
+        gain = 4 if defender_alone else lone_euchred if alone else 2
     elif maker_tricks < 5:
         gain = 1
     elif players == 3:

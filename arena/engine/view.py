@@ -9,21 +9,18 @@ checked equal to ``to_json``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from typing_extensions import TypedDict  # pydantic reads the record's types (typing's, before 3.12, it cannot)
 
-from arena.engine.actions import Action, Discard, Play, action_from_json
+from arena.engine.actions import Action, Play, action_from_json
 from arena.engine.cards import CARD_BY_TEXT, CARD_TEXT, Card, Suit
-from arena.engine.phases import Phase, Trick
+from arena.engine.phases import SEAT as SEAT
+from arena.engine.phases import BestCall, PassedCard, Phase, SeatNumber, Trick
 
 if TYPE_CHECKING:  # a bot reads views and never runs a game: it starts without loading the rules engine
     from arena.engine.game import Game
     from arena.engine.hand import HandState
-
-SEAT = "seat"
-SeatNumber = Annotated[int, SEAT]
-"""A seat's number (0 is the first seat): an int that the wire model checks against the table's size."""
 
 
 class SeatView(NamedTuple):
@@ -49,6 +46,10 @@ class SeatView(NamedTuple):
     trick: tuple[tuple[SeatNumber, Card], ...]
     tricks_won: tuple[int, ...]
     scores: tuple[int, ...]
+    caller: SeatNumber | None  # the seat whose call for best is under way (Railroad)
+    calls: tuple[BestCall, ...]
+    passed: tuple[PassedCard, ...]
+    best_discards: tuple[Card, ...]  # this seat's own discards for a call for best; nobody else's
 
     def to_json(self) -> dict[str, Any]:
         """The wire form of the view."""
@@ -73,6 +74,10 @@ class SeatView(NamedTuple):
             "trick": [{"seat": s, "card": CARD_TEXT[c]} for s, c in self.trick],
             "tricks_won": list(self.tricks_won),
             "scores": list(self.scores),
+            "caller": self.caller,
+            "calls": [{"seat": s, "called": called} for s, called in self.calls],
+            "passed": [passed_json(p) for p in self.passed],
+            "best_discards": [CARD_TEXT[c] for c in self.best_discards],
         }
 
     @classmethod
@@ -114,6 +119,13 @@ class SeatView(NamedTuple):
             trick=tuple((c["seat"], card(c["card"])) for c in data["trick"]),
             tricks_won=tuple(data["tricks_won"]),
             scores=tuple(data["scores"]),
+            caller=data["caller"],
+            calls=tuple(BestCall(c["seat"], c["called"]) for c in data["calls"]),
+            passed=tuple(
+                PassedCard(p["giver"], p["receiver"], None if p["card"] is None else card(p["card"]))
+                for p in data["passed"]
+            ),
+            best_discards=tuple(map(card, data["best_discards"])),
         )
 
     def sees_own_cards(self) -> bool:
@@ -149,6 +161,12 @@ def action_json(action: Action) -> dict[str, Any]:
     return action.to_json()
 
 
+def passed_json(passed: PassedCard) -> dict[str, int | str | None]:
+    """A card passed on a call for best as JSON (``card`` null where the seat may not know it)."""
+    card = passed.card
+    return {"giver": passed.giver, "receiver": passed.receiver, "card": None if card is None else CARD_TEXT[card]}
+
+
 def trick_json(trick: Trick) -> TrickJSON:
     """A finished trick as JSON: leader, cards in play order, winner."""
     return {
@@ -158,9 +176,16 @@ def trick_json(trick: Trick) -> TrickJSON:
     }
 
 
+NOT_BIDS = frozenset({"discard", "play"})
+"""The kinds of action a view's ``bids`` leave out: a discard holds a card one seat may not know, and the play has
+its own fields. The steps of a call for best are left out too (``HandState.best_steps``): they have theirs."""
+
+
 def bidding(hand: HandState) -> tuple[tuple[int, Action], ...]:
-    """The bidding of ``hand`` so far as every seat saw it: its actions less the dealer's discard and the play."""
-    return tuple((s, a) for s, a in hand.actions if not isinstance(a, Discard) and a.type != "play")
+    """The bidding of ``hand`` so far as every seat saw it: its actions less the discards, the calls for best and
+    the play."""
+    steps = hand.best_steps
+    return tuple((s, a) for i, (s, a) in enumerate(hand.actions) if a.type not in NOT_BIDS and i not in steps)
 
 
 def hand_view(hand: HandState, seat: int, *, hand_number: int, scores: tuple[int, ...]) -> SeatView:
@@ -186,7 +211,28 @@ def hand_view(hand: HandState, seat: int, *, hand_number: int, scores: tuple[int
         trick=tuple(hand.trick),
         tricks_won=tuple(hand.tricks_won()),
         scores=scores,
+        **best_seen(hand, seat),
     )
+
+
+class BestSeen(TypedDict):
+    """What a seat knows of the calls for best of a hand (docs/rules.md, what a player may know)."""
+
+    caller: int | None
+    calls: tuple[BestCall, ...]
+    passed: tuple[PassedCard, ...]
+    best_discards: tuple[Card, ...]
+
+
+def best_seen(hand: HandState, seat: int) -> BestSeen:
+    """The calls for best of ``hand`` as ``seat`` may know them: who called, and a passed card or a discard only
+    where ``seat`` gave, received or discarded it."""
+    return {
+        "caller": hand.caller,
+        "calls": tuple(hand.calls),
+        "passed": tuple(PassedCard(g, r, c if seat in (g, r) else None) for g, r, c in hand.passed),
+        "best_discards": tuple(c for s, c in hand.best_discards if s == seat),
+    }
 
 
 def seat_view(game: Game, seat: int) -> SeatView:

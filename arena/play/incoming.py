@@ -16,7 +16,19 @@ from typing import Literal
 
 import orjson
 
-from arena.engine.actions import CALL, DEFEND_ALONE, DISCARD, NAME_TRUMP, ORDER_UP, PASS, PLAY, Action
+from arena.engine.actions import (
+    CALL,
+    CALL_FOR_BEST,
+    CALL_FOR_BEST_FIRST,
+    DEFEND_ALONE,
+    DISCARD,
+    GIVE_BEST,
+    NAME_TRUMP,
+    ORDER_UP,
+    PASS,
+    PLAY,
+    Action,
+)
 from arena.errors import ArenaError
 
 MAX_MESSAGE_BYTES = 64 * 1024
@@ -70,6 +82,7 @@ class Reply:
 # the open request is valid by construction, and the referee takes it without parsing it at all.
 CALLS = tuple(a for pair in CALL for a in pair)
 ALL_ACTIONS: tuple[Action, ...] = (PASS, DEFEND_ALONE, *ORDER_UP, *CALLS, *NAME_TRUMP, *PLAY, *DISCARD)
+ALL_ACTIONS += (CALL_FOR_BEST_FIRST, *CALL_FOR_BEST, *GIVE_BEST)
 _CANONICAL: dict[bytes, Action] = {orjson.dumps(a.to_json()): a for a in ALL_ACTIONS}
 
 

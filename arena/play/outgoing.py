@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.engine.actions import Action, Discard
+from arena.engine.actions import PASS, Action, CallForBest, Discard, GiveBest
 from arena.engine.cards import CARD_TEXT
 from arena.engine.game import Game
 from arena.engine.hand import HandState
-from arena.engine.view import TrickJSON, action_json, seat_view, trick_json
+from arena.engine.view import NOT_BIDS, TrickJSON, action_json, best_seen, passed_json, seat_view, trick_json
 
 Message = dict[str, Any]  # one JSON object to or from a bot, as orjson reads and writes it
 
@@ -59,7 +59,9 @@ def add_action_events(
 ) -> None:
     """Append to each seat's list in ``pending`` the events that follow ``seat`` taking ``action`` in ``hand``
     (already applied to ``game``): what each seat may learn of it, the trick it ends, the hand it ends."""
-    if isinstance(action, Discard):
+    if len(hand.actions) - 1 in hand.best_steps:
+        _add_best_events(pending, hand, seat, action)
+    elif isinstance(action, Discard):
         for s, events in enumerate(pending):
             events.append(
                 {
@@ -83,6 +85,23 @@ def add_action_events(
         event = hand_end_event(hand, hand_number, game.scores_after[hand_number])
         for events in pending:
             events.append(event)
+
+
+def _add_best_events(pending: list[list[Message]], hand: HandState, seat: int, action: Action) -> None:
+    """The events of a step of a call for best: public that it happened, the card only to whom may know it."""
+    if isinstance(action, GiveBest):
+        receiver = hand.passed[-1][1]
+        for s, events in enumerate(pending):
+            shown = str(action.card) if s in (seat, receiver) else None
+            events.append({"type": "give_best", "seat": seat, "receiver": receiver, "card": shown})
+    elif isinstance(action, Discard):  # after receiving
+        for s, events in enumerate(pending):
+            events.append({"type": "best_discard", "seat": seat, "card": str(action.card) if s == seat else None})
+    else:  # the call, or a pass: no call
+        discarded = action.card if isinstance(action, CallForBest) else None
+        for s, events in enumerate(pending):
+            discard = str(discarded) if discarded is not None and s == seat else None
+            events.append({"type": "call_for_best", "seat": seat, "called": action is not PASS, "discard": discard})
 
 
 def hand_end_event(hand: HandState, hand_number: int, scores: tuple[int, ...]) -> Message:
@@ -125,10 +144,18 @@ class ViewCache:
             self._hand, self._seen_actions, self._bids, self._tricks = hand, 0, [], []
             self._won = [0] * hand.players
             self._scores = game.scores()  # scores change only between hands
-        for s, action in hand.actions[self._seen_actions :]:
-            if not isinstance(action, Discard) and action.type != "play":
+        steps = hand.best_steps
+        for i, (s, action) in enumerate(hand.actions[self._seen_actions :], self._seen_actions):
+            if action.type not in NOT_BIDS and i not in steps:
                 self._bids.append({"seat": s, **action.to_json()})
         self._seen_actions = len(hand.actions)
+        if hand.calls:  # Railroad's calls for best: rare, and small
+            best = best_seen(hand, seat)
+            calls = [{"seat": s, "called": called} for s, called in best["calls"]]
+            passed = [passed_json(p) for p in best["passed"]]
+            discards = [CARD_TEXT[c] for c in best["best_discards"]]
+        else:
+            calls, passed, discards = [], [], []
         for trick in hand.tricks[len(self._tricks) :]:
             self._tricks.append(trick_json(trick))
             self._won[trick.winner] += 1
@@ -153,6 +180,10 @@ class ViewCache:
             "trick": [{"seat": s, "card": CARD_TEXT[c]} for s, c in hand.trick],
             "tricks_won": list(self._won),
             "scores": list(self._scores),
+            "caller": hand.caller,
+            "calls": calls,
+            "passed": passed,
+            "best_discards": discards,
         }
 
 

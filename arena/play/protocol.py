@@ -92,8 +92,40 @@ class PlayAction(_Action):
     card: CardText
 
 
+class CallForBestAction(_Action):
+    """A lone player (or lone defender) calls for his partner's best card: with the card he discards first, or with
+    none where he discards after receiving it (the rule option best_order)."""
+
+    type: Literal["call_for_best"]
+    card: CardText | SkipJsonSchema[None] = Field(
+        default=None, description="Absent (never null) where the caller discards after receiving"
+    )
+
+    @field_validator("card", mode="before")
+    @classmethod
+    def _card_not_null(cls, value: object) -> object:
+        if value is None:
+            raise ValueError("card is absent where there is none, never null")
+        return value
+
+
+class GiveBestAction(_Action):
+    """The caller's partner passes him a card, face down."""
+
+    type: Literal["give_best"]
+    card: CardText
+
+
 ActionModel = Annotated[
-    PassAction | OrderUpAction | CallAction | DiscardAction | DefendAloneAction | NameTrumpAction | PlayAction,
+    PassAction
+    | OrderUpAction
+    | CallAction
+    | DiscardAction
+    | DefendAloneAction
+    | NameTrumpAction
+    | PlayAction
+    | CallForBestAction
+    | GiveBestAction,
     Field(discriminator="type"),
 ]
 
@@ -221,7 +253,25 @@ def _wire_type(hint: Any) -> Any:
         item = args[0]
         pairs: dict[object, object] = {Action: SeatAction, Card: SeatCard}  # a seat and what it did
         return list[pairs[get_args(item)[1]] if get_origin(item) is tuple else _wire_type(item)]  # type: ignore[misc]
+    if isinstance(hint, type) and issubclass(hint, tuple) and hint is not Trick:  # a NamedTuple of the view
+        return _tuple_model(hint)
     return {int: int, bool: bool, str: str, Card: CardText, Suit: SuitText, Trick: TrickModel, Phase: _PHASES}[hint]
+
+
+_TUPLE_MODELS: dict[type, type[_Message]] = {}
+
+
+def _tuple_model(definition: type) -> type[_Message]:
+    """The wire model of a NamedTuple a view holds (a call for best, a passed card): its fields by name."""
+    if definition not in _TUPLE_MODELS:
+        _TUPLE_MODELS[definition] = create_model(
+            definition.__name__,
+            __base__=_Message,
+            __doc__=definition.__doc__,
+            __module__=__name__,
+            **_wire_fields(definition),
+        )
+    return _TUPLE_MODELS[definition]
 
 
 _PHASES = Literal[tuple(phase.value for phase in Phase)]  # type: ignore[valid-type]
@@ -268,7 +318,15 @@ class CallAsSent(CallAction):
 
 # Actions as the referee sends them: ``alone`` always stated (a bot may leave it out of its reply).
 SentActionModel = Annotated[
-    PassAction | OrderUpAsSent | CallAsSent | DiscardAction | DefendAloneAction | NameTrumpAction | PlayAction,
+    PassAction
+    | OrderUpAsSent
+    | CallAsSent
+    | DiscardAction
+    | DefendAloneAction
+    | NameTrumpAction
+    | PlayAction
+    | CallForBestAction
+    | GiveBestAction,
     Field(discriminator="type"),
 ]
 # The dealer's discard is never told as an action event (an exchange event tells it, the card to the dealer alone).
@@ -326,8 +384,43 @@ class HandEndEvent(_Message):
     scores: list[int]
 
 
+class CallForBestEvent(_Message):
+    """A lone player's (or lone defender's) answer on calling for his partner's best: whether he called, and the
+    card he discarded first, shown to him alone."""
+
+    type: Literal["call_for_best"]
+    seat: Seat
+    called: bool
+    discard: CardText | None
+
+
+class GiveBestEvent(_Message):
+    """A card passed on a call for best: shown to the giver and the receiver alone."""
+
+    type: Literal["give_best"]
+    seat: Seat
+    receiver: Seat
+    card: CardText | None
+
+
+class BestDiscardEvent(_Message):
+    """The caller's discard after receiving the card (best_order = "receive_first"): shown to him alone."""
+
+    type: Literal["best_discard"]
+    seat: Seat
+    card: CardText | None
+
+
 Event = Annotated[
-    HandStartEvent | ActionEvent | CardsEvent | ExchangeEvent | TrickEvent | HandEndEvent,
+    HandStartEvent
+    | ActionEvent
+    | CardsEvent
+    | ExchangeEvent
+    | TrickEvent
+    | HandEndEvent
+    | CallForBestEvent
+    | GiveBestEvent
+    | BestDiscardEvent,
     Field(discriminator="type"),
 ]
 
@@ -503,7 +596,21 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return found
 
 
-_TAGS = frozenset({"hello", "action", "pass", "order_up", "call", "discard", "defend_alone", "name_trump", "play"})
+_TAGS = frozenset(
+    {
+        "hello",
+        "action",
+        "pass",
+        "order_up",
+        "call",
+        "discard",
+        "defend_alone",
+        "name_trump",
+        "play",
+        "call_for_best",
+        "give_best",
+    }
+)
 
 
 def _location(loc: tuple[int | str, ...]) -> str:

@@ -17,8 +17,8 @@ from typing import Literal, Protocol, TypedDict
 
 from arena.engine.actions import Action
 from arena.engine.game import Game
+from arena.engine.phases import SeatNumber
 from arena.engine.record import GameRecord, TimingJSON, ViolationJSON, ViolationKind, game_record
-from arena.engine.view import SeatNumber
 from arena.play import outgoing as messages
 from arena.play.clock import Clock, TimeControl
 from arena.play.matchspec import DEFAULT_MAX_HANDS

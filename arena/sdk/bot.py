@@ -234,6 +234,8 @@ _PHASES = {
     "order_up": Phase.BID1,
     "call": Phase.BID2,
     "defend_alone": Phase.DEFEND,
+    "call_for_best": Phase.CALL_BEST,
+    "give_best": Phase.GIVE_BEST,
 }
 
 

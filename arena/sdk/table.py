@@ -23,7 +23,7 @@ from arena.engine.cards import (
     trick_winner_index,
 )
 from arena.engine.options import Rules, make_rules
-from arena.engine.phases import Phase, Trick
+from arena.engine.phases import BestCall, PassedCard, Phase, Trick
 from arena.engine.view import SeatView
 
 _tuple_new = tuple.__new__  # a NamedTuple made from a tuple of its fields, past its keyword-taking __new__
@@ -60,6 +60,10 @@ class Table:
     voids: dict[int, set[Suit]] = field(default_factory=dict)
     tricks_won: list[int] = field(default_factory=list)
     scores: list[int] = field(default_factory=list)
+    caller: int | None = None
+    calls: list[BestCall] = field(default_factory=list)
+    passed: list[PassedCard] = field(default_factory=list)
+    best_discards: list[Card] = field(default_factory=list)
     results: list[dict[str, Any]] = field(default_factory=list)
     live: bool = False  # whether the current hand has been followed from its start (or taken from a view)
 
@@ -111,6 +115,8 @@ class Table:
             self.hand = sorted(Card.parse(c) for c in event["hand"])
         elif kind == "exchange":
             self._exchange(event)
+        elif kind in ("call_for_best", "give_best", "best_discard"):
+            self._best(kind, event)
 
     def _hand_start(self, event: dict[str, Any]) -> None:
         n = self.rules.players
@@ -120,8 +126,9 @@ class Table:
         self.hand = sorted(Card.parse(c) for c in event["hand"])
         self.upcard = Card.parse(event["upcard"])
         self.scores = list(event["scores"])
-        self.upcard_taken = self.discarded = self.trump = self.maker = self.defender_alone = None
+        self.upcard_taken = self.discarded = self.trump = self.maker = self.defender_alone = self.caller = None
         self.alone = False
+        self.calls, self.passed, self.best_discards = [], [], []
         self.bids, self.tricks, self.trick = [], [], []
         self.sitting_out = set()
         self.played = {s: [] for s in range(n)}
@@ -135,7 +142,7 @@ class Table:
         self.bids.append((seat, action))
         assert self.upcard is not None
         if isinstance(action, OrderUp):
-            self._make(seat, SUITS[self.upcard & 3], action.alone)
+            self._make(seat, self.rules.upcard_suit(self.upcard), action.alone)
             if self.dealer in self.sitting_out:
                 self.upcard_taken = False
             elif self.dealer == self.seat:
@@ -159,6 +166,35 @@ class Table:
             self.discarded = Card.parse(event["discard"])
             self.hand.remove(self.discarded)
 
+    def _best(self, kind: str, event: dict[str, Any]) -> None:
+        """A step of a call for best: the call (or not), the card passed, the discard after receiving it."""
+        seat = event["seat"]
+        if kind == "call_for_best":
+            self.calls.append(BestCall(seat, event["called"]))
+            self.caller = seat if event["called"] else None
+            discard = event.get("discard")
+            if discard is not None and seat == self.seat:
+                self._discard_for_best(Card.parse(discard))
+            return
+        shown = None if event.get("card") is None else Card.parse(event["card"])
+        if kind == "best_discard":
+            if shown is not None and seat == self.seat:
+                self._discard_for_best(shown)
+            self.caller = None
+            return
+        receiver = event["receiver"]
+        self.passed.append(PassedCard(seat, receiver, shown))
+        if shown is not None and seat == self.seat and shown in self.hand:
+            self.hand.remove(shown)  # (a dealer who sat out may give the upcard, which is in no hand)
+        if shown is not None and receiver == self.seat:
+            self.hand = sorted([*self.hand, shown])
+        if self.rules.options.best_order == "discard_first":
+            self.caller = None
+
+    def _discard_for_best(self, card: Card) -> None:
+        self.hand.remove(card)
+        self.best_discards.append(card)
+
     def _play(self, seat: int, card: Card) -> None:
         assert self.trump is not None
         if self.trick:
@@ -181,6 +217,8 @@ class Table:
     def view(self, phase: Phase) -> SeatView:
         """This picture as the seat's view, for a request that came without one (the seat is the one to act)."""
         assert self.upcard is not None
+        if phase is Phase.DISCARD and self.caller is not None:  # a discard after receiving a card for best
+            phase = Phase.BEST_DISCARD
         return self._as_view(self.rules.players, phase, self.seat)
 
     def _as_view(self, players: int, phase: Phase, turn: int | None) -> SeatView:
@@ -215,6 +253,10 @@ class Table:
                 tuple(self.trick),
                 tuple(self.tricks_won),
                 tuple(self.scores),
+                self.caller,
+                tuple(self.calls),
+                tuple(self.passed),
+                tuple(self.best_discards),
             ),
         )
 

@@ -32,7 +32,7 @@ def _results(record: GameRecord) -> list[Result]:
         return [(sides[0], sides[1], True)]
     win = tuple(dict.fromkeys(players[s] for s in sorted(winners)))
     lose = tuple(dict.fromkeys(players[s] for s in range(len(players)) if s not in winners))
-    return [(win, lose, False)]
+    return [(win, lose, False)] * (2 if record.get("slam") else 1)  # Railroad's slam counts as two games won
 
 
 def comparisons(record: GameRecord, cluster: str) -> list[Comparison]:
