@@ -8,7 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena.engine.actions import Action, Call, DefendAlone, Discard, NameTrump, OrderUp, Pass, Play
+from arena.engine.actions import (
+    CALL_FOR_BEST_FIRST,
+    Action,
+    Call,
+    CallForBest,
+    DefendAlone,
+    Discard,
+    GiveBest,
+    NameTrump,
+    OrderUp,
+    Pass,
+    Play,
+)
 from arena.engine.cards import CARD_BY_TEXT, Card, Suit
 from arena.errors import ArenaError
 from arena.text import printable
@@ -46,6 +58,10 @@ def describe(action: Action, upcard: Card) -> str:
         return "defend alone"
     if isinstance(action, Discard):
         return f"discard {action.card}"
+    if isinstance(action, CallForBest):
+        return "call for best" if action.card is None else f"call for best, putting away {action.card}"
+    if isinstance(action, GiveBest):
+        return f"give {action.card}"
     return str(action.card)
 
 
@@ -79,6 +95,8 @@ def parse_choice(text: str, legal: Sequence[Action], *, hand: Sequence[Card], up
     suits = [SUIT_WORDS[w] for w in rest if w in SUIT_WORDS]
     if suits:
         return _suit_choice(suits[0], alone, legal, upcard)
+    if "best" in rest and CALL_FOR_BEST_FIRST in legal:  # a call with no card: the discard comes after
+        return CALL_FOR_BEST_FIRST
     if any(w in PASS_WORDS for w in rest):
         return _pick(Pass(), legal, "you cannot pass now", upcard)
     if "defend" in rest:
@@ -101,11 +119,11 @@ def _pick(action: Action, legal: Sequence[Action], why: str, upcard: Card) -> Ac
 
 
 def _card_choice(card: Card, legal: Sequence[Action], hand: Sequence[Card], upcard: Card) -> Action:
-    for action in (Play(card), Discard(card)):
+    for action in (Play(card), Discard(card), CallForBest(card), GiveBest(card)):
         if action in legal:
             return legal[legal.index(action)]
     plays = [a.card for a in legal if isinstance(a, Play)]
-    discards = [a.card for a in legal if isinstance(a, Discard)]
+    discards = [a.card for a in legal if isinstance(a, Discard | CallForBest | GiveBest) and a.card is not None]
     if not plays and not discards:
         raise ChoiceError(f"no card is asked for now: {_listed(legal, upcard)}")
     if card not in hand:
@@ -142,7 +160,7 @@ def help_text(legal: Sequence[Action], upcard: Card) -> list[str]:
     if Play in kinds:
         now = "Play a card to the trick: type it (JH, 9c, 10h) or its number. You must follow the suit led if you can."
     elif Discard in kinds:
-        now = "You are the dealer and took the upcard: type the card to discard (or its number)."
+        now = "You hold six cards: type the card to discard (or its number)."
     elif OrderUp in kinds:
         now = (
             f"First round of bidding: 'order' (or 'up') makes {SUIT_NAMES[upcard.suit] if upcard.suit else 'it'} "
@@ -152,6 +170,13 @@ def help_text(legal: Sequence[Action], upcard: Card) -> list[str]:
         now = "Second round of bidding: name a trump suit (c, d, h, s or its name), or 'pass' if you may."
     elif NameTrump in kinds:
         now = "The Benny was turned up and you deal: name the trump suit (c, d, h or s)."
+    elif CallForBest in kinds:
+        now = (
+            "You play alone: type a card to put it away and call for your partner's best card ('best' where you "
+            "put a card away after receiving), or 'pass' to keep your hand."
+        )
+    elif GiveBest in kinds:
+        now = "Your partner plays alone and calls for your best card: type the card you pass him."
     else:
         now = "An opponent goes alone: 'defend' to defend alone against him, 'pass' to let your partner play too."
     lines = [

@@ -30,6 +30,9 @@ PROMPTS = {
     Phase.NAME_TRUMP: "Name trump",
     Phase.DISCARD: "Your discard",
     Phase.DEFEND: "Defend alone?",
+    Phase.CALL_BEST: "Call for your partner's best?",
+    Phase.GIVE_BEST: "Give your partner your best",
+    Phase.BEST_DISCARD: "Your discard",
     Phase.PLAY: "Your play",
 }
 

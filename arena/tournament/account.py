@@ -145,7 +145,7 @@ def _trump_and_out(actions: Sequence[ActionJSON], upcard: str) -> tuple[str | No
     trump, out = None, set()
     for a in actions:
         if a["type"] in ("order_up", "call", "name_trump"):
-            trump = upcard[1] if a["type"] == "order_up" else a["suit"]
+            trump = upcard[1] if a["type"] == "order_up" and upcard != "JK" else a.get("suit")
             if a.get("alone"):
                 out.add((a["seat"] + 2) % 4)
         elif a["type"] == "defend_alone":
@@ -155,11 +155,25 @@ def _trump_and_out(actions: Sequence[ActionJSON], upcard: str) -> tuple[str | No
 
 def _bidding(table: _Table, dealer: int, upcard: str, actions: Sequence[ActionJSON]) -> list[str]:
     """Every action before play, in order, as a sentence."""
-    lines, passes, made = [], 0, False
+    lines, passes, made, calling, given = [], 0, False, set(), False
     for a in actions:
         seat, kind = a["seat"], a["type"]
         who = ("dealer " if seat == dealer else "") + table.who(seat)
-        if kind == "pass" and made:
+        if a.get("alone") or kind == "defend_alone":
+            calling.add(seat)  # Railroad: a lone player may be asked to call for best
+        if kind == "pass" and seat in calling:
+            lines.append(f"{who} does not call for his partner's best")
+            calling.discard(seat)
+        elif kind == "call_for_best":
+            away = f", putting away {a['card']}" if "card" in a else ""
+            lines.append(f"{who} calls for his partner's best{away}")
+            calling.discard(seat)
+        elif kind == "give_best":
+            lines.append(f"{who} passes {a['card']} to his partner")
+            given = True
+        elif kind == "discard" and given:
+            lines.append(f"{who} puts away {a['card']}")
+        elif kind == "pass" and made:
             lines.append(f"{who} declines to defend alone")
         elif kind == "pass":
             passes += 1
@@ -201,6 +215,8 @@ def _hand(
 ) -> list[str]:
     upcard = deal["upcard"]
     trump, out = _trump_and_out(actions, upcard)
+    if result is not None and result["trump"] is not None:
+        trump = result["trump"]  # (a turned-up joker proposes the rules' joker_suit, in Railroad)
     lines = [f"Hand {index}, dealer {table.who(dealer)}" + ("" if result else " (not finished)")]
     for seat, cards in enumerate(deal["hands"]):
         notes = ", ".join(([] if seat != dealer else ["dealer"]) + ([] if seat not in out else ["sits out"]))
