@@ -70,6 +70,11 @@ function buildFrames(record) {
     let trick = 0;
     let bidding = true;
     let passes = 0;
+    let given = false; // Railroad: a card was passed on a call for best (a discard after it is the caller's)
+    const take = (seat, card) => {
+      const i = state.hands[seat].indexOf(card);
+      if (i >= 0) state.hands[seat].splice(i, 1);
+    };
     const endBidding = () => {
       if (!bidding) return;
       bidding = false;
@@ -103,6 +108,19 @@ function buildFrames(record) {
       } else if (action.type === "defend_alone") {
         state.defender = action.seat;
         push("bid", `${who} defends alone.`);
+      } else if (action.type === "call_for_best") {
+        if (action.card) take(action.seat, action.card);
+        const away = action.card ? `, putting away ${cardText(action.card)} (he alone sees it)` : "";
+        push("exchange", `${who} calls for his partner's best${away}.`);
+      } else if (action.type === "give_best") {
+        const receiver = (action.seat + 2) % 4;
+        take(action.seat, action.card); // (or the upcard, given by a dealer who sat out)
+        state.hands[receiver].push(action.card);
+        given = true;
+        push("exchange", `${who} passes ${cardText(action.card)} to ${name(receiver)} (only the two of them see it).`);
+      } else if (action.type === "discard" && given) {
+        take(action.seat, action.card);
+        push("exchange", `${who} puts away ${cardText(action.card)} (he alone sees it).`);
       } else if (action.type === "discard") {
         const cards = state.hands[action.seat];
         let text = `${who} discards ${cardText(action.card)}.`;
