@@ -28,8 +28,9 @@ def install_dependencies(site: Path) -> None:
     """Copy the files of the arena's dependencies (and theirs) from this environment into ``site``: installed for
     real inside the venv (a bot's sandbox shows it its own runtime only), without the network.
 
-    With each module its bytecode, where this environment has it (tools/bytecode.py, in make's set-up), as pip's install would have
-    compiled it: the distributions' lists of files leave it out, and the installed arena's first processes (the
+    With each module its bytecode, where this environment has it (tools/bytecode.py, in make's set-up), as pip's
+    install would have compiled it: the distributions' lists of files leave it out, and the installed arena's first
+    processes (the
     command and its fork servers, side by side) each compiled pydantic, click and zmq again, ~1.5 processor
     seconds. ``copy2`` keeps the source's time, which the bytecode was compiled against."""
     for dist in distributions(extras=frozenset({""})):
