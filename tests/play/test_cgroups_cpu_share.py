@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from probing import BOTS
-from sandboxing import match_spec
+from sandboxing import match_in
 
 from arena.play.botproc import resolve_bot
 from arena.play.cgroups import detect
@@ -42,7 +42,7 @@ def decisions(innocent: BotEntry, opponent: BotEntry, tmp_path: Path, cores: lis
     """The innocent's decision times (ms) over two two-hand games against ``opponent``, both seatings, on ``cores``;
     asserts the innocent was charged nothing."""
     games = [GameSpec(seed=7, seating=[0, 1]), GameSpec(seed=7, seating=[1, 0])]
-    spec = match_spec(tmp_path / opponent.name, [innocent, opponent], games, "two-hand", cpus=cores, time="5+0.1")
+    spec = match_in(tmp_path / opponent.name, [innocent, opponent], games, "two-hand", cpus=cores, time="5+0.1")
     times: list[float] = []
     for record in run_match(spec):
         seat = record["players"].index(innocent.name)
@@ -105,7 +105,7 @@ def test_the_bots_prepared_for_the_next_match_are_idle_while_this_one_plays(tmp_
     search = BotEntry(name="search", argv=list(resolve_bot("search").argv))
     polite = BotEntry(name="other", argv=list(resolve_bot("random").argv))
     games = [GameSpec(seed=7, seating=[0, 1]), GameSpec(seed=8, seating=[1, 0])]
-    first = match_spec(tmp_path, [search, polite], games, "two-hand", cpus=idlest(1))
+    first = match_in(tmp_path, [search, polite], games, "two-hand", cpus=idlest(1))
     second = first.replace(match_id=f"{first.match_id}-next", bots=[polite, search])
     parent, mine = detect().parent("cpu"), f"{_tag(os.getpid())}."
 

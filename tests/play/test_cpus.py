@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from configs import match_spec, tournament_config
 
 from arena.play.botproc import resolve_bot
 from arena.play.cpus import available, idlest, pin_match, unpin
-from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.matchspec import BotEntry, MatchSpec
 from arena.play.referee import Referee, run_match
-from arena.tournament.config import TournamentConfig
 from arena.tournament.run import resolve_entrants, run_tournament
 from arena.tournament.store import Store
 
@@ -82,14 +82,8 @@ def test_a_pinned_match_runs_its_bots_on_its_core_and_gives_the_caller_its_cores
     core = last_core()
     before = os.sched_getaffinity(0)
     command = resolve_bot("random")
-    spec = MatchSpec(
-        match_id="pinned",
-        variant="two-hand",
-        bots=[BotEntry(name=f"random{i}", argv=list(command.argv)) for i in range(2)],
-        games=[GameSpec(seed=5, seating=[0, 1])],
-        log_dir=str(tmp_path),
-        cpus=[core],
-    )
+    bots = [BotEntry(name=f"random{i}", argv=list(command.argv)) for i in range(2)]
+    spec = match_spec(bots, [(5, [0, 1])], match_id="pinned", log_dir=str(tmp_path), cpus=[core])
     with contextlib.closing(Referee(spec)) as referee:
         assert referee.start() == []
         for process in referee.processes:
@@ -115,7 +109,7 @@ class Recording:
 
 @pytest.mark.parametrize("pin", [True, False])
 def test_a_tournament_gives_each_parallel_match_a_core_unless_told_not_to(tmp_path: Path, pin: bool) -> None:
-    config = TournamentConfig(name="t", variant="two-hand", entrants=["random", "heuristic"], pin=pin)
+    config = tournament_config(entrants=["random", "heuristic"], pin=pin)
     executor = Recording()
     with Store.open(tmp_path / "t.db") as store:
         run_tournament(

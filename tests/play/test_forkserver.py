@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import TextIO
 
 import pytest
+from configs import match_spec
 
 from arena.engine.game import Game
 from arena.play import cgroups, forkserver
 from arena.play.botproc import BotCommand, BotProcess, BotStartError, resolve_bot
 from arena.play.linux import PPID, STATE, start_ticks, stat_fields
-from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.matchspec import BotEntry
 from arena.play.referee import Referee
 from arena.play.runner import play
 
@@ -315,9 +316,7 @@ def test_a_match_whose_fork_server_dies_stops_and_charges_no_bot(tmp_path: Path)
     """Bots killed with their server did nothing wrong: the match stops (a tournament records the failure, keeps the
     finished games and plays the rest again) instead of charging the first bot found dead with a crash."""
     bots = [BotEntry(name=f"r{k}", argv=list(resolve_bot("random").argv)) for k in range(2)]
-    spec = MatchSpec(
-        match_id="lost", variant="two-hand", bots=bots, games=[GameSpec(seed=0, seating=[0, 1])], log_dir=str(tmp_path)
-    )
+    spec = match_spec(bots, [(0, [0, 1])], match_id="lost", log_dir=str(tmp_path))
     with contextlib.closing(Referee(spec)) as referee:
         assert referee.start() == [] and referee.begin_game([0, 1]) == []
         server = forkserver.server()

@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 import pytest
+from configs import match_spec
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
@@ -19,13 +20,7 @@ from arena.tournament.config import LimitsModel, bot_limits
 
 
 def spec(**changes: Any) -> MatchSpec:
-    return MatchSpec(
-        match_id="m",
-        variant="two-hand",
-        bots=[BotEntry(name="a", argv=["a"]), BotEntry(name="b", argv=["b"], transport="stdio")],
-        games=[GameSpec(seed=1, seating=[0, 1]), GameSpec(seed=2, seating=[1, 0])],
-        **changes,
-    )
+    return match_spec(["a", BotEntry(name="b", argv=["b"], transport="stdio")], [(1, [0, 1]), (2, [1, 0])], **changes)
 
 
 def test_a_spec_goes_through_json_unchanged() -> None:

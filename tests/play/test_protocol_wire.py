@@ -12,7 +12,6 @@ import json
 import random
 import re
 import sys
-import time
 from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
@@ -20,12 +19,13 @@ from typing import Any
 
 import orjson
 import pytest
+from configs import match_spec
 from helpers import ROOT
 from sandboxing import open_to_bots
 
 from arena.engine.options import VARIANTS, make_rules
 from arena.play.local import play_game
-from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.matchspec import BotEntry
 from arena.play.referee import run_match
 
 HOSTILE = [sys.executable, str(ROOT / "tests" / "bots" / "hostile.py")]
@@ -364,14 +364,8 @@ def test_a_real_referees_messages_are_valid_against_the_schema(tmp_path: Path) -
         BotEntry(name="polite", argv=[*HOSTILE, "polite", "--dump", str(dumps[0])]),
         BotEntry(name="illegal", argv=[*HOSTILE, "illegal", "--game", "0", "--act", "2", "--dump", str(dumps[1])]),
     ]
-    spec = MatchSpec(
-        match_id=f"m{time.monotonic_ns()}",
-        variant="two-hand",
-        bots=bots,
-        games=[GameSpec(seed=0, seating=[0, 1]), GameSpec(seed=0, seating=[1, 0])],
-        policy="substitute",
-        log_dir=str(tmp_path / "logs"),
-        limits=open_to_bots(tmp_path),
+    spec = match_spec(
+        bots, [(0, [0, 1]), (0, [1, 0])], tmp_path=tmp_path, policy="substitute", limits=open_to_bots(tmp_path)
     )
     run_match(spec)
     kinds: set[str] = set()

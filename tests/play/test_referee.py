@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from configs import games_per_seating, match_spec
 from helpers import ROOT
 from sandboxing import open_to_bots, started, still_running
 
@@ -26,7 +27,7 @@ from arena.engine.actions import parse_action
 from arena.engine.game import Game
 from arena.engine.options import VARIANTS, make_rules
 from arena.engine.record import replay
-from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.matchspec import BotEntry, MatchSpec
 from arena.play.protocol import REFEREE_MESSAGE
 from arena.play.referee import Referee, run_match
 from arena.play.runner import play
@@ -50,10 +51,8 @@ def match(
     tmp_path: Path, bots: list[BotEntry], seatings: list[list[int]], *, variant: str = "two-hand", **settings: Any
 ) -> MatchSpec:
     """A match of one game per seating (deal seeds 0, 1, ...) with its logs under ``tmp_path``, where bots may write."""
-    games = [GameSpec(seed=seed, seating=seating) for seed, seating in enumerate(seatings)]
-    fields: dict[str, Any] = {"match_id": f"m{time.monotonic_ns()}", "log_dir": str(tmp_path / "logs"), **settings}
-    fields["limits"] = open_to_bots(tmp_path, fields.get("limits"))
-    return MatchSpec(variant=variant, bots=bots, games=games, **fields)
+    limits = open_to_bots(tmp_path, settings.pop("limits", None))
+    return match_spec(bots, games_per_seating(seatings), tmp_path=tmp_path, variant=variant, limits=limits, **settings)
 
 
 def check_records(records: list[dict[str, Any]], spec: MatchSpec) -> None:

@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 import pytest
 import zmq
+from configs import match_spec
 from helpers import UTF8, cases
 from hypothesis import HealthCheck, Phase, given, note, settings
 from hypothesis import strategies as st
@@ -34,7 +35,7 @@ from arena.engine.record import GameRecord, replay
 from arena.play import inbox
 from arena.play.incoming import ALL_ACTIONS, MAX_MESSAGE_BYTES, MessageError, canonical_reply, read_bot_message
 from arena.play.local import LocalSeats
-from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.matchspec import BotEntry, MatchSpec
 from arena.play.protocol import ActionReply, Hello, parse_bot_message, to_engine_action
 from arena.play.referee import Referee
 from arena.play.runner import Message, Violation, play
@@ -483,11 +484,10 @@ class ScriptedReferee(Referee):
 @pytest.fixture(scope="module")
 def referee(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ScriptedReferee]:
     """One long match between two scripted bots (strikes never run out), reused by every case."""
-    spec = MatchSpec(
+    spec = match_spec(
+        [BotEntry(name="steady", argv=["-"]), BotEntry(name="fuzzed", argv=["-"])],
+        [(0, [0, 1])],
         match_id="fuzz",
-        variant="two-hand",
-        bots=[BotEntry(name="steady", argv=["-"]), BotEntry(name="fuzzed", argv=["-"])],
-        games=[GameSpec(seed=0, seating=[0, 1])],
         time="60+1",
         max_decision=30.0,
         handshake_timeout=5.0,

@@ -6,13 +6,14 @@ import math
 import resource
 
 import pytest
+from configs import match_spec
 
 from arena.engine.game import Game
 from arena.engine.options import make_rules
 from arena.engine.record import game_record, replay
 from arena.play import linux, referee
 from arena.play.local import play_game
-from arena.play.matchspec import MIN_OPEN_FILES, BotEntry, MatchSpec
+from arena.play.matchspec import MIN_OPEN_FILES, BotEntry
 from arena.play.runner import Message
 from arena.tournament.ranking import comparisons
 
@@ -67,7 +68,7 @@ def test_bots_descriptors_are_fitted_to_what_the_referee_may_hold(
     asked: list[int] = []
     monkeypatch.setattr(referee, "raise_open_files", lambda needed: asked.append(needed) or have)
     entrants = [BotEntry(name=f"b{k}", argv=["x"]) for k in range(bots)]
-    spec = MatchSpec(match_id="m", variant="two-hand", bots=entrants, games=[])
+    spec = match_spec(entrants)
     limits = referee.fitted_limits(spec, referees)
     assert asked == [referees * bots * 64 * 256 + referee.DESCRIPTOR_HEADROOM]
     assert limits.open_files == open_files
@@ -79,7 +80,7 @@ def test_bots_descriptors_are_fitted_to_what_the_referee_may_hold(
 def test_stdio_bots_open_no_connection_and_keep_their_descriptors(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(referee, "raise_open_files", lambda needed: 2_048)
     entrants = [BotEntry(name="a", argv=["x"], transport="stdio"), BotEntry(name="b", argv=["x"])]
-    spec = MatchSpec(match_id="m", variant="two-hand", bots=entrants, games=[])
+    spec = match_spec(entrants)
     assert referee.fitted_limits(spec).open_files == (2_048 - referee.DESCRIPTOR_HEADROOM) // 64  # b's alone
     both = [entrants[0], BotEntry(name="c", argv=["x"], transport="stdio")]
     assert referee.fitted_limits(spec.replace(bots=both)) == spec.limits

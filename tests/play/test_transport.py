@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 import zmq
-from helpers import run_arena, write_tournament
+from configs import write_config
+from helpers import RAW_RANDOM, run_arena
 
 from arena.play.transport import IPC_PATH_MAX, Endpoint, Hub, TransportError
 
@@ -157,7 +158,7 @@ def test_a_temporary_folder_too_deep_for_the_sockets_is_one_clear_error(
     monkeypatch.setenv("TMPDIR", str(deep))
     done = run_arena("match", "random", "random", "--variant", "two-hand", "--games", "1", timeout=120)
     assert done.returncode == 2 and done.stderr.startswith("Error: the temporary folder"), done.stderr
-    config = write_tournament(tmp_path / "deep.toml", DEEP_TOURNAMENT)
+    config = write_config(tmp_path / "deep.toml", **DEEP_TOURNAMENT)
     done = run_arena("tournament", "run", config, "--db", tmp_path / "deep.db", "--quiet", timeout=120)
     assert done.returncode == 1, done.stderr  # every match failed: the run is not done
     assert "too long a path" in (tmp_path / "deep-logs" / "random-raw_random_r0_0-1-referee.log").read_text()
@@ -167,11 +168,4 @@ def test_a_temporary_folder_too_deep_for_the_sockets_is_one_clear_error(
     assert "warning: stopped: 8 matches in a row failed, of every pairing, with no game stored" in done.stderr
 
 
-DEEP_TOURNAMENT = """
-name = "deep"
-variant = "two-hand"
-entrants = ["random", "{raw}"]
-games_per_pairing = 80
-games_per_match = 2
-jobs = 2
-"""
+DEEP_TOURNAMENT = dict(name="deep", entrants=["random", RAW_RANDOM], games_per_pairing=80, games_per_match=2, jobs=2)

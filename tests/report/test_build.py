@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from helpers import ROOT, arena_here, write_tournament
+from configs import write_config
+from helpers import RAW_RANDOM, ROOT, arena_here
 
 from arena.bots.heuristic_bot import HeuristicBot
 from arena.bots.random_bot import RandomBot
@@ -77,17 +78,17 @@ def store_report(store_db: Path, tmp_path_factory: pytest.TempPathFactory) -> bu
     return build_report(store_db, tmp_path_factory.mktemp("store-report") / "r")
 
 
-TOURNAMENT = """
-name = "report-test"
-variant = "four-hand"
-partnership = "self"
-entrants = ["heuristic", "random", "{raw}"]
-games_per_pairing = 1
-games_per_match = 2
-time = "5+0.1"
-seed = 3
-jobs = 2
-"""
+TOURNAMENT = dict(
+    name="report-test",
+    variant="four-hand",
+    partnership="self",
+    entrants=["heuristic", "random", RAW_RANDOM],
+    games_per_pairing=1,
+    games_per_match=2,
+    time="5+0.1",
+    seed=3,
+    jobs=2,
+)
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +99,7 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
     number, and the run's cost is mostly its start (here ~2.5 processor seconds for 6 games, ~3.5 for 24). The run
     is in-process (``arena_here``): its referees and bots are real processes all the same, and the report reads
     only its results; a process of its own paid ~0.5 processor seconds more for the CLI's imports."""
-    config = write_tournament(tmp_path_factory.mktemp("tournament") / "report-test.toml", TOURNAMENT)
+    config = write_config(tmp_path_factory.mktemp("tournament") / "report-test.toml", **TOURNAMENT)
     result = arena_here("tournament", "run", config, "--quiet")
     assert result.returncode == 0, result.stderr
     return config

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from configs import write_config
 from helpers import ROOT, arena_here
 
 from arena.report import build
@@ -104,16 +105,7 @@ def test_a_live_report_follows_the_store_and_its_last_write_stops_reloading(
     assert data_files(tmp_path / "whole") == data_files(out)
 
 
-TOURNAMENT = """
-name = "live-test"
-variant = "two-hand"
-entrants = ["heuristic", "random"]
-games_per_pairing = {games}
-games_per_match = 4
-time = "5+0.1"
-seed = 7
-jobs = 1
-"""
+TOURNAMENT = dict(name="live-test", games_per_match=4, time="5+0.1", seed=7, jobs=1)
 
 
 # ``arena`` with its live reports updated every 0.2 s instead of every 3 (``LiveReport``'s default): a run waited
@@ -133,8 +125,7 @@ def run_command(config: Path, out: Path, *, often: bool = False) -> list[str]:
 
 @pytest.mark.slow
 def test_a_finished_run_leaves_the_report_arena_report_writes(tmp_path: Path) -> None:
-    config = tmp_path / "live-test.toml"
-    config.write_text(TOURNAMENT.format(games=2))
+    config = write_config(tmp_path / "live-test.toml", games_per_pairing=2, **TOURNAMENT)
     out = tmp_path / "report"
     # in-process (``arena_here``), the same command and output: the run's process is the SIGTERM test's matter, not
     # this one's (a process of its own paid ~0.5 processor seconds more for the CLI's imports)
@@ -150,8 +141,7 @@ def test_a_finished_run_leaves_the_report_arena_report_writes(tmp_path: Path) ->
 
 @pytest.mark.slow
 def test_a_run_stopped_by_sigterm_writes_its_report_last(tmp_path: Path) -> None:
-    config = tmp_path / "live-test.toml"
-    config.write_text(TOURNAMENT.format(games=400))
+    config = write_config(tmp_path / "live-test.toml", games_per_pairing=400, **TOURNAMENT)
     out = tmp_path / "report"
     process = subprocess.Popen(
         run_command(config, out, often=True), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT

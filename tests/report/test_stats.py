@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import ROOT, arena_here, write_tournament
+from configs import write_config
+from helpers import RAW_RANDOM, ROOT, arena_here
 
 from arena.report import history as history_module
 from arena.report import stats as stats_module
@@ -26,23 +27,23 @@ from arena.tournament.store import Store
 
 RECORDS = ROOT / "tests" / "data" / "records-v1.jsonl"
 
-TOURNAMENT = """
-name = "stats-test"
-variant = "four-hand"
-partnership = "self"
-entrants = ["heuristic", "random", "{raw}"]
-games_per_pairing = 1
-games_per_match = 2
-time = "5+0.1"
-seed = 5
-jobs = 2
-"""
+TOURNAMENT = dict(
+    name="stats-test",
+    variant="four-hand",
+    partnership="self",
+    entrants=["heuristic", "random", RAW_RANDOM],
+    games_per_pairing=1,
+    games_per_match=2,
+    time="5+0.1",
+    seed=5,
+    jobs=2,
+)
 
 
 @pytest.fixture(scope="module")
 def records(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     """The records of tests/data and of a small tournament played with the referee here."""
-    config = write_tournament(tmp_path_factory.mktemp("stats") / "stats-test.toml", TOURNAMENT)
+    config = write_config(tmp_path_factory.mktemp("stats") / "stats-test.toml", **TOURNAMENT)
     result = arena_here("tournament", "run", config, "--quiet")  # the records are tested, not the CLI's process
     assert result.returncode == 0, result.stderr
     with Store.open(config.with_suffix(".db"), create=False) as store:

@@ -9,11 +9,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from configs import tournament_config, write_config
 from helpers import ARENA, ROOT, arena_here, run_arena, wait_for_stored
 
 from arena.sprt.run import SETTINGS_META, PairBook, new_points, sprt_pairing
 from arena.sprt.stats import Pentanomial
-from arena.tournament.config import TournamentConfig
 from arena.tournament.schedule import deal_seed
 from arena.tournament.store import Store
 
@@ -70,8 +70,7 @@ def test_a_decided_test_is_not_played_again_and_its_settings_may_not_change(
     assert changed.returncode == 2
     assert "holds an SPRT with other settings (elo1 changed)" in changed.stderr
     assert stored(db) == before
-    config = db.with_suffix(".toml")
-    config.write_text('variant = "two-hand"\nentrants = ["heuristic", "random"]\n')
+    config = write_config(db.with_suffix(".toml"))
     tournament = arena_here("tournament", "run", str(config), "--db", str(db), "--quiet")
     assert tournament.returncode == 2
     assert "holds the SPRT test" in tournament.stderr and "resume it with arena sprt" in tournament.stderr
@@ -137,7 +136,7 @@ def test_four_hand_pairs_put_new_on_both_sides_of_each_deal() -> None:
         ("self", ("new", "base", "new", "base")),
         ("mixed", ("new", "base", "base-partner", "base")),
     ):
-        config = TournamentConfig(name="t", variant="four-hand", entrants=["new", "base"], partnership=partnership)
+        config = tournament_config(variant="four-hand", entrants=["new", "base"], partnership=partnership)
         pairing, copies = sprt_pairing(config, "new", "base")
         assert pairing.slots == slots
         assert copies == ({"base-partner": "base"} if partnership == "mixed" else {})

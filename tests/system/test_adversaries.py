@@ -27,12 +27,13 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from configs import games_per_seating, write_config
 from helpers import ROOT
-from sandboxing import match_spec, started, still_running
+from sandboxing import match_in, started, still_running
 
 from arena.cli import main
 from arena.play import memory_guard
-from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.matchspec import BotEntry, MatchSpec
 from arena.play.referee import run_match
 from arena.play.sandbox import capabilities
 
@@ -52,8 +53,7 @@ def spec_of(
     tmp_path: Path, bots: list[BotEntry], seatings: list[list[int]], *, variant: str = "two-hand", **settings: Any
 ) -> MatchSpec:
     """One game per seating, deal seeds 0, 1, ..."""
-    games = [GameSpec(seed=seed, seating=seating) for seed, seating in enumerate(seatings)]
-    return match_spec(tmp_path, bots, games, variant, **settings)
+    return match_in(tmp_path, bots, games_per_seating(seatings), variant, **settings)
 
 
 def violations_of(record: dict[str, Any], seat: int) -> list[str]:
@@ -401,20 +401,6 @@ def test_record_files_and_result_databases_are_private_to_their_owner(tmp_path: 
 
 # ---- the tournament holds: a flooding entrant, a stalled match ----
 
-FLOOD_CONFIG = """
-name = "flooded"
-variant = "two-hand"
-entrants = ["random", "{raw}", "{flooder}"]
-games_per_pairing = 2
-games_per_match = 2
-time = "2+0.1"
-seed = 5
-jobs = 2
-
-[rating]
-bootstrap = 50
-"""
-
 
 @pytest.mark.timeout(120)
 def test_a_bot_that_connects_without_end_is_a_flood_and_cannot_take_the_referees_last_descriptor(
@@ -468,8 +454,10 @@ def test_a_connection_bomb_in_a_long_handshake_neither_hangs_nor_stalls_the_refe
 def test_a_tournament_with_a_flooding_entrant_stores_every_game(tmp_path: Path) -> None:
     flooder = tmp_path / "stranger-flood.py"  # adversary.py takes its mode from its name
     shutil.copy(BOTS / "adversary.py", flooder)
-    config = tmp_path / "flooded.toml"
-    config.write_text(FLOOD_CONFIG.format(raw=BOTS / "raw_random.py", flooder=flooder))
+    config = write_config(
+        tmp_path / "flooded.toml", name="flooded", entrants=["random", BOTS / "raw_random.py", flooder],
+        games_per_pairing=2, games_per_match=2, time="2+0.1", seed=5, jobs=2, rating={"bootstrap": 50},
+    )  # fmt: skip
     arena = [sys.executable, "-m", "arena", "tournament", "run", str(config), "--quiet", "--format", "json"]
     result = subprocess.run(arena, capture_output=True, text=True, timeout=200, cwd=tmp_path)
     assert result.returncode == 0, result.stderr

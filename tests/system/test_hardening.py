@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from configs import games_per_seating, match_spec, tournament_config, write_config
 from helpers import ROOT, SITE, checkout_open_to_others
 from sandboxing import described, open_to_bots, started, still_running
 
@@ -71,17 +72,9 @@ def match(
     tmp_path: Path, bots: list[BotEntry], seatings: list[list[int]], *, shared: bool = True, **settings: Any
 ) -> MatchSpec:
     """A two-hand match, one game per seating, its logs under ``tmp_path`` (where the bots may write if shared)."""
-    games = [GameSpec(seed=seed, seating=seating) for seed, seating in enumerate(seatings)]
     limits = settings.pop("limits", None) or Limits()
-    return MatchSpec(
-        match_id=f"h{time.monotonic_ns()}",
-        variant="two-hand",
-        bots=bots,
-        games=games,
-        log_dir=str(tmp_path / "logs"),
-        limits=open_to_bots(tmp_path, limits) if shared else limits,
-        **settings,
-    )
+    limits = open_to_bots(tmp_path, limits) if shared else limits
+    return match_spec(bots, games_per_seating(seatings), tmp_path=tmp_path, limits=limits, **settings)
 
 
 def log_of(spec: MatchSpec, b: int) -> str:
@@ -336,18 +329,10 @@ def test_a_tournament_with_a_hostile_entrant_plays_the_other_games_as_without_it
     limits = Limits(processes=16, memory_mb=512, readable=(str(BOTS),))
 
     def play(entrants: list[str], name: str) -> dict[str, dict[str, Any]]:
-        config = TournamentConfig(
-            name=name,
-            variant="two-hand",
-            entrants=entrants,
-            games_per_pairing=2,
-            games_per_match=4,
-            seed=5,
-            jobs=2,
-            limits=limits,
-            format="gauntlet",
-            candidate="heuristic",
-        )
+        config = tournament_config(
+            name=name, entrants=entrants, games_per_pairing=2, games_per_match=4, seed=5, jobs=2, limits=limits,
+            format="gauntlet", candidate="heuristic",
+        )  # fmt: skip
         with Store.open(tmp_path / f"{name}.db") as store:
             run = run_tournament(
                 config, store, resolve_entrants(entrants), jobs=2, log_dir=str(tmp_path / f"{name}-logs")
@@ -369,10 +354,8 @@ def test_a_tournament_with_a_hostile_entrant_plays_the_other_games_as_without_it
 # ---- bad input at the command line: one clear line, no traceback, nothing overwritten ----
 
 
-def tournament_file(tmp_path: Path, extra: str = "", entrants: str = '["random", "heuristic"]') -> Path:
-    path = tmp_path / "t.toml"
-    path.write_text(f'variant = "two-hand"\nentrants = {entrants}\ngames_per_pairing = 1\n{extra}')
-    return path
+def tournament_file(tmp_path: Path, entrants: list[str] | None = None, **keys: Any) -> Path:
+    return write_config(tmp_path / "t.toml", entrants=entrants or ["random", "heuristic"], games_per_pairing=1, **keys)
 
 
 def foreign_database(path: Path) -> None:
@@ -392,20 +375,20 @@ def corrupted_database(path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("setup", "config_extra", "entrants", "message"),
+    ("setup", "config_keys", "entrants", "message"),
     [
-        pytest.param(corrupted_database, "", None, "corrupted", id="corrupted-database"),
-        pytest.param(foreign_database, "", None, "not a Euchre Arena database", id="database-from-something-else"),
-        pytest.param(None, "colour = 'red'\n", None, "unknown key 'colour'", id="unknown-config-key"),
-        pytest.param(None, "[limits]\nmemory_mb = 'lots'\n", None, "limits.memory_mb", id="bad-limit"),
-        pytest.param(None, "[limits]\nreadable = ['data']\n", None, "not an absolute path", id="relative-path"),
-        pytest.param(None, "", '["random", "no-such-bot"]', "no bot 'no-such-bot'", id="unknown-bot"),
+        pytest.param(corrupted_database, {}, None, "corrupted", id="corrupted-database"),
+        pytest.param(foreign_database, {}, None, "not a Euchre Arena database", id="database-from-something-else"),
+        pytest.param(None, {"colour": "red"}, None, "unknown key 'colour'", id="unknown-config-key"),
+        pytest.param(None, {"limits": {"memory_mb": "lots"}}, None, "limits.memory_mb", id="bad-limit"),
+        pytest.param(None, {"limits": {"readable": ["data"]}}, None, "not an absolute path", id="relative-path"),
+        pytest.param(None, {}, ["random", "no-such-bot"], "no bot 'no-such-bot'", id="unknown-bot"),
     ],
 )
 def test_bad_input_is_one_clear_error_and_nothing_is_overwritten(
-    tmp_path: Path, setup: Any, config_extra: str, entrants: str | None, message: str
+    tmp_path: Path, setup: Any, config_keys: dict[str, Any], entrants: list[str] | None, message: str
 ) -> None:
-    config = tournament_file(tmp_path, config_extra, entrants or '["random", "heuristic"]')
+    config = tournament_file(tmp_path, entrants, **config_keys)
     db = tmp_path / "t.db"
     if setup is not None:
         setup(db)
@@ -423,7 +406,7 @@ def test_bad_input_is_one_clear_error_and_nothing_is_overwritten(
 
 
 def test_limits_come_from_the_config_and_default_limits_keep_old_fingerprints(tmp_path: Path) -> None:
-    path = tournament_file(tmp_path, "[limits]\nmemory_mb = 512\nprocesses = 8\n")
+    path = tournament_file(tmp_path, limits={"memory_mb": 512, "processes": 8})
     config = load_config(path)
     assert bot_limits(config.limits) == Limits(memory_mb=512, processes=8)
     # a config as a results file of those days was played (growth.settle_seed: the defaults of then, where they
@@ -437,7 +420,7 @@ def test_limits_come_from_the_config_and_default_limits_keep_old_fingerprints(tm
         plain.fingerprint()
     )
     with pytest.raises(ConfigError, match=r"limits\.colour"):
-        load_config(tournament_file(tmp_path, "[limits]\ncolour = 1\n"))
+        load_config(tournament_file(tmp_path, limits={"colour": 1}))
 
 
 def test_a_bot_may_reach_its_runtime_program_and_endpoint_and_nothing_of_the_results(tmp_path: Path) -> None:
@@ -1052,18 +1035,15 @@ def test_not_root_bots_share_the_referees_uid_but_their_forks_are_bounded_and_ki
         (folder / "pids").mkdir(mode=0o1777)
         os.chmod(folder / "pids", 0o1777)
         script = str(BOTS / "hostile.py")
-        spec = MatchSpec(
-            match_id="nobody",
-            variant="three-hand",
-            bots=[
-                BotEntry(name="snoop", argv=[SYSTEM_PYTHON, script, "snoop"]),
-                BotEntry(name="bomb", argv=[SYSTEM_PYTHON, script, "fork-bomb"]),
-                BotEntry(name="escape", argv=[SYSTEM_PYTHON, script, "escape", "--pid-dir", str(folder / "pids")]),
-            ],
-            games=[GameSpec(seed=0, seating=[0, 1, 2])],
-            log_dir=str(folder / "logs"),
+        bots = [
+            BotEntry(name="snoop", argv=[SYSTEM_PYTHON, script, "snoop"]),
+            BotEntry(name="bomb", argv=[SYSTEM_PYTHON, script, "fork-bomb"]),
+            BotEntry(name="escape", argv=[SYSTEM_PYTHON, script, "escape", "--pid-dir", str(folder / "pids")]),
+        ]
+        spec = match_spec(
+            bots, [(0, [0, 1, 2])], match_id="nobody", variant="three-hand", log_dir=str(folder / "logs"),
             limits=Limits(processes=16, writable=(str(folder / "pids"),)),
-        )
+        )  # fmt: skip
         (record,) = _as_nobody(folder, spec)
         assert record["violations"] == [] and "forfeit" not in record
         logs = folder / "logs"
@@ -1133,14 +1113,10 @@ def test_not_root_a_bot_can_take_no_other_seat_nor_fill_the_disk() -> None:
             BotEntry(name="thief", argv=[SYSTEM_PYTHON, hostile, "thief", "--signal", str(spoken)]),
             BotEntry(name="intruder", argv=[SYSTEM_PYTHON, hostile, "intruder"]),
         ]
-        spec = MatchSpec(
-            match_id="nobody-seats",
-            variant="three-hand",
-            bots=bots,
-            games=[GameSpec(seed=0, seating=[0, 1, 2]), GameSpec(seed=1, seating=[1, 2, 0])],
-            log_dir=str(folder / "logs"),
-            limits=Limits(writable=(str(out),)),
-        )
+        spec = match_spec(
+            bots, [(0, [0, 1, 2]), (1, [1, 2, 0])], match_id="nobody-seats", variant="three-hand",
+            log_dir=str(folder / "logs"), limits=Limits(writable=(str(out),)),
+        )  # fmt: skip
         mitm = BotEntry(name="mitm", argv=[SYSTEM_PYTHON, adversary, "mitm", "--out", str(out)])
         victims = [BotEntry(name=f"victim{k}", argv=[*slow, str(hijacked)]) for k in (1, 2)]
         in_the_middle = spec.replace(match_id="nobody-mitm", bots=[mitm, *victims])

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from helpers import ROOT
-from sandboxing import match_spec
+from sandboxing import match_in
 
 from arena.play import cgroups
 from arena.play.botproc import resolve_bot
@@ -70,7 +70,7 @@ def match(tmp_path: Path, bots: list[BotEntry], variant: str, games: int, **sett
     seatings = [[(seat - k) % n for seat in range(n)] for k in range(n)]
     """``games`` games, each deal in every rotation of the seats."""
     schedule = [GameSpec(seed=g // n, seating=seatings[g % n]) for g in range(games)]
-    return match_spec(tmp_path, bots, schedule, variant, **settings)
+    return match_in(tmp_path, bots, schedule, variant, **settings)
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from configs import write_config
 from helpers import ROOT
 
 from tools.bytecode import distributions
@@ -112,16 +113,15 @@ def test_the_installed_arena_plays_a_match_of_bundled_bots_from_another_folder(i
 
 def test_the_installed_arena_runs_a_tiny_tournament_and_ranks_it(installed: tuple[Path, Path]) -> None:
     bin_dir, elsewhere = installed
-    config = elsewhere / "tiny.toml"
     # one game a pairing (duplicate off). The search bot is the installed one, by a script of the folder: at its
     # default budget it thinks ~1.3 s of processor time a game (unseeded, up to 4 s for a pairing's two), and it plays
     # two; a tenth of it (--samples, which a tournament's bundled name cannot pass) runs the same code, the wheel's
     # solver and sampling. The bundled names are resolved in the installed package by heuristic and random
     (elsewhere / "quick_search.py").write_text('from arena.bots.search_bot import main\n\nmain(["--samples", "0.1"])\n')
-    config.write_text(
-        'name = "tiny"\nvariant = "two-hand"\nentrants = ["heuristic", "random", "quick_search.py"]\n'
-        "games_per_pairing = 1\ngames_per_match = 1\nduplicate = false\njobs = 2\n[rating]\nbootstrap = 20\n"
-    )
+    config = write_config(
+        elsewhere / "tiny.toml", name="tiny", entrants=["heuristic", "random", "quick_search.py"], games_per_pairing=1,
+        games_per_match=1, duplicate=False, jobs=2, rating={"bootstrap": 20},
+    )  # fmt: skip
     run = [str(bin_dir / "arena"), "tournament", "run", str(config), "--quiet"]
     result = subprocess.run(run, capture_output=True, text=True, cwd=elsewhere, timeout=200)
     assert result.returncode == 0, result.stderr

@@ -7,25 +7,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers import ROOT, write_tournament
+from configs import write_config
+from helpers import ROOT
 
 from arena.tournament.config import TournamentConfig, load_config
 
-CONFIG = """
-name = "executor-test"
-variant = "two-hand"
-entrants = ["heuristic", "random"]
-games_per_pairing = 2
-seed = 5
-"""
-
-
-def write_config(folder: Path) -> Path:
-    return write_tournament(folder / "executor-test.toml", CONFIG)
+CONFIG = dict(name="executor-test", games_per_pairing=2, seed=5)
 
 
 def test_the_executor_table_is_read_and_left_out_of_the_fingerprint(tmp_path: Path) -> None:
-    path = write_config(tmp_path)
+    path = write_config(tmp_path / "executor-test.toml", **CONFIG)
     plain = load_config(path)
     path.write_text(path.read_text() + '\n[executor]\nkind = "dask"\nscheduler = "tcp://10.0.0.5:8786"\n')
     config = load_config(path)
@@ -36,7 +27,7 @@ def test_the_executor_table_is_read_and_left_out_of_the_fingerprint(tmp_path: Pa
 
 
 def test_the_dask_executor_without_dask_installed_says_how_to_get_it(tmp_path: Path) -> None:
-    path = write_config(tmp_path)
+    path = write_config(tmp_path / "executor-test.toml", **CONFIG)
     hide = "import sys; sys.modules['distributed'] = None; from arena.cli import main; main()"
     done = subprocess.run(
         [sys.executable, "-c", hide, "tournament", "run", str(path), "--scheduler", "tcp://127.0.0.1:1", "--quiet"],

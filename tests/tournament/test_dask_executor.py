@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from helpers import ARENA, ROOT, arena_here, run_arena, wait_for_stored, write_tournament
+from configs import match_spec, write_config
+from helpers import ARENA, RAW_RANDOM, ROOT, arena_here, run_arena, wait_for_stored
 
 from arena.errors import ArenaError
 from arena.play import forkserver
@@ -49,26 +50,19 @@ if importlib.util.find_spec("distributed") is None or importlib.util.find_spec("
 
 from arena.bench.cluster import DaskProcesses  # after the skip: it may come to import Dask
 
-CONFIG = """
-name = "dask-test"
-variant = "two-hand"
-entrants = ["heuristic", "random", "{raw}"]
-games_per_pairing = 2
-games_per_match = 2
-time = "5+0.1"
-seed = 5
-
-[rating]
-bootstrap = 100
-"""
+CONFIG = dict(
+    name="dask-test",
+    entrants=["heuristic", "random", RAW_RANDOM],
+    games_per_pairing=2,
+    games_per_match=2,
+    time="5+0.1",
+    seed=5,
+    rating={"bootstrap": 100},
+)
 # Three pairings of two deals in both seatings: 12 games in 6 matches, one per pairing and seating (the fewest
 # matches three entrants make). What a run costs here is mostly its matches' processes, not their games: 4 deals a
 # pairing (24 games, the same 6 matches) cost each run on the cluster ~0.5 s more processor time, six runs a module.
 GAMES = 12
-
-
-def write_config(folder: Path) -> Path:
-    return write_tournament(folder / "dask-test.toml", CONFIG)
 
 
 def stored(db: Path) -> dict[str, dict[str, Any]]:
@@ -95,7 +89,7 @@ def start_cluster(folder: Path) -> DaskProcesses:
 
 @pytest.fixture(scope="module")
 def config_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_config(tmp_path_factory.mktemp("config"))
+    return write_config(tmp_path_factory.mktemp("config") / "dask-test.toml", **CONFIG)
 
 
 @pytest.fixture(scope="module")
@@ -257,7 +251,7 @@ main(prog_name="arena")
 def test_the_dask_executor_without_a_scheduler_address_says_so_in_one_line(tmp_path: Path) -> None:
     """... before it imports Dask (0.9 s of processor time, spent on nothing)."""
     env = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"}
-    path = write_config(tmp_path)
+    path = write_config(tmp_path / "dask-test.toml", **CONFIG)
     done = subprocess.run(
         [sys.executable, "-c", ARENA_SAYING_IF_DASK, "tournament", "run", str(path), "--executor", "dask", "--quiet"],
         capture_output=True,
@@ -277,7 +271,7 @@ def test_the_dask_executor_without_a_scheduler_address_says_so_in_one_line(tmp_p
 
 @pytest.mark.slow  # the client tries for its whole connect timeout (1.5 s here)
 def test_an_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
-    path = write_config(tmp_path)
+    path = write_config(tmp_path / "dask-test.toml", **CONFIG)
     path.write_text(path.read_text() + "\n[executor]\nconnect_timeout = 1.5\n")  # the default waits 10 s
     done = run_arena("tournament", "run", str(path), "--scheduler", "tcp://127.0.0.1:9", "--quiet", timeout=60)
     assert done.returncode == 2
@@ -353,17 +347,14 @@ def test_a_rerun_task_plays_only_the_rest_of_its_match_and_each_game_arrives_onc
     import distributed
 
     from arena.play.botproc import resolve_bot
-    from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+    from arena.play.matchspec import BotEntry
     from arena.tournament.dask_executor import DaskExecutor
     from arena.tournament.dask_worker import progress_key
 
     bot = resolve_bot("random")
-    spec = MatchSpec(
-        match_id="m1",
-        variant="two-hand",
-        bots=[BotEntry(name="a", argv=list(bot.argv)), BotEntry(name="b", argv=list(bot.argv))],
-        games=[GameSpec(seed=seed, seating=[0, 1]) for seed in (10, 11, 12, 13)],
-        log_dir=str(tmp_path / "logs"),
+    bots = [BotEntry(name="a", argv=list(bot.argv)), BotEntry(name="b", argv=list(bot.argv))]
+    spec = match_spec(
+        bots, [(seed, [0, 1]) for seed in (10, 11, 12, 13)], match_id="m1", log_dir=str(tmp_path / "logs")
     )
     with (
         dask.config.set({"temporary-directory": str(tmp_path / "dask")}),  # the scheduler's scratch files
@@ -464,10 +455,9 @@ def test_a_run_stopped_like_ctrl_c_stops_its_matches_on_the_workers_and_resumes(
 
 @pytest.mark.slow
 def test_a_stdio_node_bot_is_shipped_and_run_with_the_workers_node(cluster: DaskProcesses, tmp_path: Path) -> None:
-    path = tmp_path / "node.toml"
     node_bot = ROOT / "bots" / "node" / "euchre_bot.js"
-    path.write_text(
-        f'name = "node"\nvariant = "two-hand"\nentrants = ["random", "stdio:{node_bot}"]\ngames_per_pairing = 1\n'
+    path = write_config(
+        tmp_path / "node.toml", name="node", entrants=["random", f"stdio:{node_bot}"], games_per_pairing=1
     )
     db = tmp_path / "node.db"
     done = arena_here("tournament", "run", str(path), "--db", str(db), "--quiet", "--scheduler", cluster.address)
@@ -498,8 +488,7 @@ def test_matches_on_workers_are_pinned_and_confined_as_locally(cluster: DaskProc
     import re
 
     bot = affinity_bot(tmp_path / "affinity_bot.py")
-    config = tmp_path / "pin.toml"
-    config.write_text(f'name = "pin"\nvariant = "two-hand"\nentrants = ["random", "{bot}"]\ngames_per_pairing = 1\n')
+    config = write_config(tmp_path / "pin.toml", name="pin", entrants=["random", bot], games_per_pairing=1)
     firsts = []
     for where, extra in (("local", ["--jobs", "1"]), ("dask", ["--scheduler", cluster.address])):
         db = tmp_path / f"{where}.db"

@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from configs import tournament_config
 from probing import match, probe, read_dump
 
 from arena.play import forkserver
 from arena.play.botproc import BotCommand
 from arena.play.matchspec import MatchSpec
 from arena.tournament import executor as executor_module
-from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import LocalExecutor, run_match, slot
 from arena.tournament.pool import Chains
 from arena.tournament.run import RunReport, chains, failures, resolve_entrants, run_tournament
@@ -161,14 +161,8 @@ def test_the_executor_keeps_a_referee_per_thread_and_replaces_one_that_died(
 
 @pytest.mark.parametrize("variant", ["two-hand", "three-hand", "four-hand"])
 def test_a_tournament_hands_each_slot_whole_chains_of_one_pairing_in_one_rotation(variant: str, tmp_path: Path) -> None:
-    config = TournamentConfig(
-        name="t",
-        variant=variant,
-        entrants=["a", "b", "c"],
-        games_per_pairing=20,
-        games_per_match=8,
-        seed=5,
-        partnership="self",
+    config = tournament_config(
+        variant=variant, entrants=["a", "b", "c"], games_per_pairing=20, games_per_match=8, seed=5, partnership="self"
     )
     commands = {name: BotCommand(name, (sys.executable, f"{name}.py")) for name in config.entrants}
     matches = plan_matches(config, commands, done=set(), log_dir=str(tmp_path))
@@ -332,9 +326,7 @@ class Faulty(LocalExecutor):
 
 def test_a_match_whose_executor_raises_fails_alone_and_the_run_goes_on(tmp_path: Path) -> None:
     """The slot's thread died with the exception and the run waited for its match forever."""
-    config = TournamentConfig(
-        name="t", variant="two-hand", entrants=["random", "heuristic"], games_per_pairing=4, games_per_match=4, seed=3
-    )
+    config = tournament_config(entrants=["random", "heuristic"], games_per_pairing=4, games_per_match=4, seed=3)
     reports: list[RunReport] = []
     with Store.open(tmp_path / "t.db") as store:
 

@@ -7,7 +7,8 @@ import math
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, arena_here
+from configs import tournament_config, write_config
+from helpers import RAW_RANDOM, arena_here
 
 from arena.play.botproc import BotCommand
 from arena.tournament.config import ConfigError, TournamentConfig, load_config
@@ -20,8 +21,8 @@ NAMES = ["a", "b", "c", "d", "e"]
 
 
 def gauntlet(variant: str, candidate: str = "c", **extra: object) -> TournamentConfig:
-    return TournamentConfig.model_validate(
-        {"name": "g", "variant": variant, "entrants": NAMES, "format": "gauntlet", "candidate": candidate, "seed": 1}
+    return tournament_config(
+        **{"name": "g", "variant": variant, "entrants": NAMES, "format": "gauntlet", "candidate": candidate, "seed": 1}
         | extra
     )
 
@@ -110,21 +111,19 @@ def test_duels_count_each_opponent_with_an_interval_by_deal() -> None:
     assert (b.games, b.score, b.los) == (2, 0.5, 0.5)  # one deal: no spread to go on
 
 
-CONFIG = """
-variant = "two-hand"
-entrants = ["random", "heuristic", "{raw}"]
-format = "gauntlet"
-candidate = "heuristic"
-games_per_pairing = 2
-games_per_match = 2
-seed = 4
-"""
+CONFIG = dict(
+    entrants=["random", "heuristic", RAW_RANDOM],
+    format="gauntlet",
+    candidate="heuristic",
+    games_per_pairing=2,
+    games_per_match=2,
+    seed=4,
+)
 
 
 @pytest.mark.slow
 def test_a_small_real_gauntlet_plays_only_the_candidate_and_shows_every_opponent(tmp_path: Path) -> None:
-    path = tmp_path / "gauntlet.toml"
-    path.write_text(CONFIG.format(raw=ROOT / "tests" / "bots" / "raw_random.py"))
+    path = write_config(tmp_path / "gauntlet.toml", **CONFIG)
     # in this process (``arena_here``): what is tested is what the commands play and print, not their processes
     ran = arena_here("tournament", "run", path, "--quiet", "--jobs", "2")
     assert ran.returncode == 0, ran.stderr

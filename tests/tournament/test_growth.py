@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from configs import tournament_toml, write_config
 from probing import BOTS
 
 from arena.cli import main
@@ -27,23 +28,15 @@ from arena.tournament.run import resolve_entrants
 from arena.tournament.schedule import deal_seed
 from arena.tournament.store import Store
 
-CONFIG = """
-name = "{name}"
-variant = "two-hand"
-entrants = {entrants}
-games_per_pairing = 1
-games_per_match = 2
-seed = 3
-time = "5+0.1"
-jobs = 1
-{extra}
-
-[options]
-points_to_win = 3
-
-[rating]
-bootstrap = 20
-"""
+CONFIG = dict(
+    games_per_pairing=1,
+    games_per_match=2,
+    seed=3,
+    time="5+0.1",
+    jobs=1,
+    options={"points_to_win": 3},
+    rating={"bootstrap": 20},
+)  # [rating] last: changed_config cuts the text there
 
 
 # A hang fails the test instead of stalling the suite (pytest-timeout).
@@ -74,10 +67,8 @@ class Tournament:
     bot: Path
     home: Path
 
-    def write_config(self, entrants: list[str], extra: str = "", name: str = "fingerprint") -> Path:
-        quoted = "[" + ", ".join(f'"{e}"' for e in entrants) + "]"
-        self.config.write_text(CONFIG.format(name=name, entrants=quoted, extra=extra))
-        return self.config
+    def write_config(self, entrants: list[str], name: str = "fingerprint") -> Path:
+        return write_config(self.config, name=name, entrants=entrants, **CONFIG)
 
     def copy_db(self, tmp_path: Path) -> Path:
         """A copy of the finished tournament's database, for a test to resume."""
@@ -134,8 +125,7 @@ def test_a_bot_edited_since_the_tournament_began_is_refused_not_mixed_into_the_o
 
 def test_a_registered_bot_submitted_again_with_other_code_is_refused(tournament: Tournament, tmp_path: Path) -> None:
     home = tmp_path / "registry"
-    config = tmp_path / "registered.toml"
-    config.write_text(CONFIG.format(name="registered", entrants='["random", "mine"]', extra=""))
+    config = write_config(tmp_path / "registered.toml", name="registered", entrants=["random", "mine"], **CONFIG)
     db = tmp_path / "registered.db"
     script = tmp_path / "mine.py"
     shutil.copyfile(tournament.bot, script)
@@ -356,7 +346,7 @@ def test_a_config_without_a_seed_draws_a_secret_one_per_results_file_and_keeps_i
     """A known seed tells a bot every card (it can deal the game itself): without one, no two results files share
     their deals, none is dealt from the old default seed, and a resumed file keeps dealing from its own."""
     home = tmp_path / "home"
-    text = CONFIG.format(name="secret", entrants='["random", "heuristic"]', extra="").replace("seed = 3\n", "")
+    text = tournament_toml(name="secret", entrants=["random", "heuristic"], **(CONFIG | {"seed": None}))
     config = tmp_path / "secret.toml"
     config.write_text(text)
     first, second = tmp_path / "first.db", tmp_path / "second.db"

@@ -15,21 +15,17 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from configs import match_spec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.matchspec import MatchSpec
 from arena.tournament.pool import Chains, GameFinished, MatchEnded, MatchPool, Planned, Shared, SlotFailed
 from arena.tournament.run import split
 
 
 def planned(match_id: str, games: int) -> Planned:
-    spec = MatchSpec(
-        match_id=match_id,
-        variant="two-hand",
-        bots=[BotEntry(name="a", argv=["a"]), BotEntry(name="b", argv=["b"])],
-        games=[GameSpec(seed=g, seating=[0, 1]) for g in range(games)],
-    )
+    spec = match_spec(["a", "b"], [(g, [0, 1]) for g in range(games)], match_id=match_id)
     return spec, [f"{match_id}/{g}" for g in range(games)]
 
 

@@ -18,27 +18,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from configs import tournament_config, write_config
 from helpers import arena_here
 from probing import BOTS
 from sandboxing import open_to_bots
 
-from arena.tournament.config import TournamentConfig
 from arena.tournament.store import Store
 
-CONFIG = """\
-name = "rounds"
-variant = "{variant}"
-entrants = [{entrants}]
-games_per_pairing = 3
-games_per_match = 1
-time = "30+2"
-seed = 5
-jobs = {jobs}
-partnership = "self"
-trusted_bots = true
-[limits]
-writable = ["{out}"]
-"""
+CONFIG = dict(
+    name="rounds", games_per_pairing=3, games_per_match=1, time="30+2", seed=5, partnership="self", trusted_bots=True
+)
 
 ENTRANTS = {  # witnesses (copies of one script under other names) and a bundled bot: several pairings each
     "two-hand": ["witness_a", "witness_b", "random"],
@@ -53,11 +42,10 @@ def play(tmp_path: Path, variant: str, jobs: int) -> tuple[dict[str, Any], list[
     open_to_bots(out)
     for name in ("witness_a", "witness_b"):
         (tmp_path / f"{name}.py").write_text(f"# out: {out}\n" + (BOTS / "witness.py").read_text())
-    entrants = ", ".join(
-        f'"{tmp_path / name}.py"' if name.startswith("witness") else f'"{name}"' for name in ENTRANTS[variant]
+    entrants = [tmp_path / f"{name}.py" if name.startswith("witness") else name for name in ENTRANTS[variant]]
+    config = write_config(
+        tmp_path / "rounds.toml", variant=variant, entrants=entrants, jobs=jobs, limits={"writable": [out]}, **CONFIG
     )
-    config = tmp_path / "rounds.toml"
-    config.write_text(CONFIG.format(variant=variant, entrants=entrants, jobs=jobs, out=out))
     db = tmp_path / "rounds.db"
     result = arena_here("tournament", "run", config, "--db", db, "--quiet")
     assert result.returncode == 0, result.stdout + result.stderr
@@ -181,7 +169,7 @@ def test_drop_page_cache_drops_it_between_every_two_rounds_once_their_bots_are_g
 
     monkeypatch.setattr(run_module, "drop_page_cache", drop)
     names = ["random", "heuristic", "search"][:entrants]
-    config = TournamentConfig(
+    config = tournament_config(
         name="drops", variant=variant, entrants=names, games_per_pairing=2, games_per_match=1, seed=3, jobs=2,
         time="30+2", drop_page_cache=setting, trusted_bots=trusted,
     )  # fmt: skip

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from configs import tournament_config
 
 from arena.play.matchspec import MatchSpec
-from arena.tournament.config import TournamentConfig
 from arena.tournament.progress import ProgressPrinter
 from arena.tournament.ranking import format_ranking, ranking
 from arena.tournament.ratings import Comparison, LiveFit, rank_table
@@ -164,8 +164,8 @@ class ScriptedExecutor:
 
 
 def test_the_progress_leader_after_the_last_game_is_the_tables_top_row(tmp_path: Path) -> None:
-    config = TournamentConfig(
-        name="leader", variant="two-hand", entrants=["random", "heuristic", "search"], games_per_pairing=12, pin=False
+    config = tournament_config(
+        name="leader", entrants=["random", "heuristic", "search"], games_per_pairing=12, pin=False
     )
     seen: list[Progress] = []
     with Store.open(tmp_path / "t.db") as store:

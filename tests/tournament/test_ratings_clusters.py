@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from configs import tournament_config
 from probing import match, probe
 
 from arena.cli import main
 from arena.engine.options import make_rules
 from arena.play.referee import run_match
-from arena.tournament.config import TournamentConfig
 from arena.tournament.ranking import cluster_of
 from arena.tournament.ratings import Comparison, rank_table
 from arena.tournament.schedule import pairings_for, plan_games
@@ -115,14 +115,8 @@ def test_the_ratings_resample_clusters_not_comparisons(size: int) -> None:
 def test_a_cluster_is_one_deal_of_one_pairing_in_every_rotation(
     variant: str, partnership: str, entrants: list[str], duplicate: bool
 ) -> None:
-    config = TournamentConfig(
-        name="t",
-        variant=variant,
-        entrants=entrants,
-        partnership=partnership,
-        games_per_pairing=3,
-        duplicate=duplicate,
-        seed=1,
+    config = tournament_config(
+        variant=variant, entrants=entrants, partnership=partnership, games_per_pairing=3, duplicate=duplicate, seed=1
     )
     players = make_rules(variant).players
     games = [g for p in pairings_for(entrants, players, partnership) for g in plan_games(config, p)]

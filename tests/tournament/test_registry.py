@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from configs import write_config
 from helpers import ROOT
 
 from arena.cli import main
@@ -53,10 +54,8 @@ def test_a_registered_bot_plays_in_a_tournament_by_its_name(home: Path, tmp_path
     bot.write_text(RAW)
     assert submit(str(bot), "--name", "mine")[0] == 0
     bot.unlink()  # the registry runs its own copy
-    config = tmp_path / "t.toml"
-    config.write_text(
-        'name = "t"\nvariant = "two-hand"\nentrants = ["mine", "random"]\ngames_per_pairing = 1\njobs = 1\n'
-        "[rating]\nbootstrap = 0\n"
+    config = write_config(
+        tmp_path / "t.toml", name="t", entrants=["mine", "random"], games_per_pairing=1, jobs=1, rating={"bootstrap": 0}
     )
     result = CliRunner().invoke(main, ["tournament", "run", str(config), "--quiet"])
     assert result.exit_code == 0, result.output

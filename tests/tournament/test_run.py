@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import ARENA, ROOT, arena_here, wait_for_stored, write_tournament
+from configs import write_config
+from helpers import ARENA, RAW_RANDOM, ROOT, arena_here, wait_for_stored
 
 from arena.tournament.run import give_up_after, nothing_plays
 from arena.tournament.store import Store
@@ -19,23 +20,16 @@ from arena.tournament.store import Store
 # 24 games, three matches of four, two at a time: 16 or more are left when the tests stop a run (after 4 or 8 are
 # stored), seconds of play. It was 36 (matches of four and two): the SIGKILLs at random moments of a run of matches
 # of four, in the middle of one too, are test_run_crash_resume.py's; here a kill, a Ctrl-C and a second run, once each.
-CONFIG = """
-name = "resume-test"
-variant = "two-hand"
-entrants = ["heuristic", "random", "{raw}"]
-games_per_pairing = 4
-games_per_match = 4
-time = "5+0.1"
-seed = 7
-jobs = 2
-
-[rating]
-bootstrap = 200
-"""
-
-
-def write_config(tmp_path: Path) -> Path:
-    return write_tournament(tmp_path / "resume.toml", CONFIG)
+CONFIG = dict(
+    name="resume-test",
+    entrants=["heuristic", "random", RAW_RANDOM],
+    games_per_pairing=4,
+    games_per_match=4,
+    time="5+0.1",
+    seed=7,
+    jobs=2,
+    rating={"bootstrap": 200},
+)
 
 
 def ranking_json(db: Path, config: Path) -> list[dict[str, object]]:
@@ -65,7 +59,7 @@ def unbroken(tmp_path_factory: pytest.TempPathFactory) -> Unbroken:
     tournament, and this one is (it must end all the same, as the other tests check).
     """
     tmp = tmp_path_factory.mktemp("unbroken")
-    config = write_config(tmp)
+    config = write_config(tmp / "resume.toml", **CONFIG)
     db = tmp / "full.db"
     args = ["tournament", "run", str(config), "--db", str(db), "--quiet"]
     first = subprocess.Popen([*ARENA, *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -105,7 +99,7 @@ def test_resume_after_sigkill_loses_no_game_plays_none_twice_and_gives_the_same_
 ) -> None:
     unbroken_db, played = unbroken.db, unbroken.result
     assert played.returncode == 0
-    config = write_config(tmp_path)
+    config = write_config(tmp_path / "resume.toml", **CONFIG)
 
     broken_db = tmp_path / "broken.db"
     process = subprocess.Popen(
@@ -132,7 +126,7 @@ def test_resume_after_sigkill_loses_no_game_plays_none_twice_and_gives_the_same_
 
 @pytest.mark.slow
 def test_ctrl_c_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
-    config = write_config(tmp_path)
+    config = write_config(tmp_path / "resume.toml", **CONFIG)
     db = tmp_path / "interrupted.db"
     process = subprocess.Popen(
         [*ARENA, "tournament", "run", str(config), "--db", str(db), "--quiet"],

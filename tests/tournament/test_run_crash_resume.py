@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import ARENA, ROOT, arena_here, wait_for_stored, write_tournament
+from configs import write_config
+from helpers import ARENA, RAW_RANDOM, ROOT, arena_here, wait_for_stored
 from sandboxing import described
 
 from arena.tournament.store import Store
@@ -29,19 +30,16 @@ KILLS = 10
 SEED = 2026
 TOTAL = 24  # games of the tournament below
 
-CONFIG = """
-name = "crash-test"
-variant = "two-hand"
-entrants = ["heuristic", "random", "{raw}"]
-games_per_pairing = 4
-games_per_match = 4
-time = "5+0.1"
-seed = 11
-jobs = 2
-
-[rating]
-bootstrap = 100
-"""
+CONFIG = dict(
+    name="crash-test",
+    entrants=["heuristic", "random", RAW_RANDOM],
+    games_per_pairing=4,
+    games_per_match=4,
+    time="5+0.1",
+    seed=11,
+    jobs=2,
+    rating={"bootstrap": 100},
+)
 
 
 def stored(db: Path) -> dict[str, dict[str, Any]]:
@@ -111,7 +109,7 @@ def kill_at_a_random_moment(process: subprocess.Popen[bytes], db: Path, rng: ran
 
 
 def test_a_tournament_killed_ten_times_at_random_moments_ends_as_an_unbroken_run(tmp_path: Path) -> None:
-    config = write_tournament(tmp_path / "crash.toml", CONFIG)
+    config = write_config(tmp_path / "crash.toml", **CONFIG)
     unbroken = tmp_path / "unbroken.db"
     done = arena_here("tournament", "run", str(config), "--db", str(unbroken), "--quiet")
     assert done.returncode == 0, done.stderr

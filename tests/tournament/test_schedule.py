@@ -6,6 +6,7 @@ import math
 from collections import Counter
 
 import pytest
+from configs import tournament_config
 
 from arena.play.botproc import BotCommand
 from arena.tournament.config import TournamentConfig
@@ -15,9 +16,7 @@ NAMES = ["a", "b", "c", "d", "e"]
 
 
 def config(variant: str, **extra: object) -> TournamentConfig:
-    return TournamentConfig.model_validate(
-        {"name": "t", "variant": variant, "entrants": NAMES, "games_per_pairing": 3, "seed": 1, **extra}
-    )
+    return tournament_config(**{"variant": variant, "entrants": NAMES, "games_per_pairing": 3, "seed": 1, **extra})
 
 
 def all_games(cfg: TournamentConfig, players: int) -> list:
