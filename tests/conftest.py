@@ -55,24 +55,38 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 # The modules in the order the workers get them (``--dist loadfile`` hands out whole modules in the order of
 # collection, ``--no-loadscope-reorder``): the longest first, so that none starts last and runs alone at the end,
 # but the modules that mostly wait on bots and clocks each between two that compute, so that both cores stay busy.
-# The rest follow in their usual order. The timings behind the order: docs/performance.md.
+# The rest follow in their usual order. The timings behind the order: docs/performance.md. Modules are named by their
+# path under tests/ (``in_tests``): test modules of different folders may share a name (sprt/ and tournament/).
 LONGEST_FIRST = (
-    "test_dask.py", "test_fuzz.py", "test_referee.py", "test_report.py", "test_cpu_share.py", "test_languages.py",
-    "test_adversaries.py", "test_rounds.py",
-    "test_hardening.py", "test_crash_resume.py", "test_clock.py", "test_sprt_run.py", "test_ratings_coverage.py",
-    "test_forkserver.py", "test_engine_properties.py", "test_tournament.py", "test_serve.py", "test_bots.py",
-    "test_search_bot.py", "test_report_live.py", "test_wheel.py", "test_sprt_stats.py", "test_fingerprint.py",
-    "test_cli_match.py", "test_protocol_wire.py", "test_play_human.py", "test_cli_stops.py", "test_cli.py",
-    "test_openspiel_crosscheck.py", "test_bench_tournament.py", "test_wire_secrets.py",
+    "tournament/test_dask_executor.py", "play/test_referee_fuzz.py", "play/test_referee.py", "report/test_build.py",
+    "play/test_cgroups_cpu_share.py", "system/test_languages.py",
+    "system/test_adversaries.py", "tournament/test_pool_rounds.py",
+    "system/test_hardening.py", "tournament/test_run_crash_resume.py", "play/test_clock.py", "sprt/test_run.py",
+    "tournament/test_ratings_coverage.py", "play/test_forkserver.py", "engine/test_hand_properties.py",
+    "tournament/test_run.py", "tournament/test_executor_serve.py", "bots/test_heuristic_bot.py",
+    "bots/test_search_bot.py", "report/test_live.py", "system/test_wheel.py", "sprt/test_stats.py",
+    "tournament/test_growth.py", "test_cli_match.py", "play/test_protocol_wire.py", "human/test_command.py",
+    "test_cli_stops.py", "test_cli.py", "engine/test_hand_openspiel.py", "bench/test_tournament.py",
+    "play/test_outgoing_secrets.py",
 )  # fmt: skip
-if _missing := [name for name in LONGEST_FIRST if not (Path(__file__).parent / name).exists()]:
+TESTS = Path(__file__).resolve().parent
+
+
+def in_tests(path: str | Path) -> str:
+    """A test module's path under tests/ (``play/test_referee.py``), from its path or its node id's file part,
+    which is relative to the checkout (``tests/play/test_referee.py``)."""
+    path = (TESTS.parent / path).resolve()  # an absolute path stays itself
+    return path.relative_to(TESTS).as_posix() if path.is_relative_to(TESTS) else path.as_posix()
+
+
+if _missing := [name for name in LONGEST_FIRST if not (TESTS / name).is_file()]:
     warnings.warn(f"conftest.LONGEST_FIRST names modules that are gone: {_missing}", stacklevel=1)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The longest modules first (``LONGEST_FIRST``), the rest after them in the order collected."""
     rank = {name: n for n, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+    items.sort(key=lambda item: rank.get(in_tests(item.path), len(rank)))
 
 
 @pytest.fixture
@@ -95,8 +109,9 @@ def router() -> Iterator[tuple[str, zmq.Socket[bytes]]]:
 # of them skipped is a failure of the run, not a quiet pass: a skip there means a test's own condition is wrong, or
 # something the set-up should install is missing.
 SECURITY = (
-    "test_hardening.py", "test_adversaries.py", "test_referee.py", "test_forkserver.py", "test_cgroups.py",
-    "test_rounds.py", "test_cpu_share.py", "test_wire_secrets.py", "test_fuzz.py", "test_crash_resume.py",
+    "system/test_hardening.py", "system/test_adversaries.py", "play/test_referee.py", "play/test_forkserver.py",
+    "play/test_cgroups.py", "tournament/test_pool_rounds.py", "play/test_cgroups_cpu_share.py",
+    "play/test_outgoing_secrets.py", "play/test_referee_fuzz.py", "tournament/test_run_crash_resume.py",
 )  # fmt: skip
 _skipped_security: list[str] = []
 
@@ -123,7 +138,7 @@ def capable_host() -> bool:
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """Note a security test that was skipped (on xdist's controller too: workers' reports come here)."""
-    if report.skipped and Path(report.nodeid.split("::")[0]).name in SECURITY:
+    if report.skipped and in_tests(report.nodeid.split("::")[0]) in SECURITY:
         _skipped_security.append(report.nodeid)
 
 

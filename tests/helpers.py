@@ -1,5 +1,5 @@
 """Shared helpers for the tests: deals from text, scripted actions, an independent model of the rules, a bot's
-decision in a set deal, and the ``arena`` command run as a process of its own (tournament configs written for it).
+decision in a set deal, and the ``arena`` command run as a process of its own (the configs it runs: configs.py).
 
 The rule model here (effective suit, trick winner, scoring table) is written from the rule book (docs/rules.md) on
 card *text*, on purpose without the engine's tables, so that tests compare the engine with a second reading of the book.
@@ -411,12 +411,6 @@ def wait_for_stored(db: Path, at_least: int, process: subprocess.Popen[Any], tim
         time.sleep(0.02)
         count = stored_count(db)
     return count
-
-
-def write_tournament(path: Path, template: str) -> Path:
-    """A tournament config at ``path`` from ``template``, whose ``{raw}`` stands for tests/bots/raw_random.py."""
-    path.write_text(template.format(raw=RAW_RANDOM))
-    return path
 
 
 def cases(count: int) -> int:

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
+from configs import match_spec
 from sandboxing import open_to_bots
 
-from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.matchspec import BotEntry, MatchSpec
 
 BOTS = Path(__file__).resolve().parent / "bots"
 PROBE = [sys.executable, str(BOTS / "probe.py")]
@@ -34,10 +34,8 @@ def match(
     **settings: Any,
 ) -> MatchSpec:
     """A match of the given (seed, seating) games, its logs under ``tmp_path``, where every bot may write."""
-    fields: dict[str, Any] = {"match_id": f"p{time.monotonic_ns()}", "log_dir": str(tmp_path / "logs"), **settings}
-    fields["limits"] = open_to_bots(tmp_path, fields.get("limits"))
-    specs = [GameSpec(seed=seed, seating=seating) for seed, seating in games]
-    return MatchSpec(variant=variant, bots=bots, games=specs, **fields)
+    limits = open_to_bots(tmp_path, settings.pop("limits", None))
+    return match_spec(bots, games, tmp_path=tmp_path, variant=variant, limits=limits, **settings)
 
 
 def read_dump(path: Path) -> list[dict[str, Any]]:

@@ -9,10 +9,11 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from configs import match_spec
 
 from arena.play.linux import PPID, SESSION, STATE, stat_fields
 from arena.play.matchspec import BotEntry, GameSpec, Limits, MatchSpec
@@ -65,17 +66,11 @@ def still_running(names: Iterable[str]) -> list[str]:
     return sorted(name for name in names if name.partition("-")[0] in live)
 
 
-def match_spec(tmp_path: Path, bots: list[BotEntry], games: list[GameSpec], variant: str, **settings: Any) -> MatchSpec:
-    """A match of these bots and games, its logs in ``tmp_path/logs``, bots free to write in ``tmp_path/out``."""
+def match_in(tmp_path: Path, bots: list[BotEntry], games: list[GameSpec], variant: str, **settings: Any) -> MatchSpec:
+    """A match of these bots and games, its logs in ``tmp_path/logs``, bots free to write in ``tmp_path/out`` (unless
+    ``settings`` give the limits: that folder is made all the same)."""
     settings.setdefault("limits", open_to_bots(tmp_path / "out"))
-    return MatchSpec(
-        match_id=f"m{time.monotonic_ns()}",
-        variant=variant,
-        bots=bots,
-        games=games,
-        log_dir=str(tmp_path / "logs"),
-        **settings,
-    )
+    return match_spec(bots, games, tmp_path=tmp_path, variant=variant, **settings)
 
 
 def described(pid: int) -> str:

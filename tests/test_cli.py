@@ -16,6 +16,7 @@ from typing import Any
 import click
 import pytest
 from click.testing import CliRunner
+from configs import match_spec, write_config
 
 from arena.cli import main
 from arena.errors import ArenaError
@@ -128,11 +129,7 @@ def test_every_command_has_help_text(path: tuple[str, ...], command: click.Comma
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     tmp = tmp_path_factory.mktemp("cli")
-    config = tmp / "small.toml"
-    config.write_text(
-        'name = "small"\nvariant = "two-hand"\nentrants = ["heuristic", "random"]\n'
-        "games_per_pairing = 2\njobs = 1\n[rating]\nbootstrap = 50\n"
-    )
+    config = write_config(tmp / "small.toml", name="small", games_per_pairing=2, jobs=1, rating={"bootstrap": 50})
     result = CliRunner().invoke(main, ["tournament", "run", str(config), "--quiet"])
     assert result.exit_code == 0, result.output
     assert "4/4 games" in result.output
@@ -144,8 +141,7 @@ def test_tournament_run_starts_the_referees_fork_server_before_it_prepares_the_r
 ) -> None:
     """So that the server's imports overlap the command's own (its first referee forks ~0.1 s sooner): the server
     is running when the run starts."""
-    config = tmp_path / "small.toml"
-    config.write_text('name = "small"\nvariant = "two-hand"\nentrants = ["heuristic", "random"]\n')
+    config = write_config(tmp_path / "small.toml", name="small")
     seen: list[bool] = []
 
     def run_tournament(*args: Any, **kwargs: Any) -> None:
@@ -352,8 +348,7 @@ def test_config_keys_prints_the_generated_reference() -> None:
 
 
 def test_config_check_says_what_a_config_would_play_or_what_is_wrong(tmp_path: Path) -> None:
-    good = tmp_path / "good.toml"
-    good.write_text('variant = "two-hand"\nentrants = ["random", "heuristic"]\ngames_per_pairing = 3\n')
+    good = write_config(tmp_path / "good.toml", entrants=["random", "heuristic"], games_per_pairing=3)
     result = CliRunner().invoke(main, ["config", "check", str(good)])
     assert result.exit_code == 0 and result.stdout == f"{good}: good, two-hand, 2 entrants, 6 games\n"
     bad = tmp_path / "bad.toml"
@@ -413,7 +408,7 @@ def test_bench_protocol_prints_both_rates_and_their_ratio_as_json(
 
 def spec_of(bots: int) -> MatchSpec:
     entrants = [BotEntry(name=f"b{k}", argv=["x"]) for k in range(bots)]
-    return MatchSpec(match_id="m", variant="two-hand", bots=entrants, games=[])
+    return match_spec(entrants)
 
 
 def test_doctor_says_what_confinement_this_host_gives_a_bot_one_line_each(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from configs import write_config
 from helpers import wait_for_stored
 
 from arena.cli import main
@@ -27,12 +28,10 @@ CRASHER = 'import sys\nprint("warming up")\nraise RuntimeError("boom: no strateg
 
 
 def config(tmp_path: Path, entrants: list[str], games: int = 1) -> Path:
-    path = tmp_path / "t.toml"
-    path.write_text(
-        f'variant = "two-hand"\nentrants = {entrants!r}\ngames_per_pairing = {games}\n'
-        "games_per_match = 4\njobs = 2\n[rating]\nbootstrap = 0\n".replace("'", '"')
-    )
-    return path
+    return write_config(
+        tmp_path / "t.toml", entrants=entrants, games_per_pairing=games, games_per_match=4, jobs=2,
+        rating={"bootstrap": 0},
+    )  # fmt: skip
 
 
 def test_a_tournament_ends_with_violations_by_bot_and_kind_and_the_bots_error_from_its_log(tmp_path: Path) -> None:

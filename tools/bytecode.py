@@ -32,7 +32,7 @@ TEST_START = ("pytest", "pytest-xdist", "pytest-timeout", "hypothesis")  # what 
 
 def distributions(project: str = "euchre-arena", extras: frozenset[str] = EXTRAS) -> list[metadata.Distribution]:
     """The installed distributions ``project`` needs at run time with its ``extras`` ("" the base), and theirs (with
-    the extras each requirement names); one not installed here is left out. Also tests/test_wheel.py's list."""
+    the extras each requirement names); one not installed here is left out. Also tests/system/test_wheel.py's list."""
     todo = [(Requirement(r), extras) for r in metadata.requires(project) or []]
     done: set[str] = set()
     found = []

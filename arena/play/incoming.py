@@ -3,7 +3,7 @@ other frame goes to the validator (arena.play.protocol's pydantic models), which
 
 The models are the definition of what a bot may send. The plain forms are what the SDK and most hand-written bots
 send: one JSON object of exactly the model's keys, ASCII, each value of its exact JSON type. For those the two
-readers agree by construction (tests/test_incoming.py checks it on any frame), and a referee whose bots all speak
+readers agree by construction (tests/play/test_incoming.py checks it on any frame), and a referee whose bots all speak
 plainly never loads pydantic: it starts ~140 ms of processor time sooner, a tournament's first match with it.
 """
 

@@ -4,7 +4,7 @@ the games, the clock and policy, and the limits every bot process runs under (ar
 Plain frozen dataclasses, read from JSON by ``from_json`` with every value checked strictly (an error names the
 key): a referee process starts without a validation library, ~140 ms sooner. The tournament config validates its
 ``[limits]`` table through a pydantic mirror of ``Limits`` built from these fields (arena.tournament.config), with
-the same bounds and descriptions; tests/test_matchspec.py keeps the two in agreement.
+the same bounds and descriptions; tests/play/test_matchspec.py keeps the two in agreement.
 """
 
 from __future__ import annotations

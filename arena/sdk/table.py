@@ -226,9 +226,9 @@ class Table:
         and ``turn``.
 
         Built as the tuple it is, the fields in SeatView's order: a bot that asked for views now and then makes one
-        at every request, and a keyword call through a dict of the fields costs three times as much (tests/test_sdk.py
-        checks every field against the table's attribute of its name). Before the table's first hand its upcard is
-        None, which no view has: only ``mismatches`` asks then.
+        at every request, and a keyword call through a dict of the fields costs three times as much
+        (tests/sdk/test_bot.py checks every field against the table's attribute of its name). Before the table's
+        first hand its upcard is None, which no view has: only ``mismatches`` asks then.
         """
         return _tuple_new(
             SeatView,

@@ -1,0 +1,261 @@
+"""Bots in other languages, over the stdio transport: the bundled Node and Java examples in real matches of every
+variant, memory by cgroup (a JVM and Node holding 300 MiB play; past the limit a bot gets ``memory``), the stdio
+transport's own violations, and a runtime installed outside the system directories.
+
+Node and a JDK are on the machines this project runs on; a test that needs one skips, saying so, where it is absent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import ROOT
+from sandboxing import match_in
+
+from arena.play import cgroups
+from arena.play.botproc import resolve_bot
+from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.referee import run_match
+
+TEST_BOTS = ROOT / "tests" / "bots"
+NODE_BOT = ROOT / "bots" / "node" / "euchre_bot.js"
+JAVA_BOT = ROOT / "bots" / "java" / "EuchreBot.java"
+NODE, JAVA, JAVAC = shutil.which("node"), shutil.which("java"), shutil.which("javac")
+needs_node = pytest.mark.skipif(NODE is None, reason="no node on PATH: Node bots cannot run here")
+needs_java = pytest.mark.skipif(
+    JAVA is None or JAVAC is None, reason="no java/javac on PATH: Java bots cannot run here"
+)
+needs_cgroups = pytest.mark.skipif(
+    not cgroups.detect().available, reason=f"no memory limit by cgroup here ({cgroups.detect().explanation})"
+)
+VARIANTS: list[Any] = [
+    pytest.param("two-hand", {}, id="two-hand"),
+    pytest.param("three-hand", {}, id="three-hand"),
+    pytest.param("four-hand", {}, id="four-hand"),
+    pytest.param("four-hand", {"going_alone": True, "defend_alone": True}, id="four-hand-alone"),
+    pytest.param("four-hand-32", {}, id="four-hand-32"),
+    pytest.param("british", {}, id="benny"),
+    pytest.param("four-hand", {"stick_the_dealer": True, "dealer_exchange": "mandatory"}, id="stick-the-dealer"),
+    pytest.param("two-hand", {"rubber": True, "points_to_win": 5}, id="rubber"),
+]
+
+
+def entry(spec: str, name: str, *args: str) -> BotEntry:
+    command = resolve_bot(spec)
+    return BotEntry(name=name, argv=[*command.argv, *args], transport=command.transport)
+
+
+# The JVM's optimising compiler (C2) takes most of a short-lived bot's processor time, in threads of its own; the
+# bots here live for a game or two, which they play move for move the same with the quick compiler (C1) alone, in
+# half the processor time.
+QUICK_JIT = "-XX:TieredStopAtLevel=1"
+
+
+def java_entry(jar: Path, name: str, *args: str) -> BotEntry:
+    """``stdio:JAR`` as the arena resolves it (``java ... -jar JAR``), the JVM told to use its quick compiler only."""
+    bot = entry(f"stdio:{jar}", name, *args)
+    assert Path(bot.argv[0]).name == "java" and "-jar" in bot.argv, bot.argv
+    return BotEntry(name=name, argv=[bot.argv[0], QUICK_JIT, *bot.argv[1:]], transport=bot.transport)
+
+
+def match(tmp_path: Path, bots: list[BotEntry], variant: str, games: int, **settings: Any) -> MatchSpec:
+    n = {"two-hand": 2, "three-hand": 3}.get(variant, 4)
+    seatings = [[(seat - k) % n for seat in range(n)] for k in range(n)]
+    """``games`` games, each deal in every rotation of the seats."""
+    schedule = [GameSpec(seed=g // n, seating=seatings[g % n]) for g in range(games)]
+    return match_in(tmp_path, bots, schedule, variant, **settings)
+
+
+@pytest.fixture(scope="module")
+def java_jar(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The Java example and the Java memory hog, compiled once (one ``javac`` for both) into runnable jars
+    (``java File.java`` works too, but compiles at every start).
+
+    A jar is a zip file with a manifest naming its main class: written here, not by the JDK's ``jar`` tool, a JVM of
+    its own at each call (~0.18 processor seconds each)."""
+    if JAVA is None or JAVAC is None:
+        pytest.skip("no java/javac on PATH")
+    folder = tmp_path_factory.mktemp("java")
+    classes = folder / "classes"
+    compile_both = [JAVAC, f"-J{QUICK_JIT}", "-d", str(classes), str(JAVA_BOT), str(TEST_BOTS / "Hog.java")]
+    subprocess.run(compile_both, check=True, capture_output=True, timeout=120)
+    jars = {}
+    for main in ("EuchreBot", "Hog"):
+        jar = folder / f"{main}.jar"
+        with zipfile.ZipFile(jar, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("META-INF/MANIFEST.MF", f"Manifest-Version: 1.0\r\nMain-Class: {main}\r\n\r\n")
+            for compiled in sorted(classes.rglob("*.class")):
+                archive.write(compiled, compiled.relative_to(classes).as_posix())
+        jars[main] = jar
+    return jars
+
+
+@needs_node
+@needs_java
+@pytest.mark.slow  # make check keeps one Node and Java game: the README test
+@pytest.mark.parametrize(("variant", "options"), VARIANTS)
+@pytest.mark.timeout(180)
+def test_the_node_and_java_examples_play_every_variant_without_a_violation(
+    tmp_path: Path, java_jar: dict[str, Path], variant: str, options: dict[str, Any]
+) -> None:
+    node, java = entry(f"stdio:{NODE_BOT}", "node"), java_entry(java_jar["EuchreBot"], "java")
+    if variant == "three-hand":
+        bots = [node, java, entry("heuristic", "heuristic")]
+    elif variant == "two-hand":
+        bots = [node, java]
+    else:
+        bots = [node, java, dataclasses.replace(node, name="node"), dataclasses.replace(java, name="java")]
+    records = run_match(match(tmp_path, bots, variant, len(bots), options=options))
+    assert len(records) == len(bots)
+    for record in records:
+        assert record["violations"] == [] and "forfeit" not in record
+        assert record["hands"]
+        assert {entry["hello"] for entry in record["bots"]} >= {"node-example", "java-example"}
+
+
+@needs_node
+@needs_java
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_the_node_and_java_examples_beat_random(tmp_path: Path, java_jar: dict[str, Path]) -> None:
+    """Each against the bundled random bot, on the same twelve two-hand deals from both seats (24 games)."""
+    for example in (entry(f"stdio:{NODE_BOT}", "example"), java_entry(java_jar["EuchreBot"], "example")):
+        bots = [example, entry("random", "random")]
+        records = run_match(match(tmp_path / example.argv[-1][-4:], bots, "two-hand", 24))
+        wins = sum(record["players"][record["winners"][0]] == "example" for record in records)
+        assert all(record["violations"] == [] for record in records)
+        assert wins >= 18, f"{example.argv[-1]}: {wins} of 24"
+
+
+@needs_node
+@pytest.mark.timeout(120)
+def test_a_node_bot_by_source_and_a_java_bot_by_source_file_run_as_the_readme_says(tmp_path: Path) -> None:
+    """``node FILE.js`` and ``java FILE.java`` (the source launcher), as a user gives them on the command line."""
+    bots = [entry(f"stdio:{NODE_BOT}", "node")]
+    if JAVA:
+        # The source launcher compiles at every start (protocol.md: give a jar), as javac does: ~3.3 processor
+        # seconds, ~2.2 with the quick compiler alone, told to the JVM that the arena's command starts.
+        java = entry(f"stdio:{JAVA_BOT}", "java")
+        assert Path(java.argv[0]).name == "java" and java.argv[-1] == str(JAVA_BOT), java.argv
+        bots.append(dataclasses.replace(java, argv=[java.argv[0], QUICK_JIT, *java.argv[1:]]))
+    else:
+        bots.append(entry("random", "random"))
+    # Within the default 10 s handshake alone, the compile does not always finish beside a loaded suite's other
+    # work (no hello in 10 s, 2 runs in ~10).
+    (record,) = run_match(match(tmp_path, bots, "two-hand", 1, handshake_timeout=30.0))
+    assert record["violations"] == [] and "forfeit" not in record
+
+
+# ---- memory: a cgroup per bot process tree ----
+
+
+@needs_node
+@pytest.mark.timeout(120)
+def test_a_node_bot_holding_300_mib_plays_under_the_default_limits(tmp_path: Path) -> None:
+    bots = [entry(f"stdio:{TEST_BOTS / 'hog.js'}", "hog", "300"), entry("random", "random")]
+    records = run_match(match(tmp_path, bots, "two-hand", 2))
+    assert all(record["violations"] == [] and "forfeit" not in record for record in records)
+
+
+@needs_java
+@pytest.mark.timeout(120)
+def test_a_java_bot_holding_300_mib_plays_under_the_default_limits(tmp_path: Path, java_jar: dict[str, Path]) -> None:
+    bots = [java_entry(java_jar["Hog"], "hog", "300"), entry("random", "random")]
+    records = run_match(match(tmp_path, bots, "two-hand", 2))
+    assert all(record["violations"] == [] and "forfeit" not in record for record in records)
+
+
+@needs_cgroups
+@needs_node
+@needs_java
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_a_bot_past_its_memory_limit_gets_the_memory_violation_and_the_match_goes_on(
+    tmp_path: Path, java_jar: dict[str, Path]
+) -> None:
+    for hog in (
+        entry(f"stdio:{TEST_BOTS / 'hog.js'}", "hog", "0", "grow"),
+        java_entry(java_jar["Hog"], "hog", "0", "grow"),
+    ):
+        bots = [hog, entry("random", "random")]
+        spec = match(tmp_path / hog.argv[0].rsplit("/", 1)[-1], bots, "two-hand", 2)
+        spec = spec.replace(limits=spec.limits.replace(memory_mb=256))
+        records = run_match(spec)
+        assert len(records) == 2  # the match went on: the hog restarted for the second game
+        for record in records:
+            hog_seat = record["players"].index("hog")
+            assert record["forfeit"]["seat"] == hog_seat and record["forfeit"]["kind"] == "memory"
+            assert "memory limit (256 MiB)" in record["forfeit"]["detail"]
+
+
+# ---- the stdio transport's own violations ----
+
+STDIO = [sys.executable, str(TEST_BOTS / "stdio_bot.py")]
+
+
+def stdio_bot(name: str, *args: str | Path) -> BotEntry:
+    return BotEntry(name=name, argv=[*STDIO, *map(str, args)], transport="stdio")
+
+
+@pytest.mark.parametrize(
+    ("mode", "kind", "settings"),
+    [
+        ("junk", "malformed", {}),
+        ("long-line", "oversized", {}),
+        pytest.param("deaf", "timeout", {"time": "1+0", "max_decision": 1.0}, marks=pytest.mark.slow),  # waits 1 s
+    ],
+)
+@pytest.mark.timeout(60)
+def test_a_stdio_bot_that_breaks_the_line_protocol_gets_its_violation(
+    tmp_path: Path, mode: str, kind: str, settings: dict[str, Any]
+) -> None:
+    bots = [stdio_bot("polite", "polite"), stdio_bot("rude", mode)]
+    first, second = run_match(match(tmp_path, bots, "two-hand", 2, **settings))
+    assert first["forfeit"]["kind"] == kind and first["players"][first["forfeit"]["seat"]] == "rude"
+    assert {first["players"][v["seat"]] for v in first["violations"]} == {"rude"}
+    assert all(second["players"][v["seat"]] == "rude" for v in second["violations"])
+
+
+@pytest.mark.timeout(60)
+def test_after_a_restart_the_first_request_carries_the_view_even_for_a_viewless_bot(tmp_path: Path) -> None:
+    """protocol.md §2: under ``substitute`` a bot that crashed mid-hand is replaced at its next request, and that
+    request carries the view although its hello said ``"view": false``."""
+    out = tmp_path / "out"
+    seen = out / "seen"
+    bots = [stdio_bot("crashy", "viewless", "--once", out / "marker", "--out", seen), stdio_bot("polite", "polite")]
+    spec = match(tmp_path, bots, "two-hand", 1, policy="substitute")
+    (record,) = run_match(spec)
+    assert [v["kind"] for v in record["violations"]] == ["crash"]
+    lines = seen.read_text().split("\n")
+    restart = lines.index("5 True" if "5 True" in lines else "5 False") + 1
+    assert lines[restart] == "1 True"  # the replacement's first request
+    assert "1 False" not in lines[restart:]
+
+
+# ---- a runtime installed where the sandbox does not look ----
+
+
+@needs_node
+@pytest.mark.timeout(60)
+def test_a_bot_whose_interpreter_lives_outside_the_system_directories_runs(tmp_path: Path) -> None:
+    """A shebang into a private runtime (as nvm or sdkman install them): its installation is shown read-only."""
+    assert NODE is not None
+    runtime = tmp_path / "runtime" / "bin"
+    runtime.mkdir(parents=True)
+    shutil.copy(Path(NODE).resolve(), runtime / "node")
+    bot = tmp_path / "bots" / "mine.js"
+    bot.parent.mkdir()
+    bot.write_text(f"#!{runtime / 'node'}\n" + NODE_BOT.read_text().split("\n", 1)[1])
+    bot.chmod(0o755)
+    for path in (tmp_path, tmp_path / "runtime", runtime, runtime / "node", bot.parent):
+        path.chmod(0o755)
+    bots = [BotEntry(name="mine", argv=[str(bot)], transport="stdio"), entry("random", "random")]
+    (record,) = run_match(match(tmp_path, bots, "two-hand", 1))
+    assert record["violations"] == [] and "forfeit" not in record
