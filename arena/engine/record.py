@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Literal, NotRequired, cast
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Literal, NotRequired, cast
 
 from typing_extensions import TypedDict  # pydantic reads the record's types (typing's, before 3.12, it cannot)
 
-from arena.engine.actions import parse_action
+from arena.engine.actions import Action, parse_action
 from arena.engine.game import Game
 from arena.engine.hand import Deal, HandState
 from arena.engine.options import make_rules
@@ -157,7 +158,7 @@ class GameRecord(TypedDict):
 
     format: str
     variant: str
-    options: dict[str, Any]
+    options: Mapping[str, object]  # as written, every option (RuleOptions.to_json); as read, whatever replay checks
     seed: int
     players: list[str]
     hands: list[HandJSON]
@@ -210,7 +211,7 @@ def deal_json(deal: Deal) -> DealJSON:
     }
 
 
-def actions_json(actions: list[tuple[int, Any]]) -> list[ActionJSON]:
+def actions_json(actions: list[tuple[int, Action]]) -> list[ActionJSON]:
     """Actions as played, each with its seat."""
     return [cast(ActionJSON, {"seat": seat, **action.to_json()}) for seat, action in actions]
 
@@ -277,8 +278,9 @@ def game_record(game: Game) -> GameRecord:
     return record
 
 
-def replay(record: GameRecord | dict[str, Any]) -> Game:
-    """Replay a record's actions on the deals its seed gives; raise RecordError unless it reproduces the record."""
+def replay(record: object) -> Game:
+    """Replay a record's actions on the deals its seed gives; raise RecordError unless it reproduces the record
+    (``record`` as read, unchecked: whatever is not a game record raises RecordError too)."""
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise RecordError(f"not a game record of format {FORMAT!r}")
     seed, players = record.get("seed"), record.get("players")
@@ -325,7 +327,7 @@ def replay(record: GameRecord | dict[str, Any]) -> Game:
         raise RecordError(f"the record has field(s) the engine does not produce: {', '.join(sorted(unknown))}")
     for key, value in produced.items():
         if key == "forfeit":
-            value = {**cast(dict[str, Any], record["forfeit"]), **cast(dict[str, Any], value)}  # the referee adds why
+            value = {**record["forfeit"], **produced["forfeit"]}  # the referee adds why
         if record.get(key) != value:
             raise RecordError(f"replay differs from the record in {key!r}")
     return game

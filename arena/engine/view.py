@@ -9,11 +9,11 @@ checked equal to ``to_json``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, cast
 
 from typing_extensions import TypedDict  # pydantic reads the record's types (typing's, before 3.12, it cannot)
 
-from arena.engine.actions import Action, Discard, Play, action_from_json
+from arena.engine.actions import Action, ActionObject, Discard, Play, WireAction, action_from_json
 from arena.engine.cards import CARD_BY_TEXT, CARD_TEXT, Card, Suit
 from arena.engine.phases import Phase, Trick
 
@@ -104,7 +104,10 @@ class SeatView(NamedTuple):
             upcard=card(data["upcard"]),
             upcard_taken=data["upcard_taken"],
             discarded=None if discarded is None else card(discarded),
-            bids=tuple((b["seat"], action_from_json({k: v for k, v in b.items() if k != "seat"})) for b in bids),
+            bids=tuple(
+                (b["seat"], action_from_json(cast(ActionObject, {k: v for k, v in b.items() if k != "seat"})))
+                for b in bids
+            ),
             trump=None if trump is None else _SUITS.get(trump) or Suit.parse(trump),
             maker=data["maker"],
             alone=data["alone"],
@@ -141,7 +144,7 @@ class TrickJSON(TypedDict):
     winner: int
 
 
-def action_json(action: Action) -> dict[str, Any]:
+def action_json(action: Action) -> WireAction:
     """``action.to_json()``, with a card played (most actions are) written straight from the card table: an action's
     wire form on the hot paths, the referee's requests and events and the SDK's replies."""
     if type(action) is Play:
