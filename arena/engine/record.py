@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Literal, NotRequired, cast
+from typing import TYPE_CHECKING, Literal, NotRequired
 
 from typing_extensions import TypedDict  # pydantic reads the record's types (typing's, before 3.12, it cannot)
 
-from arena.engine.actions import Action, parse_action
+from arena.engine.actions import parse_action
 from arena.engine.game import Game
 from arena.engine.hand import Deal, HandState
 from arena.engine.options import make_rules
-from arena.engine.view import TrickJSON, trick_json
+from arena.engine.view import ActionJSON as ActionJSON  # a record's actions are a view's bids
+from arena.engine.view import TrickJSON, actions_json, trick_json
 from arena.errors import ArenaError, RecordError
 
 if TYPE_CHECKING:
@@ -49,16 +50,6 @@ class DealJSON(TypedDict):
     hands: list[list[str]]
     upcard: str
     kitty: list[str]
-
-
-class ActionJSON(TypedDict):
-    """One action as played: its seat and the action's wire form (``type`` and its fields)."""
-
-    seat: int
-    type: str
-    card: NotRequired[str]
-    suit: NotRequired[str]
-    alone: NotRequired[bool]
 
 
 class HandResultJSON(TypedDict):
@@ -209,11 +200,6 @@ def deal_json(deal: Deal) -> DealJSON:
         "upcard": str(deal.upcard),
         "kitty": [str(c) for c in deal.kitty],
     }
-
-
-def actions_json(actions: list[tuple[int, Action]]) -> list[ActionJSON]:
-    """Actions as played, each with its seat."""
-    return [cast(ActionJSON, {"seat": seat, **action.to_json()}) for seat, action in actions]
 
 
 def hand_json(hand: HandState, scores_after: tuple[int, ...]) -> HandJSON:

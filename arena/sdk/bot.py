@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from arena.engine.actions import Action, action_from_json, parse_action
 from arena.engine.phases import Phase, Trick
-from arena.engine.view import SeatView, action_json
+from arena.engine.view import SeatView, SeatViewJSON, action_json
 from arena.errors import ArenaError, IllegalActionError
 from arena.sdk.logs import logger
 from arena.sdk.table import Table
@@ -29,7 +29,7 @@ Answer = Action | dict[str, Any]
 ActFunction = Callable[[SeatView, tuple[Action, ...]], Answer]
 
 
-def view_seed(view: SeatView | dict[str, Any]) -> int:
+def view_seed(view: SeatView | SeatViewJSON) -> int:
     """A 128-bit number that tells the decision's place in the game: the same view, the same number, everywhere.
 
     It is a BLAKE2b hash of what tells one decision of a seat from another: the seat, the hand and its phase, the
@@ -45,12 +45,12 @@ def view_seed(view: SeatView | dict[str, Any]) -> int:
 _flat = itertools.chain.from_iterable
 
 
-def view_rng(view: SeatView | dict[str, Any]) -> random.Random:
+def view_rng(view: SeatView | SeatViewJSON) -> random.Random:
     """A random source seeded by :func:`view_seed`, so a game replays identically (no clock, no os randomness)."""
     return random.Random(view_seed(view))
 
 
-def parse_view(data: dict[str, Any], tricks: dict[tuple[int, int], Trick] | None = None) -> SeatView:
+def parse_view(data: SeatViewJSON, tricks: dict[tuple[int, int], Trick] | None = None) -> SeatView:
     """The wire form of a view (``act.view``) as a SeatView with Card, Suit and Action values (``SeatView.from_json``).
 
     ``tricks`` caches finished tricks by (hand number, index) across calls: they never change once played.
