@@ -238,11 +238,11 @@ def bench_tournament(games: int, rounds: int, entrants: tuple[str, ...], as_json
         f" {result['steady_jobs2_games_per_second']:.2f} with jobs 2: ratio {result['steady_ratio']:.2f}"
         "  (from each run's first stored game to its last: without the start and the end)"
     )
-    busy = result["busy_cores_jobs1"], result["busy_cores_jobs2"]
-    if None not in busy and busy[0] > 0:
+    busy1, busy2 = result["busy_cores_jobs1"], result["busy_cores_jobs2"]
+    if busy1 is not None and busy2 is not None and busy1 > 0:
         click.echo(
-            f"busy    {busy[0]:.2f} cores with jobs 1, {busy[1]:.2f} with jobs 2  (the whole machine's, over each run:"
-            f" two jobs keep {busy[1] / busy[0]:.2f}x the cores busy, the ratio's bound before the host's cost)"
+            f"busy    {busy1:.2f} cores with jobs 1, {busy2:.2f} with jobs 2  (the whole machine's, over each run:"
+            f" two jobs keep {busy2 / busy1:.2f}x the cores busy, the ratio's bound before the host's cost)"
         )
     forked, execd = result["match_cpu_ms_forked"], result["match_cpu_ms_exec"]
     click.echo(
