@@ -7,11 +7,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar, NotRequired, TypedDict
 
 from arena.engine.cards import CARD_BY_TEXT, JOKER_ID, Card, Suit
 from arena.errors import InvalidActionError
+
+WireAction = dict[str, str | bool]
+"""An action's wire form as the engine writes it: its ``type``, and its fields' values (a card's or a suit's text,
+``alone``)."""
+
+
+class ActionObject(TypedDict):
+    """An action's wire form as the referee sends it (the legal actions, the actions of events and views): its
+    ``type`` and the fields of that type."""
+
+    type: str
+    card: NotRequired[str]
+    suit: NotRequired[str]
+    alone: NotRequired[bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +35,7 @@ class Pass:
 
     type: ClassVar[str] = "pass"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WireAction:
         """The wire form."""
         return {"type": "pass"}
 
@@ -32,7 +47,7 @@ class OrderUp:
     alone: bool = False
     type: ClassVar[str] = "order_up"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WireAction:
         """The wire form."""
         return {"type": "order_up", "alone": self.alone}
 
@@ -45,7 +60,7 @@ class Call:
     alone: bool = False
     type: ClassVar[str] = "call"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WireAction:
         """The wire form."""
         return {"type": "call", "suit": str(self.suit), "alone": self.alone}
 
@@ -57,7 +72,7 @@ class Discard:
     card: Card
     type: ClassVar[str] = "discard"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WireAction:
         """The wire form."""
         return {"type": "discard", "card": str(self.card)}
 
@@ -68,7 +83,7 @@ class DefendAlone:
 
     type: ClassVar[str] = "defend_alone"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WireAction:
         """The wire form."""
         return {"type": "defend_alone"}
 
@@ -80,7 +95,7 @@ class NameTrump:
     suit: Suit
     type: ClassVar[str] = "name_trump"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WireAction:
         """The wire form."""
         return {"type": "name_trump", "suit": str(self.suit)}
 
@@ -92,7 +107,7 @@ class Play:
     card: Card
     type: ClassVar[str] = "play"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WireAction:
         """The wire form."""
         return {"type": "play", "card": str(self.card)}
 
@@ -119,7 +134,7 @@ _FIELDS: dict[str, frozenset[str]] = {
 }
 
 
-def parse_action(data: Any) -> Action:
+def parse_action(data: object) -> Action:
     """Build an action from its JSON object, or raise InvalidActionError saying what is wrong."""
     if not isinstance(data, dict):
         raise InvalidActionError(f"an action is a JSON object, got {type(data).__name__}")
@@ -143,10 +158,10 @@ def parse_action(data: Any) -> Action:
     return PLAY[card] if kind == "play" else DISCARD[card]
 
 
-_PARSED: dict[tuple[Any, ...], Action] = {}
+_PARSED: dict[tuple[object, ...], Action] = {}
 
 
-def action_from_json(data: dict[str, Any]) -> Action:
+def action_from_json(data: ActionObject) -> Action:
     """``parse_action`` of an action the referee wrote, cached: the same few dozen objects recur all game."""
     if len(data) == 2 and data.get("type") == "play":  # most of them: a card played
         card = CARD_BY_TEXT.get(data["card"])
@@ -159,13 +174,13 @@ def action_from_json(data: dict[str, Any]) -> Action:
     return action
 
 
-def _field(data: dict[str, Any], name: str) -> Any:
+def _field(data: Mapping[str, object], name: str) -> object:
     if name not in data:
         raise InvalidActionError(f"action {data['type']!r} needs field {name!r}")
     return data[name]
 
 
-def _alone(data: dict[str, Any]) -> bool:
+def _alone(data: Mapping[str, object]) -> bool:
     alone = data.get("alone", False)
     if not isinstance(alone, bool):
         raise InvalidActionError(f"field 'alone' must be true or false, got {alone!r}")
