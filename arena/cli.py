@@ -6,7 +6,7 @@ import errno
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Literal, NoReturn
 
 import click
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the CLI imports its modules lazily: a command costs only wh
     from arena.tournament.config import TournamentConfig
     from arena.tournament.ranking import Row
     from arena.tournament.run import RunReport
+    from arena.tournament.store import Store
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}  # inherited by every command
 
@@ -42,7 +43,7 @@ class ArenaGroup(click.Group):
     A closed pipe (``arena games ... | head -1``) ends the command quietly: click handles EPIPE.
     """
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: click.Context) -> object:
         """Run the command; report arena errors without a traceback."""
         try:
             return super().invoke(ctx)
@@ -237,11 +238,11 @@ def bench_tournament(games: int, rounds: int, entrants: tuple[str, ...], as_json
         f" {result['steady_jobs2_games_per_second']:.2f} with jobs 2: ratio {result['steady_ratio']:.2f}"
         "  (from each run's first stored game to its last: without the start and the end)"
     )
-    busy = result["busy_cores_jobs1"], result["busy_cores_jobs2"]
-    if None not in busy and busy[0] > 0:
+    busy1, busy2 = result["busy_cores_jobs1"], result["busy_cores_jobs2"]
+    if busy1 is not None and busy2 is not None and busy1 > 0:
         click.echo(
-            f"busy    {busy[0]:.2f} cores with jobs 1, {busy[1]:.2f} with jobs 2  (the whole machine's, over each run:"
-            f" two jobs keep {busy[1] / busy[0]:.2f}x the cores busy, the ratio's bound before the host's cost)"
+            f"busy    {busy1:.2f} cores with jobs 1, {busy2:.2f} with jobs 2  (the whole machine's, over each run:"
+            f" two jobs keep {busy2 / busy1:.2f}x the cores busy, the ratio's bound before the host's cost)"
         )
     forked, execd = result["match_cpu_ms_forked"], result["match_cpu_ms_exec"]
     click.echo(
@@ -464,7 +465,7 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 
 
-def _open_results(source: str | None, db_path: str | None) -> tuple[Any, Any]:
+def _open_results(source: str | None, db_path: str | None) -> tuple[Store, TournamentConfig | None]:
     """The store and (when a config is given) the config behind a CONFIG-or-DB argument."""
     from pathlib import Path
 
@@ -489,7 +490,7 @@ def _open_results(source: str | None, db_path: str | None) -> tuple[Any, Any]:
     return Store.open(db_path, create=False), config
 
 
-def _load_config(path: str | Path) -> Any:
+def _load_config(path: str | Path) -> TournamentConfig:
     """A tournament config, imported only by the commands given one (a database alone needs no validation models:
     ``arena ranking --db`` starts in half the time)."""
     from arena.tournament.config import load_config
@@ -497,7 +498,7 @@ def _load_config(path: str | Path) -> Any:
     return load_config(path)
 
 
-def _say_no_games(store: Any, fmt: str) -> bool:
+def _say_no_games(store: Store, fmt: str) -> bool:
     """For the table formats, say on stderr that ``store`` holds no game yet (instead of an empty table)."""
     if fmt in ("table", "markdown") and store.game_count() == 0:
         click.echo(f"no games stored yet in {store.path}", err=True)
@@ -766,7 +767,7 @@ def ranking_command(source: str | None, db_path: str | None, fmt: str, bootstrap
         )
 
 
-def _games_missing(source: str, config: Any, store: Any) -> tuple[int, int] | None:
+def _games_missing(source: str, config: TournamentConfig, store: Store) -> tuple[int, int] | None:
     """(games stored, games in the tournament) when some are missing; None when none are, or its entrants cannot
     be found now (the table is then what was stored, as ever)."""
 
@@ -819,7 +820,7 @@ def crosstable_command(source: str | None, db_path: str | None, fmt: str) -> Non
         click.echo(crosstable(((key, record) for _, key, record in store.records()), fmt) + duels)
 
 
-def _records(store: Any) -> Iterator[tuple[str, GameRecord]]:
+def _records(store: Store) -> Iterator[tuple[str, GameRecord]]:
     """The stored games as (game_key, record), streamed."""
     return ((key, record) for _, key, record in store.records())
 

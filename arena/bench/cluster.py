@@ -20,7 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 import click
 
@@ -96,10 +96,11 @@ class DaskProcesses:
         self.log = open(folder / "dask.log", "ab")  # noqa: SIM115 (closed in stop)
         loopback = ["--host", "127.0.0.1", "--no-dashboard", "--dashboard-address", "127.0.0.1:0"]  # (health routes)
         scratch = {**os.environ, "DASK_TEMPORARY_DIRECTORY": str(folder)}  # the scheduler's files too, in folder
-        options: dict[str, Any] = {"stdout": self.log, "stderr": self.log, "start_new_session": True, "env": scratch}
-        self.scheduler = subprocess.Popen(
-            [*dask, "scheduler", *loopback, "--port", "0", "--scheduler-file", str(file)], **options
-        )
+
+        def start(argv: list[str]) -> subprocess.Popen[bytes]:
+            return subprocess.Popen(argv, stdout=self.log, stderr=self.log, start_new_session=True, env=scratch)
+
+        self.scheduler = start([*dask, "scheduler", *loopback, "--port", "0", "--scheduler-file", str(file)])
         self.workers: list[subprocess.Popen[bytes]] = []
         deadline = time.monotonic() + timeout
         try:
@@ -109,11 +110,8 @@ class DaskProcesses:
                 time.sleep(0.1)
             self.address: str = json.loads(file.read_text())["address"]
             self.workers = [
-                subprocess.Popen(
-                    [*dask, "worker", self.address, *loopback, "--nthreads", str(threads), "--no-nanny",
-                     "--local-directory", str(folder / f"worker{n}")],
-                    **options,
-                )
+                start([*dask, "worker", self.address, *loopback, "--nthreads", str(threads), "--no-nanny",
+                       "--local-directory", str(folder / f"worker{n}")])
                 for n in range(workers)
             ]  # fmt: skip
             with Client(self.address, timeout=timeout, set_as_default=False) as client:
@@ -163,9 +161,27 @@ def measure(
     return report.played / elapsed, mine * 1000 / report.played, others
 
 
+class ClusterBench(TypedDict):
+    """What ``arena bench cluster --json`` prints (see ``run``; the scheduler's and workers' times are None on a
+    cluster not started here)."""
+
+    games: int
+    games_per_match: int
+    local_games_per_second: float
+    dask_games_per_second: float
+    ratio: float
+    dask_matches_in_flight: int
+    local_coordinator_cpu_ms_per_game: float
+    dask_coordinator_cpu_ms_per_game: float
+    dask_scheduler_cpu_ms_per_game: float | None
+    dask_workers_cpu_ms_per_game: float | None
+    dask_coordinator_ceiling: float
+    load_average: float
+
+
 def run(
     *, bots: int = 24, games_per_pairing: int = 4, rounds: int = 2, threads: int = 8, scheduler: str | None = None
-) -> dict[str, Any]:
+) -> ClusterBench:
     """Alternate local and dask runs of the same tournament (so machine noise hits both): mean rates, their ratio,
     and the processor time per game of the coordinator, the scheduler and the workers (of a cluster started here)."""
     from distributed import Client

@@ -10,20 +10,21 @@ from __future__ import annotations
 import os
 import random
 import time
-from typing import Any
+from collections.abc import Mapping
+from typing import TypedDict
 
-from arena.engine.options import VARIANTS, make_rules
+from arena.engine.options import VARIANTS, OptionValue, make_rules
 from arena.engine.playout import random_hand
 
 # pyspiel's euchre as the bench loads it (OpenSpiel's defaults), and our options for the same game (docs/openspiel.md):
 # four-hand measured beside pyspiel plays under these.
-PYSPIEL_PARAMS: dict[str, Any] = {"stick_the_dealer": True, "allow_lone_defender": False}
-OPENSPIEL_RULES: dict[str, Any] = {"stick_the_dealer": True, "dealer_exchange": "mandatory"}
+PYSPIEL_PARAMS: dict[str, bool] = {"stick_the_dealer": True, "allow_lone_defender": False}
+OPENSPIEL_RULES: dict[str, OptionValue] = {"stick_the_dealer": True, "dealer_exchange": "mandatory"}
 ROUNDS = 9  # rounds of four-hand beside pyspiel; odd, so that one round is the median
 
 
 def engine_hands_per_second(
-    variant: str, seconds: float, seed: int = 0, *, overrides: dict[str, Any] | None = None
+    variant: str, seconds: float, seed: int = 0, *, overrides: Mapping[str, OptionValue] | None = None
 ) -> float:
     """Random playout hands per second of our engine for one variant (with rule option ``overrides``)."""
     rules = make_rules(variant, overrides)
@@ -61,13 +62,24 @@ def pyspiel_hands_per_second(seconds: float, seed: int = 0) -> float | None:
             return count / elapsed
 
 
-def run(seconds: float) -> dict[str, Any]:
+class EngineBench(TypedDict):
+    """What ``arena bench engine --json`` prints: each variant's hands per second (four-hand's under pyspiel's
+    rules, once pyspiel was measured), pyspiel's, their ratio, each round's, and the load average before the run."""
+
+    hands_per_second: dict[str, float]
+    pyspiel_four_hand: float | None
+    ratio: float | None
+    round_ratios: list[float]
+    load_average: float | None
+
+
+def run(seconds: float) -> EngineBench:
     """Measure every variant, then four-hand under pyspiel's rules beside pyspiel, in ``ROUNDS`` rounds that each time
     both sides back to back (so that a change in the machine's load hits both alike); the median round is reported,
     with every round's ratio and the load average (the 1-minute figure before the run)."""
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     ours: dict[str, float] = {v: engine_hands_per_second(v, seconds) for v in VARIANTS}
-    result: dict[str, Any] = {
+    result: EngineBench = {
         "hands_per_second": ours,
         "pyspiel_four_hand": None,
         "ratio": None,

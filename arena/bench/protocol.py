@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any
+from typing import TypedDict
 
 import zmq
 
@@ -133,9 +133,42 @@ def referee_rate(variant: str, games: int, bot: str, cpus: list[int] | None = No
     }
 
 
+class StdioBench(TypedDict):
+    """The stdio transport's part of ProtocolBench: message sizes, decisions per second beside pipe round trips, the
+    median round's ratio and each round's."""
+
+    request_bytes: int
+    reply_bytes: int
+    arena_decisions_per_second: float
+    pipe_round_trips_per_second: float
+    round_ratios: list[float]
+    ratio: float
+
+
+class ProtocolBench(TypedDict):
+    """What ``arena bench protocol --json`` prints (see ``run``)."""
+
+    stdio: StdioBench
+    variant: str
+    bot: str
+    request_bytes: int
+    reply_bytes: int
+    cpus: list[int] | None
+    arena_decisions_per_second: float
+    arena_unpinned_decisions_per_second: float
+    pyzmq_round_trips_per_second: float
+    round_ratios: list[float]
+    ratio: float
+    ratio_unpinned: float
+    seconds_per_game: float
+    referee_seconds_per_game: float
+    match_setup_seconds: float
+    load_average: float | None
+
+
 def run(
     seconds: float, games: int = 20, variant: str = "four-hand", bot: str = "random", rounds: int = 5
-) -> dict[str, Any]:
+) -> ProtocolBench:
     """Both measurements, interleaved in ``rounds`` rounds so that machine noise hits both; the median round ratio.
 
     The match runs as the arena runs matches, on one core (arena.play.cpus), and, for comparison, spread by the OS
@@ -184,9 +217,7 @@ def run(
     }
 
 
-def stdio_ratio(
-    variant: str, seconds: float, games: int, bot: str, core: list[int] | None, rounds: int
-) -> dict[str, Any]:
+def stdio_ratio(variant: str, seconds: float, games: int, bot: str, core: list[int] | None, rounds: int) -> StdioBench:
     """The stdio transport: the same match with the bots on stdin/stdout, beside line ping-pong over pipes."""
     stdio_bot = f"stdio:{bot}"
     details = referee_rate(variant, 2, stdio_bot, core)

@@ -14,11 +14,14 @@ import resource
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 import click
 
 from arena.engine.options import VARIANTS
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 BOTS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot")
 
@@ -46,7 +49,7 @@ def synthetic_store(db: Path, games: int, *, variant: str = "four-hand", distinc
             store.add_game(f"{a}-{b}/{n}/0", f"{a}-{b}/{n}", record)
 
 
-def _child(kind: str, db: str, out: str, answer: Any) -> None:
+def _child(kind: str, db: str, out: str, answer: Connection) -> None:
     """One measurement in a process of its own: seconds and peak resident memory (KB)."""
     from arena.report.build import build_report
     from arena.tournament.store import Store
@@ -74,9 +77,34 @@ def _measure(kind: str, db: Path, out: Path) -> tuple[float, float]:
     return seconds, peak_kb / 1024
 
 
-def run(sizes: tuple[int, ...] = (1000, 10000), *, variant: str = "four-hand") -> dict[str, Any]:
+class SizeRow(TypedDict):
+    """One size: the report's build (seconds, per 1,000 games, peak MB, the report's MB), and decode-all's."""
+
+    games: int
+    build_seconds: float
+    build_seconds_per_1000: float
+    build_peak_mb: float
+    report_mb: float
+    decode_all_seconds: float
+    decode_all_peak_mb: float
+
+
+class ReportBench(TypedDict):
+    """What ``arena bench report --json`` prints: a fresh process's peak and seconds at rest, each size's row, and
+    the largest size against the smallest."""
+
+    variant: str
+    baseline_peak_mb: float
+    baseline_seconds: float
+    sizes: list[SizeRow]
+    per_1000_ratio: float
+    peak_growth_mb: float
+    decode_peak_growth_mb: float
+
+
+def run(sizes: tuple[int, ...] = (1000, 10000), *, variant: str = "four-hand") -> ReportBench:
     """Build time and peak memory at each size, beside decoding and holding every record, and the ratios."""
-    rows = []
+    rows: list[SizeRow] = []
     with tempfile.TemporaryDirectory(prefix="arena-bench-report-") as tmp:
         base_seconds, base_mb = _measure("none", Path(tmp) / "none.db", Path(tmp) / "none")
         for size in sizes:

@@ -29,7 +29,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from arena.play import forkserver
 from arena.play.botproc import resolve_bot
@@ -181,7 +181,41 @@ def host_scaling(count: int = 3_000_000) -> float:
     return alone / together
 
 
-def run(games: int = 48, rounds: int = 2, entrants: tuple[str, ...] = ENTRANTS) -> dict[str, Any]:
+class RoundRatio(TypedDict):
+    """One round: jobs 2 against jobs 1, and the host's own scaling just before it."""
+
+    ratio: float
+    host_scaling: float
+
+
+class TournamentBench(TypedDict):
+    """What ``arena bench tournament --json`` prints (see ``run``; ``busy_cores_*`` None without /proc/stat)."""
+
+    games: int
+    pairings: int
+    jobs1_games_per_second: float
+    jobs2_games_per_second: float
+    ratio: float
+    play_only_games_per_second: float
+    efficiency: float
+    host_scaling: float
+    rounds: list[RoundRatio]
+    first_game_ms_jobs1: float
+    first_game_ms_jobs2: float
+    even_split: float
+    steady_jobs1_games_per_second: float
+    steady_jobs2_games_per_second: float
+    steady_ratio: float
+    busy_cores_jobs1: float | None
+    busy_cores_jobs2: float | None
+    match_cpu_ms_forked: float
+    match_cpu_ms_exec: float
+    match_wall_ms_forked: float
+    match_wall_ms_exec: float
+    load_average: float
+
+
+def run(games: int = 48, rounds: int = 2, entrants: tuple[str, ...] = ENTRANTS) -> TournamentBench:
     """Alternate jobs=1 and jobs=2 runs (so machine noise hits both) and report the mean rates and their ratio; then
     the cost of a short match, forked and exec'd bots alternately."""
     config = bench_config(games, entrants)

@@ -8,11 +8,26 @@ the caller discards after receiving) and ``{"type":"give_best","card":"AH"}``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar, NotRequired, TypedDict
 
 from arena.engine.cards import CARD_BY_TEXT, JOKER_ID, Card, Suit
 from arena.errors import InvalidActionError
+
+WireAction = dict[str, str | bool]
+"""An action's wire form as the engine writes it: its ``type``, and its fields' values (a card's or a suit's text,
+``alone``)."""
+
+
+class ActionObject(TypedDict):
+    """An action's wire form as the referee sends it (the legal actions, the actions of events and views): its
+    ``type`` and the fields of that type."""
+
+    type: str
+    card: NotRequired[str]
+    suit: NotRequired[str]
+    alone: NotRequired[bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +36,7 @@ class Pass:
 
     type: ClassVar[str] = "pass"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WireAction:
         """The wire form."""
         return {"type": "pass"}
 
@@ -33,7 +48,7 @@ class OrderUp:
     alone: bool = False
     type: ClassVar[str] = "order_up"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WireAction:
         """The wire form."""
         return {"type": "order_up", "alone": self.alone}
 
@@ -46,7 +61,7 @@ class Call:
     alone: bool = False
     type: ClassVar[str] = "call"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WireAction:
         """The wire form."""
         return {"type": "call", "suit": str(self.suit), "alone": self.alone}
 
@@ -58,7 +73,7 @@ class Discard:
     card: Card
     type: ClassVar[str] = "discard"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WireAction:
         """The wire form."""
         return {"type": "discard", "card": str(self.card)}
 
@@ -69,7 +84,7 @@ class DefendAlone:
 
     type: ClassVar[str] = "defend_alone"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WireAction:
         """The wire form."""
         return {"type": "defend_alone"}
 
@@ -81,7 +96,7 @@ class NameTrump:
     suit: Suit
     type: ClassVar[str] = "name_trump"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WireAction:
         """The wire form."""
         return {"type": "name_trump", "suit": str(self.suit)}
 
@@ -93,7 +108,7 @@ class Play:
     card: Card
     type: ClassVar[str] = "play"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WireAction:
         """The wire form."""
         return {"type": "play", "card": str(self.card)}
 
@@ -106,7 +121,7 @@ class CallForBest:
     card: Card | None = None
     type: ClassVar[str] = "call_for_best"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WireAction:
         """The wire form."""
         return {"type": "call_for_best"} if self.card is None else {"type": "call_for_best", "card": str(self.card)}
 
@@ -118,7 +133,7 @@ class GiveBest:
     card: Card
     type: ClassVar[str] = "give_best"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WireAction:
         """The wire form."""
         return {"type": "give_best", "card": str(self.card)}
 
@@ -150,7 +165,7 @@ _FIELDS: dict[str, frozenset[str]] = {
 }
 
 
-def parse_action(data: Any) -> Action:
+def parse_action(data: object) -> Action:
     """Build an action from its JSON object, or raise InvalidActionError saying what is wrong."""
     if not isinstance(data, dict):
         raise InvalidActionError(f"an action is a JSON object, got {type(data).__name__}")
@@ -178,10 +193,10 @@ def parse_action(data: Any) -> Action:
     return PLAY[card] if kind == "play" else DISCARD[card]
 
 
-_PARSED: dict[tuple[Any, ...], Action] = {}
+_PARSED: dict[tuple[object, ...], Action] = {}
 
 
-def action_from_json(data: dict[str, Any]) -> Action:
+def action_from_json(data: ActionObject) -> Action:
     """``parse_action`` of an action the referee wrote, cached: the same few dozen objects recur all game."""
     if len(data) == 2 and data.get("type") == "play":  # most of them: a card played
         card = CARD_BY_TEXT.get(data["card"])
@@ -194,13 +209,13 @@ def action_from_json(data: dict[str, Any]) -> Action:
     return action
 
 
-def _field(data: dict[str, Any], name: str) -> Any:
+def _field(data: Mapping[str, object], name: str) -> object:
     if name not in data:
         raise InvalidActionError(f"action {data['type']!r} needs field {name!r}")
     return data[name]
 
 
-def _alone(data: dict[str, Any]) -> bool:
+def _alone(data: Mapping[str, object]) -> bool:
     alone = data.get("alone", False)
     if not isinstance(alone, bool):
         raise InvalidActionError(f"field 'alone' must be true or false, got {alone!r}")

@@ -34,8 +34,8 @@ class Suit(IntEnum):
         return Suit(3 - self)
 
     @classmethod
-    def parse(cls, text: str) -> Suit:
-        """Parse one suit letter: C, D, H or S."""
+    def parse(cls, text: object) -> Suit:
+        """Parse one suit letter: C, D, H or S (anything else, a value that is not text too, raises)."""
         if not isinstance(text, str) or text not in SUIT_LETTERS or len(text) != 1:
             raise InvalidActionError(f"not a suit: {text!r} (expected one of C, D, H, S)")
         return cls(SUIT_LETTERS.index(text))
@@ -55,8 +55,9 @@ class Card(int):
         return _CARDS[value]
 
     @classmethod
-    def parse(cls, text: str) -> Card:
-        """Parse rank-then-suit text such as ``9C``, ``TD``, ``JH`` or ``JK`` (the joker)."""
+    def parse(cls, text: object) -> Card:
+        """Parse rank-then-suit text such as ``9C``, ``TD``, ``JH`` or ``JK`` (the joker); anything else, a value
+        that is not text too, raises."""
         card = _BY_TEXT.get(text) if isinstance(text, str) else None
         if card is None:
             raise InvalidActionError(f"not a card: {text!r} (expected rank 789TJQKA then suit CDHS, or JK)")

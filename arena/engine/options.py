@@ -8,18 +8,22 @@ pydantic (its ``__pydantic_config__``) to explain every problem in the config's 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, get_args, get_origin, get_type_hints
+from typing import Any, ClassVar, Literal, cast, get_args, get_origin, get_type_hints
 
 from arena.engine.cards import JOKER_ID, SUITS, Suit
 from arena.errors import OptionsError
+
+OptionValue = bool | int | str
+"""The value of a rule option: each option is a flag, a number or a word."""
 
 
 @dataclass(frozen=True, slots=True)
 class RuleOptions:
     """Every rule option of docs/rules.md with its default; a variant is a preset of these."""
 
-    __pydantic_config__: ClassVar[dict[str, Any]] = {"strict": True, "extra": "forbid"}
+    __pydantic_config__: ClassVar[dict[str, bool | str]] = {"strict": True, "extra": "forbid"}
 
     deck: Literal[24, 32, 25, 33] = 24
     dealer_exchange: Literal["optional", "mandatory"] = "optional"
@@ -39,7 +43,7 @@ class RuleOptions:
     slam: bool = False
 
     @classmethod
-    def checked(cls, values: dict[str, Any]) -> RuleOptions:
+    def checked(cls, values: Mapping[str, object]) -> RuleOptions:
         """Options from ``values`` (the rest at their defaults), each checked strictly: a bool is no integer and
         ``"true"`` no bool. Raises OptionsError naming the first unknown option or bad value."""
         for key, value in values.items():
@@ -54,25 +58,25 @@ class RuleOptions:
                 need = f"must be {'true or false' if allowed is bool else 'an integer'}"
             if not ok:
                 raise OptionsError(f"bad value for rule option {key!r}: {need} (got {value!r})")
-        return cls(**values)
+        # Each value is of its field's type now (checked one by one above, which mypy does not follow).
+        return cls(**cast(Mapping[str, Any], values))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, OptionValue]:
         """The options as a JSON object (every option, in the order above)."""
         return {name: getattr(self, name) for name in OPTION_NAMES}
 
 
-def _allowed(annotation: Any) -> type | tuple[Any, ...]:
-    return get_args(annotation) if get_origin(annotation) is Literal else annotation
-
-
-_ALLOWED: dict[str, type | tuple[Any, ...]] = {
-    name: _allowed(hint) for name, hint in get_type_hints(RuleOptions).items() if name != "__pydantic_config__"
+# Each option's type: a Literal's values, or the type itself.
+_ALLOWED: dict[str, type | tuple[OptionValue, ...]] = {
+    name: get_args(hint) if get_origin(hint) is Literal else hint
+    for name, hint in get_type_hints(RuleOptions).items()
+    if name != "__pydantic_config__"
 }
 OPTION_NAMES: tuple[str, ...] = tuple(field.name for field in dataclasses.fields(RuleOptions))
-OPTION_DEFAULTS: dict[str, Any] = {field.name: field.default for field in dataclasses.fields(RuleOptions)}
+OPTION_DEFAULTS: dict[str, OptionValue] = RuleOptions().to_json()
 
 
-RAILROAD: dict[str, Any] = {
+RAILROAD: dict[str, OptionValue] = {
     "deck": 25,
     "joker_upcard": "fixed_suit",
     "call_for_best": True,
@@ -88,7 +92,7 @@ class Variant:
 
     name: str
     players: int
-    preset: dict[str, Any]
+    preset: dict[str, OptionValue]
 
 
 VARIANTS: dict[str, Variant] = {
@@ -132,7 +136,7 @@ class Rules:
         return Suit.parse(self.options.joker_suit) if upcard == JOKER_ID else SUITS[upcard & 3]
 
 
-def make_rules(variant: str, overrides: dict[str, Any] | None = None) -> Rules:
+def make_rules(variant: str, overrides: Mapping[str, object] | None = None) -> Rules:
     """Resolve a variant name and option overrides into coherent rules, or raise OptionsError naming the problem."""
     if variant not in VARIANTS:
         raise OptionsError(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
@@ -168,7 +172,7 @@ def _check_coherent(players: int, options: RuleOptions) -> None:
         )
 
 
-def parse_option_value(key: str, text: str) -> Any:
+def parse_option_value(key: str, text: str) -> OptionValue:
     """Turn ``KEY=VALUE`` text from a CLI flag into the option's typed value (as its type in RuleOptions says:
     an integer, true or false, or one of its words in any case); RuleOptions.checked checks the value itself."""
     allowed = _ALLOWED.get(key)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Literal, NotRequired, cast
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Literal, NotRequired
 
 from typing_extensions import TypedDict  # pydantic reads the record's types (typing's, before 3.12, it cannot)
 
@@ -11,7 +12,8 @@ from arena.engine.actions import parse_action
 from arena.engine.game import Game
 from arena.engine.hand import Deal, HandState
 from arena.engine.options import OPTION_DEFAULTS, make_rules
-from arena.engine.view import TrickJSON, trick_json
+from arena.engine.view import ActionJSON as ActionJSON  # a record's actions are a view's bids
+from arena.engine.view import TrickJSON, actions_json, trick_json
 from arena.errors import ArenaError, RecordError
 
 if TYPE_CHECKING:
@@ -48,16 +50,6 @@ class DealJSON(TypedDict):
     hands: list[list[str]]
     upcard: str
     kitty: list[str]
-
-
-class ActionJSON(TypedDict):
-    """One action as played: its seat and the action's wire form (``type`` and its fields)."""
-
-    seat: int
-    type: str
-    card: NotRequired[str]
-    suit: NotRequired[str]
-    alone: NotRequired[bool]
 
 
 class HandResultJSON(TypedDict):
@@ -157,7 +149,7 @@ class GameRecord(TypedDict):
 
     format: str
     variant: str
-    options: dict[str, Any]
+    options: Mapping[str, object]  # as written, every option (RuleOptions.to_json); as read, whatever replay checks
     seed: int
     players: list[str]
     hands: list[HandJSON]
@@ -209,11 +201,6 @@ def deal_json(deal: Deal) -> DealJSON:
         "upcard": str(deal.upcard),
         "kitty": [str(c) for c in deal.kitty],
     }
-
-
-def actions_json(actions: list[tuple[int, Any]]) -> list[ActionJSON]:
-    """Actions as played, each with its seat."""
-    return [cast(ActionJSON, {"seat": seat, **action.to_json()}) for seat, action in actions]
 
 
 def hand_json(hand: HandState, scores_after: tuple[int, ...]) -> HandJSON:
@@ -280,8 +267,9 @@ def game_record(game: Game) -> GameRecord:
     return record
 
 
-def replay(record: GameRecord | dict[str, Any]) -> Game:
-    """Replay a record's actions on the deals its seed gives; raise RecordError unless it reproduces the record."""
+def replay(record: object) -> Game:
+    """Replay a record's actions on the deals its seed gives; raise RecordError unless it reproduces the record
+    (``record`` as read, unchecked: whatever is not a game record raises RecordError too)."""
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise RecordError(f"not a game record of format {FORMAT!r}")
     seed, players = record.get("seed"), record.get("players")
@@ -328,10 +316,10 @@ def replay(record: GameRecord | dict[str, Any]) -> Game:
         raise RecordError(f"the record has field(s) the engine does not produce: {', '.join(sorted(unknown))}")
     for key, value in produced.items():
         if key == "forfeit":
-            value = {**cast(dict[str, Any], record["forfeit"]), **cast(dict[str, Any], value)}  # the referee adds why
+            value = {**record["forfeit"], **produced["forfeit"]}  # the referee adds why
         if key == "options":  # a record written before an option existed names it not: it was at its default
-            written = cast(dict[str, Any], record["options"])
-            value = {k: v for k, v in cast(dict[str, Any], value).items() if k in written or v != OPTION_DEFAULTS[k]}
+            written = record["options"]
+            value = {k: v for k, v in produced["options"].items() if k in written or v != OPTION_DEFAULTS[k]}
         if record.get(key) != value:
             raise RecordError(f"replay differs from the record in {key!r}")
     return game

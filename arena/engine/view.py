@@ -9,11 +9,12 @@ checked equal to ``to_json``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, NamedTuple, NotRequired, cast
 
 from typing_extensions import TypedDict  # pydantic reads the record's types (typing's, before 3.12, it cannot)
 
-from arena.engine.actions import Action, Play, action_from_json
+from arena.engine.actions import Action, ActionObject, Play, WireAction, action_from_json
 from arena.engine.cards import CARD_BY_TEXT, CARD_TEXT, Card, Suit
 from arena.engine.phases import SEAT as SEAT
 from arena.engine.phases import BestCall, PassedCard, Phase, SeatNumber, Trick
@@ -51,7 +52,7 @@ class SeatView(NamedTuple):
     passed: tuple[PassedCard, ...]
     best_discards: tuple[Card, ...]  # this seat's own discards for a call for best; nobody else's
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SeatViewJSON:
         """The wire form of the view."""
         return {
             "seat": self.seat,
@@ -64,7 +65,7 @@ class SeatView(NamedTuple):
             "upcard": CARD_TEXT[self.upcard],
             "upcard_taken": self.upcard_taken,
             "discarded": None if self.discarded is None else CARD_TEXT[self.discarded],
-            "bids": [{"seat": s, **a.to_json()} for s, a in self.bids],
+            "bids": actions_json(self.bids),
             "trump": None if self.trump is None else self.trump.name,
             "maker": self.maker,
             "alone": self.alone,
@@ -81,7 +82,7 @@ class SeatView(NamedTuple):
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], tricks: dict[tuple[int, int], Trick] | None = None) -> SeatView:
+    def from_json(cls, data: SeatViewJSON, tricks: dict[tuple[int, int], Trick] | None = None) -> SeatView:
         """The view from its wire form, with Card, Suit and Action values (the referee's text: an unknown card
         raises KeyError).
 
@@ -109,7 +110,10 @@ class SeatView(NamedTuple):
             upcard=card(data["upcard"]),
             upcard_taken=data["upcard_taken"],
             discarded=None if discarded is None else card(discarded),
-            bids=tuple((b["seat"], action_from_json({k: v for k, v in b.items() if k != "seat"})) for b in bids),
+            bids=tuple(
+                (b["seat"], action_from_json(cast(ActionObject, {k: v for k, v in b.items() if k != "seat"})))
+                for b in bids
+            ),
             trump=None if trump is None else _SUITS.get(trump) or Suit.parse(trump),
             maker=data["maker"],
             alone=data["alone"],
@@ -138,6 +142,17 @@ _PHASES: dict[str, Phase] = {phase.value: phase for phase in Phase}
 _SUITS: dict[str, Suit] = {suit.name: suit for suit in Suit}
 
 
+class ActionJSON(TypedDict):
+    """One action as played, a record's or a view's bid: its seat and the action's wire form (``type`` and its
+    fields)."""
+
+    seat: int
+    type: str
+    card: NotRequired[str]
+    suit: NotRequired[str]
+    alone: NotRequired[bool]
+
+
 class PlayedCardJSON(TypedDict):
     """A card of a trick and who played it."""
 
@@ -153,7 +168,56 @@ class TrickJSON(TypedDict):
     winner: int
 
 
-def action_json(action: Action) -> dict[str, Any]:
+class SeatViewJSON(TypedDict):
+    """The wire form of a SeatView (protocol.md section 7): its fields, the values as text, lists and objects."""
+
+    seat: int
+    players: int
+    hand_number: int
+    dealer: int
+    phase: str
+    turn: int | None
+    hand: list[str]
+    upcard: str
+    upcard_taken: bool | None
+    discarded: str | None
+    bids: list[ActionJSON]
+    trump: str | None
+    maker: int | None
+    alone: bool
+    defender_alone: int | None
+    sitting_out: list[int]
+    tricks: list[TrickJSON]
+    trick: list[PlayedCardJSON]
+    tricks_won: list[int]
+    scores: list[int]
+    caller: int | None
+    calls: list[BestCallJSON]
+    passed: list[PassedCardJSON]
+    best_discards: list[str]
+
+
+class BestCallJSON(TypedDict):
+    """An answer on calling for best: who, and whether he called."""
+
+    seat: int
+    called: bool
+
+
+class PassedCardJSON(TypedDict):
+    """A card passed on a call for best; the card null where the seat may not know it."""
+
+    giver: int
+    receiver: int
+    card: str | None
+
+
+def actions_json(actions: Iterable[tuple[int, Action]]) -> list[ActionJSON]:
+    """Actions as played, each with its seat."""
+    return [cast(ActionJSON, {"seat": seat, **action.to_json()}) for seat, action in actions]
+
+
+def action_json(action: Action) -> WireAction:
     """``action.to_json()``, with a card played (most actions are) written straight from the card table: an action's
     wire form on the hot paths, the referee's requests and events and the SDK's replies."""
     if type(action) is Play:
@@ -161,7 +225,7 @@ def action_json(action: Action) -> dict[str, Any]:
     return action.to_json()
 
 
-def passed_json(passed: PassedCard) -> dict[str, int | str | None]:
+def passed_json(passed: PassedCard) -> PassedCardJSON:
     """A card passed on a call for best as JSON (``card`` null where the seat may not know it)."""
     card = passed.card
     return {"giver": passed.giver, "receiver": passed.receiver, "card": None if card is None else CARD_TEXT[card]}

@@ -7,7 +7,6 @@ actions) and answers through the same checks; the screen is drawn from those mes
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from arena.engine.actions import Action
 from arena.engine.view import SeatView
@@ -15,6 +14,7 @@ from arena.errors import ArenaError
 from arena.human.entry import HELP_WORDS, QUIT_WORDS, ChoiceError, help_text, parse_choice
 from arena.human.screen import Screen
 from arena.sdk.bot import Bot
+from arena.sdk.messages import Event, GameEnd
 from arena.sdk.table import Table
 
 HUMAN = "human"  # the person's seat's name in the game record
@@ -40,12 +40,12 @@ class TerminalPlayer(Bot):
         """Show the table."""
         self.screen.game_start(table, seed=self.seed + table.game, number=table.game + 1, games=self.games)
 
-    def on_event(self, event: dict[str, Any]) -> None:
+    def on_event(self, event: Event) -> None:
         """Show what happened."""
         assert self.table is not None
         self.screen.event(event, self.table)
 
-    def on_game_end(self, message: dict[str, Any]) -> None:
+    def on_game_end(self, message: GameEnd) -> None:
         """Show how the game ended."""
         self.screen.game_end(message)
 

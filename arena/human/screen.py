@@ -8,7 +8,6 @@ from bots and are untrusted: they go through ``printable`` and into ``Text`` (ne
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from rich.console import Console
 from rich.rule import Rule
@@ -19,6 +18,7 @@ from arena.engine.cards import Card, Suit, effective_suit
 from arena.engine.hand import Phase
 from arena.engine.view import SeatView
 from arena.human.entry import SUIT_NAMES, describe
+from arena.sdk.messages import ActionEvent, Event, Exchange, GameEnd, HandEnd, TrickEvent
 from arena.sdk.table import Table
 from arena.text import printable
 from arena.tournament.account import sort_cards
@@ -82,26 +82,25 @@ class Screen:
         self.console.print(Text("Rules: " + ", ".join(f"{k}={v}" for k, v in options.items())))
         self.console.print(Text("Type ? at any prompt for help."))
 
-    def event(self, event: dict[str, Any], table: Table) -> None:
+    def event(self, event: Event, table: Table) -> None:
         """One event of the seat's messages, already folded into ``table``."""
-        kind = event.get("type")
-        if kind == "hand_start":
+        if event["type"] == "hand_start":
             dealer = event["dealer"]
             header = f"Hand {event['hand_number']}: {self.who(dealer)} deal{'' if dealer == self.seat else 's'}"
             self.console.print(Rule(Text(f"{header}, upcard {event['upcard']}")))
             self.console.print(self._cards_line("Your cards", event["hand"], None))
-        elif kind == "action":
+        elif event["type"] == "action":
             self._action(event, table)
-        elif kind == "cards":
+        elif event["type"] == "cards":
             self.console.print(self._cards_line("Your cards", event["hand"], table.trump))
-        elif kind == "exchange":
+        elif event["type"] == "exchange":
             self._exchange(event, table)
-        elif kind == "trick":
+        elif event["type"] == "trick":
             self._trick(event, table)
-        elif kind == "hand_end":
+        elif event["type"] == "hand_end":
             self._hand_end(event)
 
-    def _action(self, event: dict[str, Any], table: Table) -> None:
+    def _action(self, event: ActionEvent, table: Table) -> None:
         action = event["action"]
         kind, seat = action.get("type"), event["seat"]
         if kind == "play":
@@ -127,7 +126,7 @@ class Screen:
             out = (seat + 2) % 4
             self.console.print(Text(f"  {self.who(out)} sit{'' if out == self.seat else 's'} out this hand"))
 
-    def _exchange(self, event: dict[str, Any], table: Table) -> None:
+    def _exchange(self, event: Exchange, table: Table) -> None:
         seat, upcard = event["seat"], table.upcard
         if seat == self.seat:
             took = f"take {upcard} and " if event["took_upcard"] else ""
@@ -137,7 +136,7 @@ class Screen:
         else:
             self.console.print(Text(f"  {self.who(seat)} leaves {upcard} (discards it)"))
 
-    def _trick(self, event: dict[str, Any], table: Table) -> None:
+    def _trick(self, event: TrickEvent, table: Table) -> None:
         cards = event["cards"]
         line = Text(f"  Trick {len(table.tricks)}: ")
         for i, played in enumerate(cards):
@@ -151,11 +150,12 @@ class Screen:
     def _leads(self, seat: int) -> str:
         return " lead" if seat == self.seat else " leads"
 
-    def _hand_end(self, event: dict[str, Any]) -> None:
+    def _hand_end(self, event: HandEnd) -> None:
         if event["passed_out"]:
             self.console.print(Text("  Everyone passed twice: no score this hand."))
         else:
             maker = event["maker"]
+            assert maker is not None  # a hand that was played has a maker
             makers = {maker, (maker + 2) % 4} if len(self.names) == 4 else {maker}
             won = sum(event["tricks_won"][s] for s in makers)
             outcome = "march" if won == 5 else "made it" if won >= 3 else "euchred"
@@ -174,7 +174,7 @@ class Screen:
         seats = range(2) if len(self.names) == 4 else range(len(self.names))
         return [s for s in seats if points[s] > 0]
 
-    def game_end(self, message: dict[str, Any]) -> None:
+    def game_end(self, message: GameEnd) -> None:
         """How the game ended: final scores, who won (or a draw, or a forfeit)."""
         self.console.print(Rule("Game over"))
         self.console.print(Text(f"Final scores: {self.scores(message['final_scores'])}", style="bold"))

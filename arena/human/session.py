@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import uuid
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from arena.engine.game import Game
 from arena.engine.options import make_rules
@@ -30,7 +30,7 @@ def bot_entries(
     bots: Sequence[str],
     *,
     variant: str,
-    options: dict[str, object],
+    options: Mapping[str, object],
     seat: int,
     lookup: Callable[[str], BotCommand | None] | None = None,
 ) -> list[BotEntry]:

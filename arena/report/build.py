@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import orjson
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -114,6 +114,20 @@ class Built:
     seconds: float
 
 
+class Summary(TypedDict):
+    """The report's summary, as the pages' data holds it: the title, how many games and their pages and chunks, the
+    bots, the kinds of violation and the variants played."""
+
+    title: str
+    games: int
+    pages: int
+    pageSize: int
+    chunkSize: int
+    bots: list[str]
+    kinds: list[str]
+    variants: dict[str, int]
+
+
 class ReportBuilder:
     """A report folder and the tallies behind it, brought up to date with its source by ``update``."""
 
@@ -127,7 +141,7 @@ class ReportBuilder:
         self.history = RatingHistory()
         self.variants: Counter[str] = Counter()
         self.kinds: set[str] = set()
-        self._page: list[list[Any]] = []  # rows of the games list's last page (written whole at each update)
+        self._page: list[list[object]] = []  # rows of the games list's last page (written whole at each update)
         self._chunk: list[bytes] = []  # entries of the last record chunk
         self._placed = False  # whether out/data is ours (after the first update that found games)
         self._rendered: tuple[int, int | None] | None = None
@@ -231,7 +245,7 @@ class ReportBuilder:
             _write(data / "records" / f"chunk-{n // CHUNK_SIZE}.js", _records_js(self._chunk))
             self._chunk = []
 
-    def _summary(self) -> dict[str, Any]:
+    def _summary(self) -> Summary:
         return {
             "title": self.source.title,
             "games": self.count,
@@ -258,7 +272,7 @@ class ReportBuilder:
         }
         # the ranking table's cells exactly as `arena ranking` prints them (its CSV), whatever its columns
         table = list(csv.reader(io.StringIO(format_ranking(rows, "csv")))) if rows else []
-        context: dict[str, Any] = {
+        context: dict[str, object] = {
             "title": src.title,
             "source": str(src.path),
             "summary": summary,

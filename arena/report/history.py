@@ -7,12 +7,19 @@ O(distinct matchups), not O(games)).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from arena.tournament.ranking import Standings
 from arena.tournament.ratings import tally_table
 
 POINTS = 120
+
+
+class HistoryJSON(TypedDict):
+    """The games counts of the history's points, and each bot's rating at each (null before its first game)."""
+
+    games: list[int]
+    elo: dict[str, list[float | None]]
 
 
 class RatingHistory:
@@ -31,7 +38,7 @@ class RatingHistory:
             self.points = self.points[1::2]
             self.step *= 2
 
-    def to_json(self, games: int, elo: dict[str, float]) -> dict[str, Any]:
+    def to_json(self, games: int, elo: dict[str, float]) -> HistoryJSON:
         """``{"games": [...], "elo": {bot: [...]}}``, ending with ``elo``, the ratings after all ``games``; a bot's
         value is null before its first game."""
         points = list(self.points)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from arena.engine.record import GameRecord
 
@@ -27,6 +27,28 @@ DISTINCT_TIMES = 4096
 
 def _three_digits(ms: float) -> float:
     return float(f"{ms:.3g}")
+
+
+class BotStatsJSON(TypedDict):
+    """A bot's figures as the index page's data holds them (averages None where there is nothing to average)."""
+
+    bot: str
+    games: int
+    seats: int
+    bids: int
+    made: int
+    euchred: int
+    alone: int
+    aloneMade: int
+    makerPoints: float | None
+    defenderPoints: float | None
+    decisions: int
+    msPerDecision: float
+    p99Ms: float | None
+    maxMs: float | None
+    meanLeft: float | None
+    minLeft: float | None
+    violations: dict[str, int]
 
 
 @dataclass
@@ -92,7 +114,7 @@ class BotStats:
                 coarse[_three_digits(ms)] += count
             self.times = coarse
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> BotStatsJSON:
         """The figures shown, as the index page's data holds them."""
         return {
             "bot": self.bot,
@@ -156,9 +178,11 @@ class Stats:
                 elif seat != partner:
                     entry.defender_hands += 1
                     entry.defender_points += points[seat]
-        timing: Any = record.get("timing") or {}
-        decisions, thinking = timing.get("decisions"), timing.get("thinking")
-        each, left = timing.get("decision_ms"), timing.get("clock_left")
+        timing = record.get("timing")
+        decisions = timing.get("decisions") if timing else None
+        thinking = timing.get("thinking") if timing else None
+        each = timing.get("decision_ms") if timing else None
+        left = timing.get("clock_left") if timing else None
         for seat, entry in enumerate(seats):
             entry.seats += 1
             if decisions:

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, TypeVar, cast
 
+from arena import JSONObject
 from arena.engine.actions import Action, action_from_json, parse_action
 from arena.engine.phases import Phase, Trick
-from arena.engine.view import SeatView, action_json
+from arena.engine.view import SeatView, SeatViewJSON, action_json
 from arena.errors import ArenaError, IllegalActionError
 from arena.sdk.logs import logger
 from arena.sdk.table import Table
+
+if TYPE_CHECKING:  # types alone: a bot does not load them
+    from arena.sdk.messages import Act, Event, Events, GameEnd, GameStart, ViolationNotice, Welcome
 
 try:  # hashlib's own blake2b, without hashlib's loading of OpenSSL (~4 ms at every bot's start) for hashes unused here
     from _blake2 import blake2b
@@ -25,11 +29,11 @@ except ImportError:  # a Python built without it
     from hashlib import blake2b
 
 T = TypeVar("T")
-Answer = Action | dict[str, Any]
+Answer = Action | JSONObject
 ActFunction = Callable[[SeatView, tuple[Action, ...]], Answer]
 
 
-def view_seed(view: SeatView | dict[str, Any]) -> int:
+def view_seed(view: SeatView | SeatViewJSON) -> int:
     """A 128-bit number that tells the decision's place in the game: the same view, the same number, everywhere.
 
     It is a BLAKE2b hash of what tells one decision of a seat from another: the seat, the hand and its phase, the
@@ -45,12 +49,12 @@ def view_seed(view: SeatView | dict[str, Any]) -> int:
 _flat = itertools.chain.from_iterable
 
 
-def view_rng(view: SeatView | dict[str, Any]) -> random.Random:
+def view_rng(view: SeatView | SeatViewJSON) -> random.Random:
     """A random source seeded by :func:`view_seed`, so a game replays identically (no clock, no os randomness)."""
     return random.Random(view_seed(view))
 
 
-def parse_view(data: dict[str, Any], tricks: dict[tuple[int, int], Trick] | None = None) -> SeatView:
+def parse_view(data: SeatViewJSON, tricks: dict[tuple[int, int], Trick] | None = None) -> SeatView:
     """The wire form of a view (``act.view``) as a SeatView with Card, Suit and Action values (``SeatView.from_json``).
 
     ``tricks`` caches finished tricks by (hand number, index) across calls: they never change once played.
@@ -107,13 +111,13 @@ class Bot:
     def on_game_start(self, table: Table) -> None:
         """Called when a game starts, with its fresh table."""
 
-    def on_event(self, event: dict[str, Any]) -> None:
+    def on_event(self, event: Event) -> None:
         """Called after each event has been folded into the table."""
 
-    def on_game_end(self, message: dict[str, Any]) -> None:
+    def on_game_end(self, message: GameEnd) -> None:
         """Called with the ``game_end`` message."""
 
-    def on_violation(self, message: dict[str, Any]) -> None:
+    def on_violation(self, message: ViolationNotice) -> None:
         """Called with a ``violation`` notice; logs it by default."""
         logger().warning(
             "violation %s: %s (strike %s of %s)",
@@ -122,33 +126,36 @@ class Bot:
 
     # ---- the protocol ----
 
-    def handle(self, message: dict[str, Any]) -> dict[str, Any] | None:
-        """Take one referee message; return the reply to an ``act`` request, None for every other message."""
+    def handle(self, message: JSONObject) -> JSONObject | None:
+        """Take one referee message; return the reply to an ``act`` request, None for every other message.
+
+        The message is read as its type's shape in protocol.md (arena.sdk.messages), unchecked: the referee wrote it.
+        """
         kind = message.get("type")
         if kind == "act":
-            return self._act(message)
+            return self._act(cast("Act", message))
         if kind == "events":
-            self._events(message["events"])
+            self._events(cast("Events", message)["events"])
         elif kind == "game_start":
-            self.table = Table.from_game_start(message)
+            self.table = Table.from_game_start(cast("GameStart", message))
             self._tricks = {}  # hand numbers start again at 0
             self._warned = False
             self.on_game_start(self.table)
         elif kind == "game_end":
-            self.on_game_end(message)
+            self.on_game_end(cast("GameEnd", message))
         elif kind == "welcome":
-            self.match_id = message.get("match_id")
+            self.match_id = cast("Welcome", message).get("match_id")
         elif kind == "violation":
-            self.on_violation(message)
+            self.on_violation(cast("ViolationNotice", message))
         elif kind == "match_end":
             self.finished = True
         else:
             logger().warning("ignoring a message of unknown type %r", kind)
         return None
 
-    def _events(self, events: list[dict[str, Any]]) -> None:
+    def _events(self, events: list[Event]) -> None:
         table = self.table
-        hook: Callable[[dict[str, Any]], None] | None = self.on_event
+        hook: Callable[[Event], None] | None = self.on_event
         if getattr(hook, "__func__", None) is Bot.on_event:
             hook = None  # not overridden: nothing to call for each event
         for event in events:
@@ -157,7 +164,7 @@ class Bot:
             if hook is not None:
                 hook(event)
 
-    def _act(self, message: dict[str, Any]) -> dict[str, Any]:
+    def _act(self, message: Act) -> JSONObject:
         self._events(message.get("events", []))
         legal = tuple([action_from_json(a) for a in message["legal"]])
         table = self.table
@@ -188,12 +195,13 @@ class Bot:
         answer = self.act(view, legal)
         return {"type": "action", "request_id": message["request_id"], "action": self._check(answer, legal)}
 
-    def _check(self, answer: Answer, legal: tuple[Action, ...]) -> dict[str, Any]:
+    def _check(self, answer: Answer, legal: tuple[Action, ...]) -> Mapping[str, object]:
         for offered in legal:  # one of the very objects offered (the usual case): no comparisons needed
             if offered is answer:
                 return action_json(offered)
         if not isinstance(answer, dict) and answer in legal:
             return answer.to_json()
+        data: Mapping[str, object]
         if isinstance(answer, dict):
             data = answer
         elif hasattr(answer, "to_json"):

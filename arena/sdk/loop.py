@@ -11,13 +11,16 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 import orjson
 
-from arena import PROTOCOL_VERSION
+from arena import PROTOCOL_VERSION, JSONObject
 from arena.sdk.bot import ActFunction, Bot, as_bot
 from arena.sdk.logs import log_to_stderr, logger
+
+if TYPE_CHECKING:
+    import zmq
 
 IDLE_TIMEOUT_S = 600.0
 POLL_MS = 1000
@@ -45,7 +48,7 @@ def run(
     stdio = endpoint is None and os.environ.get("ARENA_TRANSPORT") == "stdio"
     if not endpoint and not stdio:
         raise SystemExit("arena.sdk.run: no endpoint; the referee sets ARENA_ENDPOINT (or ARENA_TRANSPORT=stdio)")
-    hello: dict[str, Any] = {"type": "hello", "name": player.name, "protocol": PROTOCOL_VERSION, "token": token}
+    hello: JSONObject = {"type": "hello", "name": player.name, "protocol": PROTOCOL_VERSION, "token": token}
     if version or player.version:
         hello["version"] = version or player.version
     if not player.want_view:
@@ -56,7 +59,7 @@ def run(
         _zmq_session(player, hello, endpoint, idle_timeout)
 
 
-def _zmq_session(player: Bot, hello: dict[str, Any], endpoint: str, idle_timeout: float) -> None:
+def _zmq_session(player: Bot, hello: JSONObject, endpoint: str, idle_timeout: float) -> None:
     """The ZeroMQ transport: a DEALER connected to the referee's endpoint, for the whole match."""
     import zmq
 
@@ -72,7 +75,7 @@ def _zmq_session(player: Bot, hello: dict[str, Any], endpoint: str, idle_timeout
         context.term()
 
 
-def _loop(socket: Any, player: Bot, idle_timeout: float) -> None:
+def _loop(socket: zmq.Socket[bytes], player: Bot, idle_timeout: float) -> None:
     import zmq
     from zmq.backend import Socket as RawSocket
 
@@ -107,7 +110,7 @@ def _loop(socket: Any, player: Bot, idle_timeout: float) -> None:
             send(socket, _encode(reply))
 
 
-def _stdio_loop(player: Bot, hello: dict[str, Any]) -> None:
+def _stdio_loop(player: Bot, hello: JSONObject) -> None:
     """The stdio transport: one JSON object a line each way, until ``match_end`` or the end of stdin."""
     channel = os.fdopen(os.dup(1), "wb", buffering=0)  # the real stdout, kept for protocol lines alone
     os.dup2(2, 1)  # what the bot prints goes to its log

@@ -13,7 +13,11 @@ What a seat knows (docs/rules.md section 10), as used here:
 - the upcard: in the dealer's hand until he plays it once he took it (always on a Benny upcard), in the kitty when
   it was turned down or declined, or when the dealer sits out;
 - its own discard, if it is the dealer; any other seat's discard is an unseen card among the rest;
-- a seat sitting out keeps five cards that never play: they are unseen and that seat holds them.
+- a seat sitting out keeps five cards that never play: they are unseen and that seat holds them;
+- Railroad's calls for best: its own discards for a call are out of play; a card passed is in the receiver's hand
+  (its own, where it received it). A partner who gave a card is still counted as holding five, one of them from the
+  rest, since he sits out it changes no play, and nothing marks the passed card as the caller's, where the viewer
+  did not see it: an approximation a bot may refine.
 """
 
 from __future__ import annotations
@@ -93,6 +97,7 @@ class Knowledge:
                 known[dealer] = (*known[dealer], up)
         if view.discarded is not None:
             seen.add(view.discarded)
+        seen.update(view.best_discards)
         unseen = tuple(c for c in make_deck(deck) if c not in seen)
         return cls(seat, trump, tuple(counts), tuple(known), tuple(frozenset(v) for v in voids), unseen)
 

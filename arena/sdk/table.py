@@ -8,7 +8,7 @@ what a player remembers: the cards played, who showed out of which suit, which c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from arena.engine.actions import Action, Call, DefendAlone, NameTrump, OrderUp, Play, action_from_json
 from arena.engine.cards import (
@@ -25,6 +25,21 @@ from arena.engine.cards import (
 from arena.engine.options import Rules, make_rules
 from arena.engine.phases import BestCall, PassedCard, Phase, Trick
 from arena.engine.view import SeatView
+
+if TYPE_CHECKING:  # types alone: a bot does not load them
+    from arena.sdk.messages import (
+        ActionEvent,
+        BestDiscardEvent,
+        CallForBestEvent,
+        Cards,
+        Event,
+        Exchange,
+        GameStart,
+        GiveBestEvent,
+        HandEnd,
+        HandStart,
+        TrickEvent,
+    )
 
 _tuple_new = tuple.__new__  # a NamedTuple made from a tuple of its fields, past its keyword-taking __new__
 
@@ -64,11 +79,11 @@ class Table:
     calls: list[BestCall] = field(default_factory=list)
     passed: list[PassedCard] = field(default_factory=list)
     best_discards: list[Card] = field(default_factory=list)
-    results: list[dict[str, Any]] = field(default_factory=list)
+    results: list[HandEnd] = field(default_factory=list)
     live: bool = False  # whether the current hand has been followed from its start (or taken from a view)
 
     @classmethod
-    def from_game_start(cls, message: dict[str, Any]) -> Table:
+    def from_game_start(cls, message: GameStart) -> Table:
         """A fresh table from a ``game_start`` message."""
         rules = make_rules(message["variant"], message["options"])
         n = rules.players
@@ -84,7 +99,7 @@ class Table:
 
     # ---- folding events in ----
 
-    def apply(self, event: dict[str, Any]) -> None:
+    def apply(self, event: Event) -> None:
         """Fold one event into the picture (unknown event types are ignored, for forward compatibility).
 
         Events of a hand whose start the table missed (a bot restarted mid-game) are skipped; ``sync`` then takes
@@ -93,32 +108,34 @@ class Table:
         kind = event.get("type")
         if kind == "action":  # the most common event first, and a card played the most common action
             if self.live:
-                action = event["action"]
+                played_action = cast("ActionEvent", event)
+                action = played_action["action"]
                 played = len(action) == 2 and action.get("type") == "play"
-                card = CARD_BY_TEXT.get(action.get("card")) if played else None
+                card = CARD_BY_TEXT.get(action.get("card", "")) if played else None
                 if card is not None:
-                    self._play(event["seat"], card)
+                    self._play(played_action["seat"], card)
                 else:
-                    self._action(event["seat"], action_from_json(action))
+                    self._action(played_action["seat"], action_from_json(action))
         elif kind == "trick":  # the next most common: one for every three or four cards
             if self.live:
-                self._trick(event)
+                self._trick(cast("TrickEvent", event))
         elif kind == "hand_start":
-            self._hand_start(event)
+            self._hand_start(cast("HandStart", event))
         elif kind == "hand_end":
-            self.scores = list(event["scores"])
-            self.tricks_won = list(event["tricks_won"])
-            self.results.append(event)
+            end = cast("HandEnd", event)
+            self.scores = list(end["scores"])
+            self.tricks_won = list(end["tricks_won"])
+            self.results.append(end)
         elif not self.live:
             return
         elif kind == "cards":
-            self.hand = sorted(Card.parse(c) for c in event["hand"])
+            self.hand = sorted(Card.parse(c) for c in cast("Cards", event)["hand"])
         elif kind == "exchange":
-            self._exchange(event)
+            self._exchange(cast("Exchange", event))
         elif kind in ("call_for_best", "give_best", "best_discard"):
             self._best(kind, event)
 
-    def _hand_start(self, event: dict[str, Any]) -> None:
+    def _hand_start(self, event: HandStart) -> None:
         n = self.rules.players
         self.live = True
         self.hand_number = event["hand_number"]
@@ -160,29 +177,32 @@ class Table:
         if alone:
             self.sitting_out.add((seat + 2) % 4)
 
-    def _exchange(self, event: dict[str, Any]) -> None:
+    def _exchange(self, event: Exchange) -> None:
         self.upcard_taken = bool(event["took_upcard"])
         if event["seat"] == self.seat and event.get("discard") is not None:
             self.discarded = Card.parse(event["discard"])
             self.hand.remove(self.discarded)
 
-    def _best(self, kind: str, event: dict[str, Any]) -> None:
+    def _best(self, kind: str, event: Event) -> None:
         """A step of a call for best: the call (or not), the card passed, the discard after receiving it."""
-        seat = event["seat"]
         if kind == "call_for_best":
-            self.calls.append(BestCall(seat, event["called"]))
-            self.caller = seat if event["called"] else None
-            discard = event.get("discard")
+            call = cast("CallForBestEvent", event)
+            seat = call["seat"]
+            self.calls.append(BestCall(seat, call["called"]))
+            self.caller = seat if call["called"] else None
+            discard = call.get("discard")
             if discard is not None and seat == self.seat:
                 self._discard_for_best(Card.parse(discard))
             return
-        shown = None if event.get("card") is None else Card.parse(event["card"])
         if kind == "best_discard":
-            if shown is not None and seat == self.seat:
-                self._discard_for_best(shown)
+            put_away = cast("BestDiscardEvent", event)
+            if put_away["card"] is not None and put_away["seat"] == self.seat:
+                self._discard_for_best(Card.parse(put_away["card"]))
             self.caller = None
             return
-        receiver = event["receiver"]
+        given = cast("GiveBestEvent", event)
+        seat, receiver = given["seat"], given["receiver"]
+        shown = None if given["card"] is None else Card.parse(given["card"])
         self.passed.append(PassedCard(seat, receiver, shown))
         if shown is not None and seat == self.seat and shown in self.hand:
             self.hand.remove(shown)  # (a dealer who sat out may give the upcard, which is in no hand)
@@ -207,7 +227,7 @@ class Table:
         if seat == self.seat and card in self.hand:
             self.hand.remove(card)
 
-    def _trick(self, event: dict[str, Any]) -> None:
+    def _trick(self, event: TrickEvent) -> None:
         cards = tuple([(c["seat"], CARD_BY_TEXT[c["card"]]) for c in event["cards"]])
         winner = event["winner"]
         self.tricks.append(_tuple_new(Trick, (event["leader"], cards, winner)))  # Trick(leader, cards, winner)

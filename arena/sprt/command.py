@@ -7,7 +7,7 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
 
 import click
 
@@ -126,7 +126,28 @@ command resumes, and arena ranking --db FILE shows them.
 @click.option("--db", "db_path", type=click.Path(dir_okay=False), help="Results file (default: sprt-NEW-vs-BASE-V.db).")
 @shared.trusted_bots
 @click.option("--quiet", is_flag=True, help="No live status line; only the verdict.")
-def sprt_command(**kwargs: Any) -> None:
+def sprt_command(
+    *,
+    new: str,
+    base: str,
+    variant: str,
+    option_pairs: tuple[str, ...],
+    elo0: float,
+    elo1: float,
+    alpha: float,
+    beta: float,
+    elo_model: Literal["logistic", "normalized"],
+    partnership: Literal["self", "mixed"],
+    time_control: str,
+    max_decision: float,
+    jobs: int,
+    max_games: int,
+    games_per_match: int,
+    seed: int | None,
+    db_path: str | None,
+    trusted_bots: bool,
+    quiet: bool,
+) -> None:
     """Run (or resume) an SPRT of NEW against BASE."""
     from arena.sprt.run import SprtRun, name_sides, run_sprt, sprt_pairing
     from arena.sprt.stats import Sprt
@@ -136,39 +157,38 @@ def sprt_command(**kwargs: Any) -> None:
     from arena.tournament.run import resolve_entrants
     from arena.tournament.store import Store
 
-    args = dict(kwargs)
-    options = checked_rules(args["variant"], args["option_pairs"], args["time_control"], args["max_decision"])
-    test = Sprt(args["elo0"], args["elo1"], args["alpha"], args["beta"], args["elo_model"])
+    options = checked_rules(variant, option_pairs, time_control, max_decision)
+    test = Sprt(elo0, elo1, alpha, beta, elo_model)
     lookup = Registry.default().lookup
-    (new,) = resolve_entrants([args["new"]], lookup).values()
-    (base,) = resolve_entrants([args["base"]], lookup).values()
-    new, base = name_sides(new, base)
+    (new_bot,) = resolve_entrants([new], lookup).values()
+    (base_bot,) = resolve_entrants([base], lookup).values()
+    new_bot, base_bot = name_sides(new_bot, base_bot)
     config = TournamentConfig(
-        name=f"sprt {new.name} vs {base.name}",
-        variant=args["variant"],
+        name=f"sprt {new_bot.name} vs {base_bot.name}",
+        variant=variant,
         options=options,
-        entrants=[new.name, base.name],
-        games_per_pairing=args["max_games"] // 2,
-        games_per_match=args["games_per_match"],
-        time=args["time_control"],
-        max_decision=args["max_decision"],
-        seed=args["seed"],
-        partnership=args["partnership"],
-        trusted_bots=args["trusted_bots"],
+        entrants=[new_bot.name, base_bot.name],
+        games_per_pairing=max_games // 2,
+        games_per_match=games_per_match,
+        time=time_control,
+        max_decision=max_decision,
+        seed=seed,
+        partnership=partnership,
+        trusted_bots=trusted_bots,
     )
-    pairing, copies = sprt_pairing(config, new.name, base.name)
-    commands = {new.name: new, base.name: base}
+    pairing, copies = sprt_pairing(config, new_bot.name, base_bot.name)
+    commands = {new_bot.name: new_bot, base_bot.name: base_bot}
     for name in copies:
-        commands[name] = dataclasses.replace(base, name=name)
+        commands[name] = dataclasses.replace(base_bot, name=name)
     run = SprtRun(config, test, commands, pairing)
-    db = Path(args["db_path"]) if args["db_path"] else default_db(args["new"], args["base"], args["variant"])
-    printer = None if args["quiet"] else SprtPrinter()
+    db = Path(db_path) if db_path else default_db(new, base, variant)
+    printer = None if quiet else SprtPrinter()
     started = time.monotonic()
     with Store.open(db) as store:
         state, interrupted = run_sprt(
             run,
             store,
-            jobs=args["jobs"],
+            jobs=jobs,
             log_dir=str(db.with_suffix("")) + "-logs",
             on_progress=printer.update if printer else None,
         )
@@ -190,4 +210,4 @@ def sprt_command(**kwargs: Any) -> None:
             err=True,
         )
         raise SystemExit(1)
-    click.echo(verdict_line(state, new.name, base.name, seconds=time.monotonic() - started))
+    click.echo(verdict_line(state, new_bot.name, base_bot.name, seconds=time.monotonic() - started))

@@ -14,7 +14,7 @@ import os
 import secrets
 import tomllib
 import types
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
@@ -29,7 +29,9 @@ from pydantic import (
     model_validator,
 )
 from pydantic.fields import FieldInfo
+from pydantic_core import ErrorDetails
 
+from arena import JSONObject
 from arena.engine.options import OPTION_DEFAULTS, OPTION_NAMES, VARIANTS, RuleOptions, make_rules
 from arena.errors import ArenaError
 from arena.play.clock import TimeControl
@@ -40,6 +42,8 @@ class ConfigError(ArenaError, ValueError):
     """A tournament config is missing, not TOML, or has an unknown key or a bad value."""
 
 
+# create_model's field definitions, given as **kwargs beside its own keywords (__config__, __base__): mypy checks
+# each value against all of those, which only Any matches.
 def _option_fields() -> dict[str, Any]:
     hints = get_type_hints(RuleOptions)
     return {name: (hints[name], default) for name, default in OPTION_DEFAULTS.items()}
@@ -58,7 +62,7 @@ class _LimitsChecks(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _given(cls, value: Any) -> Any:
+    def _given(cls, value: object) -> object:
         return value.to_json() if isinstance(value, Limits) else value
 
     @field_validator(*Limits.ABSOLUTE, check_fields=False)  # the fields come with the mirror below
@@ -152,7 +156,7 @@ class TournamentConfig(BaseModel):
 
     name: str = Field(min_length=1, description="The tournament's name, in its tables and its results database")
     variant: str = Field(default="four-hand", description="The rules preset (docs/rules.md)")
-    options: dict[str, Any] = Field(
+    options: JSONObject = Field(
         default_factory=dict,
         description="Rule options that change the variant's preset, e.g. stick_the_dealer = true ([options] below)",
     )
@@ -372,7 +376,7 @@ def explain(exc: ValidationError, model: type[BaseModel], *, noun: str = "key") 
     return problems
 
 
-def _explain_one(error: Any, model: type[BaseModel], noun: str) -> str:
+def _explain_one(error: ErrorDetails, model: type[BaseModel], noun: str) -> str:
     loc = tuple(str(part) for part in error["loc"])
     dotted = ".".join(loc) or "config"
     key = f"{dotted!r}" if noun == "key" else f"{noun} {dotted!r}"
@@ -440,7 +444,7 @@ def _suggestion(model: type[BaseModel], loc: Sequence[str]) -> str:
     return " (every key: `arena config keys`, docs/config.md)"
 
 
-def rules_problem(variant: str, options: dict[str, Any]) -> str | None:
+def rules_problem(variant: str, options: Mapping[str, object]) -> str | None:
     """What is wrong with the variant and rule options, in the config's words, or None."""
     if variant not in VARIANTS:
         close = difflib.get_close_matches(variant, list(VARIANTS), n=1, cutoff=0.6)
@@ -462,7 +466,7 @@ def rules_problem(variant: str, options: dict[str, Any]) -> str | None:
     return None
 
 
-def _toml(value: Any) -> str:
+def _toml(value: object) -> str:
     """A value as it is written in TOML: ``"fast"``, ``true``, ``[1, 2]``."""
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -584,7 +588,10 @@ def _value_kind(info: FieldInfo, key: str = "") -> str:
     return kind + (f", {', '.join(limits)}" if limits else "")
 
 
-def _kind(annotation: Any) -> str:
+_KINDS: dict[object, str] = {str: "string", int: "integer", float: "number", bool: "`true` or `false`"}
+
+
+def _kind(annotation: object) -> str:
     origin, args = get_origin(annotation), get_args(annotation)
     if origin is Literal:
         return "one of " + ", ".join(f"`{_toml(a)}`" for a in args)
@@ -596,4 +603,4 @@ def _kind(annotation: Any) -> str:
         return "table"
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return "table"
-    return {str: "string", int: "integer", float: "number", bool: "`true` or `false`"}.get(annotation, str(annotation))
+    return _KINDS.get(annotation, str(annotation))

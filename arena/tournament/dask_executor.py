@@ -31,7 +31,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, Unpack
 
 from distributed import CancelledError, Client, Future, KilledWorker, Queue
 
@@ -63,6 +63,15 @@ class _Match:
     seen: set[int] = field(default_factory=set)
 
 
+class ExecutorOptions(TypedDict, total=False):
+    """The keywords of a DaskExecutor beside its client."""
+
+    pin: bool
+    shared: tuple[str, ...]
+    stall_timeout: float | None
+    make_executor: MakeExecutor | None
+
+
 class DaskExecutor:
     """Runs each match as a Dask task on the cluster of ``client`` (see the module's docstring).
 
@@ -89,7 +98,7 @@ class DaskExecutor:
         self.queue = Queue(f"arena-{self.run_id}-games", client=client)
         self._lock = threading.Condition()
         self._matches: dict[str, _Match] = {}
-        self._futures: set[Future[Any]] = set()
+        self._futures: set[Future[TaskResult]] = set()  # the matches' tasks in flight
         self._shipped: dict[str, tuple[ShippedBot, Future[bytes] | None]] = {}  # by the bot file's path
         self._cancelled = False
         self._closed = threading.Event()
@@ -99,10 +108,10 @@ class DaskExecutor:
     @classmethod
     @contextlib.contextmanager
     def connect(
-        cls, address: str | None, *, timeout: float = CONNECT_TIMEOUT, **options: Any
+        cls, address: str | None, *, timeout: float = CONNECT_TIMEOUT, **options: Unpack[ExecutorOptions]
     ) -> Iterator[DaskExecutor]:
         """An executor on the scheduler at ``address`` (else ``DASK_SCHEDULER_ADDRESS``), closed on the way out;
-        ``timeout``: seconds to reach it."""
+        ``timeout``: seconds to reach it; ``options``: the executor's own (``DaskExecutor``'s keywords)."""
         address = scheduler_address(address)
         try:
             client = Client(address, timeout=timeout, set_as_default=False)

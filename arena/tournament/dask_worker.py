@@ -24,9 +24,8 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from distributed import Client, get_client, get_worker
+from distributed import Client, Worker, get_client, get_worker
 
 from arena.engine.record import GameRecord
 from arena.errors import ArenaError
@@ -145,7 +144,7 @@ class _Sender:
 
     def __init__(self, client: Client, queue: str, match_id: str, progress: list[str]) -> None:
         self.client, self.queue, self.match_id, self.progress = client, queue, match_id, progress
-        self._pending: list[list[Any]] = []
+        self._pending: list[tuple[int, GameRecord]] = []  # games to send, each with its index in the match
         self._sent: list[int] = []
         self._failed: str | None = None
         self._closing = False
@@ -156,7 +155,7 @@ class _Sender:
     def add(self, index: int, record: GameRecord) -> None:
         """Send this game (soon)."""
         with self._changed:
-            self._pending.append([index, record])
+            self._pending.append((index, record))
             self._changed.notify()
 
     def close(self) -> tuple[list[int], str | None]:
@@ -168,7 +167,7 @@ class _Sender:
         return self._sent, self._failed
 
     def _send(self) -> None:
-        scheduler: Any = self.client.scheduler  # Queue.put without a Queue: unpickling one here would register
+        scheduler = self.client.scheduler  # Queue.put without a Queue: unpickling one here would register
         # this worker as a user of the run's queue, which then outlives the run
         while True:
             with self._changed:
@@ -177,7 +176,8 @@ class _Sender:
             if not batch:
                 return
             try:
-                self.client.sync(scheduler.queue_put, name=self.queue, data=[self.match_id, batch])
+                games = [[index, record] for index, record in batch]  # on the queue as lists
+                self.client.sync(scheduler.queue_put, name=self.queue, data=[self.match_id, games])
                 self.client.set_metadata(self.progress, batch[-1][0] + 1)
             except Exception as exc:  # the scheduler is gone: the games not sent are not stored, and replayed
                 self._failed = f"cannot send finished games to the coordinator: {type(exc).__name__}: {exc}"
@@ -247,7 +247,7 @@ def claimed_core(pin: bool, *, folder: Path | None = None) -> Iterator[int | Non
 
 
 @contextlib.contextmanager
-def _watch(worker: Any, executor: Executor) -> Iterator[None]:
+def _watch(worker: Worker, executor: Executor) -> Iterator[None]:
     """Cancel the match as soon as this task is no longer wanted (the run was stopped, or its coordinator went
     away): the scheduler then marks the task cancelled on the worker, but cannot stop the thread running it."""
     key = worker.get_current_task()

@@ -18,10 +18,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Protocol, cast
 
 import orjson
 
+from arena import JSONObject
 from arena.engine.record import GameRecord
 from arena.errors import ArenaError
 from arena.play import cgroups, forkserver
@@ -128,7 +129,7 @@ class LocalExecutor:
             for message in server.messages():
                 if message.get("type") == "game":
                     watchdog.progress()
-                    on_game(message["record"])
+                    on_game(cast(GameRecord, message["record"]))  # game_record's, with the referee's part
                     games += 1
                 elif message.get("type") == "match_done":
                     done = True
@@ -321,7 +322,7 @@ class _Server:
                 return message.get("type") == "rested"
         return False
 
-    def messages(self) -> Iterator[dict[str, Any]]:
+    def messages(self) -> Iterator[JSONObject]:
         """The referee's lines as they come, until its output ends."""
         for line in self._stdout:
             yield orjson.loads(line)

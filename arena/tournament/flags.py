@@ -7,11 +7,9 @@ as its one-line error (exit code 2) like any other ``ArenaError``. No click here
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import ValidationError
 
-from arena.engine.options import parse_option_value
+from arena.engine.options import OptionValue, parse_option_value
 from arena.errors import ArenaError
 from arena.play.matchspec import Limits
 from arena.tournament.config import LimitsModel, bot_limits, explain
@@ -21,7 +19,9 @@ class FlagError(ArenaError):
     """A ``KEY=VALUE`` flag that cannot be read; the message names the flag."""
 
 
-def checked_rules(variant: str, pairs: tuple[str, ...], time_control: str, max_decision: float) -> dict[str, Any]:
+def checked_rules(
+    variant: str, pairs: tuple[str, ...], time_control: str, max_decision: float
+) -> dict[str, OptionValue]:
     """The rule options the ``--option`` flags ``pairs`` give ``variant``, checked together with the time control
     before a command starts anything: an ArenaError in the words a config's errors use."""
     from arena.play.clock import TimeControl
@@ -35,9 +35,9 @@ def checked_rules(variant: str, pairs: tuple[str, ...], time_control: str, max_d
     return options
 
 
-def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
+def parse_options(pairs: tuple[str, ...]) -> dict[str, OptionValue]:
     """``KEY=VALUE`` flags into typed rule option overrides."""
-    options: dict[str, Any] = {}
+    options: dict[str, OptionValue] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
@@ -48,7 +48,8 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 
 def parse_limits(pairs: tuple[str, ...]) -> Limits:
     """``KEY=VALUE`` flags into the match's ``Limits`` (the keys of a config's ``[limits]`` table)."""
-    fields: dict[str, Any] = {}
+    fields: dict[str, str | None] = {}
+    listed: dict[str, list[str]] = {}  # readable and writable: a path each time the flag is given
     for pair in pairs:
         key, sep, value = pair.partition("=")
         key = key.strip()
@@ -57,9 +58,11 @@ def parse_limits(pairs: tuple[str, ...]) -> Limits:
         if key not in LimitsModel.model_fields:
             known = ", ".join(LimitsModel.model_fields)
             raise FlagError(f"--limit: no limit {key!r} (known: {known})")
-        listed = key in ("readable", "writable")
-        fields[key] = [*fields.get(key, []), value] if listed else (None if value.lower() == "none" else value)
+        if key in ("readable", "writable"):
+            listed.setdefault(key, []).append(value)
+        else:
+            fields[key] = None if value.lower() == "none" else value
     try:
-        return bot_limits(LimitsModel.model_validate(fields))
+        return bot_limits(LimitsModel.model_validate({**fields, **listed}))
     except ValidationError as exc:
         raise FlagError(f"--limit: {'; '.join(explain(exc, LimitsModel))}") from None

@@ -14,7 +14,6 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from arena.errors import ArenaError
 from arena.play.botproc import BUNDLED, STDIO_PREFIX, BotCommand, file_digest, resolve_bot
@@ -94,9 +93,9 @@ class Registry:
         return row, added, validation
 
 
-def _command(name: str, path: Path, transport: str) -> BotCommand:
+def _command(name: str, path: Path, transport: object) -> BotCommand:
     """How to start a registered copy: as ``resolve_bot`` would start the file, with the transport it was submitted
-    with (``stdio:`` or not)."""
+    with (``stdio:`` or not; ``transport`` as the registry holds it)."""
     command = resolve_bot(f"{STDIO_PREFIX}{path}" if transport == "stdio" else str(path))
     return dataclasses.replace(command, name=name)
 
@@ -135,6 +134,6 @@ def validate(command: BotCommand, *, time: str = DEFAULT_TIME, games: int = 2) -
 
 
 def _tail(logs: Path) -> str:
-    texts: list[Any] = [p.read_text(errors="replace") for p in sorted(logs.glob("*candidate*.log"))]
+    texts = [p.read_text(errors="replace") for p in sorted(logs.glob("*candidate*.log"))]
     text = "".join(texts).strip()
     return "\n".join(text.splitlines()[-8:])

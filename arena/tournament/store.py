@@ -9,16 +9,17 @@ import os
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Self, TypedDict
 
 import orjson
 
+from arena import JSONObject
 from arena.engine.record import GameRecord, ViolationJSON, read_record
 from arena.errors import ArenaError, RecordError
 
@@ -58,6 +59,9 @@ _GAME_COLUMNS = (
     "finished_at"
 )
 _BOT_COLUMNS = "name, version, path, sha256, meta, registered_at, id = (SELECT MAX(id) FROM bots WHERE name = b.name)"
+# Rows of those columns as sqlite3 gives them (a seed past 64 bits is stored as text; the last bot column is 0 or 1).
+_GameColumns = tuple[int, str, str, str, int | str, str, str, str, int, str | None, int, str]
+_BotColumns = tuple[str, str, str, str, str, str, int]
 
 
 def record_text(record: GameRecord) -> str:
@@ -92,6 +96,21 @@ class GameRow:
     finished_at: str
 
 
+class StoredViolation(TypedDict):
+    """A recorded violation as listed: the game it was in, whose (the seat's bot, if the seat had one), what, when."""
+
+    game_id: int
+    game_key: str
+    seat: int
+    bot: str | None
+    kind: str
+    detail: str
+    excerpt: str
+    hand_number: int | None
+    at_seconds: float | None
+    at: str | None  # the wall time
+
+
 @dataclass(frozen=True, slots=True)
 class BotRow:
     """One registered bot version; ``latest`` marks the newest registration under its name."""
@@ -100,7 +119,7 @@ class BotRow:
     version: str
     path: str
     sha256: str
-    meta: dict[str, Any]
+    meta: JSONObject  # what was registered with it (arena submit: the source and the transport)
     registered_at: str
     latest: bool
 
@@ -580,7 +599,7 @@ class Store:
         with self._read() as conn:
             return int(conn.execute(f"SELECT count(*) FROM games WHERE {where}", params).fetchone()[0])
 
-    def violations(self, bot: str | None = None) -> list[dict[str, Any]]:
+    def violations(self, bot: str | None = None) -> list[StoredViolation]:
         """Every recorded violation (of ``bot`` only, if given), oldest first."""
         sql = (
             "SELECT v.game_id, g.game_key, v.seat, v.bot, v.kind, v.detail, v.excerpt, v.hand_number, v.at_seconds, "
@@ -591,12 +610,25 @@ class Store:
                 rows = conn.execute(sql + " ORDER BY v.id").fetchall()
             else:
                 rows = conn.execute(sql + " WHERE v.bot = ? ORDER BY v.id", (bot,)).fetchall()
-        keys = ("game_id", "game_key", "seat", "bot", "kind", "detail", "excerpt", "hand_number", "at_seconds", "at")
-        return [dict(zip(keys, row, strict=True)) for row in rows]
+        return [
+            {
+                "game_id": game_id,
+                "game_key": game_key,
+                "seat": seat,
+                "bot": name,
+                "kind": kind,
+                "detail": detail,
+                "excerpt": excerpt,
+                "hand_number": hand_number,
+                "at_seconds": at_seconds,
+                "at": at,
+            }
+            for game_id, game_key, seat, name, kind, detail, excerpt, hand_number, at_seconds, at in rows
+        ]
 
     # ---- bot registry ----
 
-    def register_bot(self, name: str, version: str, path: str, sha256: str, meta: dict[str, Any]) -> bool:
+    def register_bot(self, name: str, version: str, path: str, sha256: str, meta: Mapping[str, object]) -> bool:
         """Register a bot version; False if this name and version are registered already."""
         with self._write() as conn:
             row = conn.execute("SELECT sha256 FROM bots WHERE name = ? AND version = ?", (name, version)).fetchone()
@@ -627,9 +659,9 @@ class Store:
         return None if found is None else _bot_row(found)
 
 
-def _game_filter(bot: str | None, variant: str | None, forfeits: bool) -> tuple[str, list[Any]]:
+def _game_filter(bot: str | None, variant: str | None, forfeits: bool) -> tuple[str, list[str]]:
     """The WHERE clause (and its parameters) of a listing of games by bot, variant and forfeit."""
-    where, params = ["1"], list[Any]()
+    where, params = ["1"], list[str]()
     if bot is not None:
         where.append("id IN (SELECT game_id FROM seats WHERE bot = ?)")
         params.append(bot)
@@ -641,16 +673,18 @@ def _game_filter(bot: str | None, variant: str | None, forfeits: bool) -> tuple[
     return " AND ".join(where), params
 
 
-def _game_row(r: tuple[Any, ...]) -> GameRow:
+def _game_row(r: _GameColumns) -> GameRow:
     players, winners, scores = (tuple(json.loads(text)) for text in r[5:8])
     return GameRow(r[0], r[1], r[2], r[3], int(r[4]), players, winners, scores, r[8], r[9], r[10], r[11])
 
 
-def _bot_row(row: tuple[Any, ...]) -> BotRow:
+def _bot_row(row: _BotColumns) -> BotRow:
     return BotRow(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5], bool(row[6]))
 
 
-def _violation_row(game_id: int, players: list[str], violation: ViolationJSON) -> tuple[Any, ...]:
+def _violation_row(
+    game_id: int, players: list[str], violation: ViolationJSON
+) -> tuple[int, int, str | None, str, str, str, int | None, float | None, str | None]:
     """The violations-table row of one recorded violation; RecordError if it lacks a seat or kind."""
     try:
         seat, kind = int(violation["seat"]), str(violation["kind"])

@@ -6,14 +6,13 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
-from typing import Any
 
 from tabulate import tabulate
 
 FORMATS = ("table", "csv", "json", "markdown")
 
 
-def render(headers: Sequence[str], cells: Sequence[Sequence[Any]], fmt: str) -> str:
+def render(headers: Sequence[str], cells: Sequence[Sequence[object]], fmt: str) -> str:
     """The grid as ``table`` (aligned text), ``csv`` (with its header, even when empty) or ``markdown``."""
     if fmt == "csv":
         out = io.StringIO()

@@ -39,6 +39,8 @@ def rule_sets(draw: st.DrawFn) -> Rules:
     }
     if VARIANTS[variant].players == 4:
         overrides["defend_alone"] = draw(st.booleans())
+        # Railroad's calls for best are sampled approximately (arena.sdk.sampling): not replayed exactly here
+        overrides["call_for_best"] = overrides["defender_calls_best"] = False
     return make_rules(variant, overrides)
 
 
