@@ -115,6 +115,15 @@ class HandState:
     _eff: tuple[int, ...]
     _led: int
 
+    # Slots: a hand's attributes are read at every action, and an instance dict of more than 30 keys (CPython's
+    # limit for shared keys) makes every one of those reads a dict lookup.
+    __slots__ = (
+        *("rules", "dealer", "deal", "hands", "eldest", "trump", "maker", "alone", "defender_alone", "out"),
+        *("upcard_taken", "discarded", "actions", "tricks", "trick", "leader", "result", "phase", "turn", "upsuit"),
+        *("caller", "best_discards", "passed", "calls", "best_steps", "_upcard_to_give"),
+        *("_passes", "_active", "_legal", "_plays", "_suited", "_next", "_eff", "_led"),
+    )
+
     def __init__(self, rules: Rules, dealer: int, deal: Deal) -> None:
         n = rules.players
         if len(deal.hands) != n or set(map(len, deal.hands)) != {5}:

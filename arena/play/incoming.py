@@ -68,6 +68,14 @@ class Hello:
             "the bot keeping its own picture from the events"
         },
     )
+    variants: tuple[str, ...] | None = field(
+        default=None,
+        metadata={
+            "max_length": 64,
+            "description": "The variants this bot plays; absent: every variant. A match of another variant is "
+            "refused before its first game",
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,8 +113,8 @@ def _plain_forms(action: Action) -> list[bytes]:
 
 
 _PLAIN_ACTIONS: dict[bytes, Action] = {form: a for a in ALL_ACTIONS for form in _plain_forms(a)}
-_HELLO_KEYS = frozenset({"type", "name", "protocol", "token", "version", "view"})
-_HELLO_REQUIRED = frozenset({"type", "name", "protocol", "token"})
+_HELLO_KEYS = frozenset({"type", *(f.name for f in dataclasses.fields(Hello))})
+_HELLO_REQUIRED = frozenset({"type", *(f.name for f in dataclasses.fields(Hello) if f.default is dataclasses.MISSING)})
 _REPLY_KEYS = frozenset({"type", "request_id", "action"})
 
 
@@ -151,7 +159,7 @@ def _plain_reply(data: dict[str, object]) -> Reply | None:
 _HELLO_TEXT = {
     f.name: (f.metadata.get("min_length", 0), f.metadata["max_length"], f.default is None)
     for f in dataclasses.fields(Hello)
-    if "max_length" in f.metadata
+    if f.type in ("str", "str | None")
 }
 
 
@@ -162,6 +170,11 @@ def _plain_hello(data: dict[str, object]) -> Hello | None:
         return None
     if type(name) is not str or type(token) is not str or not (version is None or type(version) is str):
         return None
+    variants = data.get("variants")
+    if variants is not None:
+        if not (type(variants) is list and len(variants) <= 64 and all(_ascii(v) for v in variants)):
+            return None
+        variants = tuple(variants)
     texts = {"name": name, "token": token, "version": version}
     for key, (shortest, longest, optional) in _HELLO_TEXT.items():
         value = texts[key]
@@ -170,7 +183,11 @@ def _plain_hello(data: dict[str, object]) -> Hello | None:
         # ASCII only: an escape such as \\u00e9 or a lone surrogate is left to the validator
         if value is None or not (value.isascii() and shortest <= len(value) <= longest):
             return None
-    return Hello(name, protocol, token, version, view)
+    return Hello(name, protocol, token, version, view, variants)
+
+
+def _ascii(value: object) -> bool:
+    return type(value) is str and value.isascii()
 
 
 def read_bot_message(raw: bytes) -> Hello | Reply:
