@@ -17,7 +17,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 import pytest
@@ -31,12 +31,13 @@ from arena.engine.game import Game
 from arena.engine.options import make_rules
 from arena.engine.record import GameRecord, replay
 from arena.play import inbox
+from arena.play.botproc import BotCommand
 from arena.play.incoming import ALL_ACTIONS, MAX_MESSAGE_BYTES, MessageError, canonical_reply, read_bot_message
 from arena.play.local import LocalSeats
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.play.protocol import ActionReply, Hello, parse_bot_message, to_engine_action
 from arena.play.referee import Referee
-from arena.play.runner import Message, Violation, play
+from arena.play.runner import Message, play
 
 KINDS = {"malformed", "schema", "oversized"}
 pytestmark = pytest.mark.slow
@@ -377,7 +378,16 @@ class ScriptedBots(threading.Thread):
         self.context = zmq.Context()
         self.commands: queue.Queue[tuple[int, str, list[list[bytes]]]] = queue.Queue()
         self.scripts: dict[int, queue.Queue[Script]] = {}
+        self.before_hello: dict[int, list[list[bytes]]] = {}  # what bot b's next process sends ahead of its hello
         self.stop = threading.Event()
+
+    def start_bot(self, referee: Referee, b: int) -> FakeProcess:
+        """The referee's ``start`` for bot ``b``: a new socket (the old one's connection is cut by the referee's
+        renewal of the endpoint) that says hello with the new process's token."""
+        process = FakeProcess()
+        hello = {"type": "hello", "name": f"scripted{b}", "protocol": 1, "token": process.token}
+        self.connect(b, referee.endpoints[b].address, [*self.before_hello.pop(b, []), [orjson.dumps(hello)]])
+        return process
 
     def connect(self, b: int, address: str, frames: list[list[bytes]]) -> None:
         """Start a new socket for bot ``b`` that sends ``frames`` (each a list of parts) as soon as it connects."""
@@ -432,9 +442,19 @@ class ScriptedBots(threading.Thread):
 class FakeProcess:
     """What the referee needs of a bot process, for a bot that is a socket in this process."""
 
+    pid = 0  # no process of its own
+
     def __init__(self) -> None:
         self.token = secrets.token_hex(16)
+        self.command = BotCommand("scripted", ("-",))
         self.running = True
+
+    def death_kind(self) -> Literal["crash"]:
+        """Ended by a kill alone: a crash."""
+        return "crash"
+
+    def check_set_up(self) -> None:
+        """Nothing to set up."""
 
     def alive(self) -> bool:
         """Running until killed."""
@@ -458,25 +478,11 @@ class FakeProcess:
 
 
 class ScriptedReferee(Referee):
-    """A referee whose bots are ScriptedBots sockets instead of processes (only the launch differs)."""
+    """A referee whose bots are ScriptedBots sockets instead of processes (only how a bot starts differs)."""
 
     def __init__(self, spec: MatchSpec, bots: ScriptedBots) -> None:
-        super().__init__(spec)
+        super().__init__(spec, start=bots.start_bot)
         self.bots = bots
-        self.before_hello: dict[int, list[list[bytes]]] = {}
-
-    def _launch(self, indexes: list[int]) -> list[tuple[int, Violation]]:
-        for b in indexes:
-            old = self.processes[b]
-            if old is not None:
-                old.kill()
-            self.hub.renew(self.endpoints[b])  # as the referee's own launch: the old socket's connections are cut
-            process = FakeProcess()
-            self.processes[b] = process  # type: ignore[call-overload]
-            hello = {"type": "hello", "name": f"scripted{b}", "protocol": 1, "token": process.token}
-            self.bots.connect(b, self.endpoints[b].address, [*self.before_hello.pop(b, []), [orjson.dumps(hello)]])
-            self.needs_restart[b] = False
-        return self.handshake.run(indexes)
 
 
 @pytest.fixture(scope="module")
@@ -655,7 +661,7 @@ def test_a_frame_that_came_before_the_request_is_unsolicited_however_late_the_re
     seed = fuzzed_acts_first(referee)
     process = referee.processes[1]
     assert process is not None
-    hello = {"type": "hello", "name": "scripted1", "protocol": 1, "token": process.token}  # type: ignore[attr-defined]
+    hello = {"type": "hello", "name": "scripted1", "protocol": 1, "token": process.token}
     referee.endpoints[1].burst = 0
     said_before_asked(referee, [[orjson.dumps(hello)]])
     record = one_hand(referee, seed)
@@ -740,7 +746,7 @@ def test_any_frames_before_a_hello_fail_the_handshake_unless_they_are_a_stranger
 def fail_the_handshake_unless_a_strangers_hello(referee: ScriptedReferee, before: list[list[bytes]]) -> None:
     """A restart of the fuzzed bot that sends ``before`` ahead of its hello: a failed handshake, unless the first
     is a hello (a stranger's: its token is wrong); then restarts until one gets through."""
-    referee.before_hello[1] = before
+    referee.bots.before_hello[1] = before
     failures = referee._launch([1])
     first = before[0]
     message = check_parse(first[0]) if len(first) == 1 else None

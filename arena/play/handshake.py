@@ -15,7 +15,7 @@ from arena.play.incoming import Hello, MessageError, read_bot_message
 from arena.play.runner import DETAIL_LIMIT, Violation, excerpt
 
 if TYPE_CHECKING:
-    from arena.play.botproc import BotProcess
+    from arena.play.botproc import Process
     from arena.play.referee import Referee
 
 
@@ -118,7 +118,7 @@ class Handshake:
         return None
 
 
-def _stdio_hint(process: BotProcess, ended: str) -> str:
+def _stdio_hint(process: Process, ended: str) -> str:
     """A ZeroMQ bot that ended cleanly before its hello is most often a stdio bot given without ``stdio:``: its stdin
     is /dev/null, so it read the end of its input at once and stopped."""
     if process.command.transport == "zmq" and ended == "exited with code 0":

@@ -25,7 +25,7 @@ from arena.engine.options import make_rules
 from arena.engine.record import GameRecord
 from arena.errors import ArenaError
 from arena.play import forkserver
-from arena.play.botproc import BotCommand, BotProcess
+from arena.play.botproc import BotCommand, BotProcess, Process
 from arena.play.clock import TimeControl
 from arena.play.cpus import pin_match, unpin, unpin_thread
 from arena.play.handshake import Handshake
@@ -36,7 +36,7 @@ from arena.play.matchspec import MIN_OPEN_FILES, Limits, MatchSpec, SpecError
 from arena.play.memory_guard import MEMORY_LOOK, MemoryGuard, MemoryOverrun
 from arena.play.runner import DETAIL_LIMIT, Answer, Message, Violation, play
 from arena.play.sandbox import Jail, require_isolation
-from arena.play.transport import Channel, Hub
+from arena.play.transport import Channel, Channels, Hub
 from arena.signals import stop_like_ctrl_c
 from arena.text import printable
 
@@ -76,6 +76,25 @@ def fitted_limits(spec: MatchSpec, referees: int = 1) -> Limits:
     return limits.replace(open_files=max(MIN_OPEN_FILES, per_process))
 
 
+# How a referee starts bot ``b``'s process on its endpoint: ``start_bot``, or a scripted stand-in in tests.
+Starter = Callable[["Referee", int], Process]
+
+
+def start_bot(referee: Referee, b: int) -> BotProcess:
+    """Start bot ``b``'s process: confined (its jail, its own uid when we are root), its endpoint opened to it alone,
+    its output to its match log."""
+    hub, endpoint, entry = referee.hub, referee.endpoints[b], referee.spec.bots[b]
+    assert isinstance(hub, Hub)  # a process is reached through a real endpoint
+    log = referee.log_dir / f"{referee.spec.match_id}-bot{b}-{entry.name}.log"
+    jail = Jail(referee.limits, workdir=hub.workdir(endpoint))
+    hub.admit(endpoint, jail.gid)
+    command = BotCommand(entry.name, tuple(entry.argv), entry.transport)
+    process = BotProcess(command, endpoint.address, log, jail=jail)
+    if process.pipes is not None:  # a stdio bot: its stdin and stdout are the channel
+        hub.attach(endpoint, *process.pipes)
+    return process
+
+
 class Referee:
     """Runs a match: implements the runner's ``Seats`` over real processes and sockets.
 
@@ -85,8 +104,12 @@ class Referee:
     (arena.play.memory_guard) watches this process's own memory.
     """
 
-    def __init__(self, spec: MatchSpec, *, beside: int = 0) -> None:
-        """``beside``: how many other matches this process may hold with their bots while this one plays."""
+    def __init__(
+        self, spec: MatchSpec, *, beside: int = 0, hub: Channels | None = None, start: Starter = start_bot
+    ) -> None:
+        """``beside``: how many other matches this process may hold with their bots while this one plays. ``hub``
+        and ``start``: the bots' endpoints and how their processes start (scripted ones in tests: arena.play.scripted;
+        by default a new ``Hub`` and ``start_bot``)."""
         self.spec = spec
         self.rules = make_rules(spec.variant, spec.options)
         self.time_control = TimeControl.parse(spec.time, max_decision=spec.max_decision)
@@ -94,9 +117,10 @@ class Referee:
             if sorted(game.seating) != list(range(len(spec.bots))) or len(game.seating) != self.rules.players:
                 raise ArenaError(f"a {spec.variant} game seats each of {self.rules.players} bots exactly once")
         self.limits = fitted_limits(spec, 1 + beside)  # what each bot process runs under
-        self.hub = Hub()
+        self.hub = Hub() if hub is None else hub
+        self.start_bot = start
         self.endpoints: list[Channel] = []
-        self.processes: list[BotProcess | None] = []
+        self.processes: list[Process | None] = []
         self.hello: list[Hello | None] = []
         self.strikes = [0] * len(spec.bots)
         self.struck_out = [False] * len(spec.bots)  # out of strikes: forfeits the rest of the match
@@ -142,16 +166,9 @@ class Referee:
             old = self.processes[b]
             if old is not None:
                 old.kill()
-            entry, endpoint = self.spec.bots[b], self.endpoints[b]
-            self.hub.renew(endpoint)  # what the dead process (or its leftovers) sent is dropped unread
+            self.hub.renew(self.endpoints[b])  # what the dead process (or its leftovers) sent is dropped unread
             self.expired[b], self.answered[b] = set(), set()  # (request ids never repeat: nothing to mistake)
-            log = self.log_dir / f"{self.spec.match_id}-bot{b}-{entry.name}.log"
-            jail = Jail(self.limits, workdir=self.hub.workdir(endpoint))  # its own uid when we are root
-            self.hub.admit(endpoint, jail.gid)  # the endpoint opens to this process alone
-            command = BotCommand(entry.name, tuple(entry.argv), entry.transport)
-            process = self.processes[b] = BotProcess(command, endpoint.address, log, jail=jail)
-            if process.pipes is not None:  # a stdio bot: its stdin and stdout are the channel
-                self.hub.attach(endpoint, *process.pipes)
+            self.processes[b] = self.start_bot(self, b)
             self.needs_restart[b] = False
         return self.handshake.run(indexes)
 
