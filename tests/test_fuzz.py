@@ -13,11 +13,10 @@ import itertools
 import json
 import math
 import queue
-import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, Literal
+from typing import Any
 
 import orjson
 import pytest
@@ -31,13 +30,13 @@ from arena.engine.game import Game
 from arena.engine.options import make_rules
 from arena.engine.record import GameRecord, replay
 from arena.play import inbox
-from arena.play.botproc import BotCommand
 from arena.play.incoming import ALL_ACTIONS, MAX_MESSAGE_BYTES, MessageError, canonical_reply, read_bot_message
 from arena.play.local import LocalSeats
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.play.protocol import ActionReply, Hello, parse_bot_message, to_engine_action
 from arena.play.referee import Referee
 from arena.play.runner import Message, play
+from arena.play.scripted import ScriptedProcess
 
 KINDS = {"malformed", "schema", "oversized"}
 pytestmark = pytest.mark.slow
@@ -381,10 +380,10 @@ class ScriptedBots(threading.Thread):
         self.before_hello: dict[int, list[list[bytes]]] = {}  # what bot b's next process sends ahead of its hello
         self.stop = threading.Event()
 
-    def start_bot(self, referee: Referee, b: int) -> FakeProcess:
+    def start_bot(self, referee: Referee, b: int) -> ScriptedProcess:
         """The referee's ``start`` for bot ``b``: a new socket (the old one's connection is cut by the referee's
-        renewal of the endpoint) that says hello with the new process's token."""
-        process = FakeProcess()
+        renewal of the endpoint) that says hello with the token of a stand-in process (arena.play.scripted)."""
+        process = ScriptedProcess(f"scripted{b}")
         hello = {"type": "hello", "name": f"scripted{b}", "protocol": 1, "token": process.token}
         self.connect(b, referee.endpoints[b].address, [*self.before_hello.pop(b, []), [orjson.dumps(hello)]])
         return process
@@ -437,44 +436,6 @@ class ScriptedBots(threading.Thread):
         for socket in sockets.values():
             socket.close(linger=0)
         self.context.term()
-
-
-class FakeProcess:
-    """What the referee needs of a bot process, for a bot that is a socket in this process."""
-
-    pid = 0  # no process of its own
-
-    def __init__(self) -> None:
-        self.token = secrets.token_hex(16)
-        self.command = BotCommand("scripted", ("-",))
-        self.running = True
-
-    def death_kind(self) -> Literal["crash"]:
-        """Ended by a kill alone: a crash."""
-        return "crash"
-
-    def check_set_up(self) -> None:
-        """Nothing to set up."""
-
-    def alive(self) -> bool:
-        """Running until killed."""
-        return self.running
-
-    def wait_until(self, deadline: float) -> bool:
-        """Whether it has ended: a socket never ends by itself, so there is nothing to wait for (the referee's close
-        goes on to kill it)."""
-        return not self.running
-
-    def exit_description(self) -> str:
-        """How it ended."""
-        return "still running" if self.running else "killed by signal SIGKILL"
-
-    def favour(self, asked: bool) -> None:
-        """The processor share of a socket in this process: nothing to give."""
-
-    def kill(self) -> None:
-        """Stop it."""
-        self.running = False
 
 
 class ScriptedReferee(Referee):
