@@ -445,6 +445,7 @@ def test_a_bot_out_of_strikes_is_told_killed_and_forfeits_the_rest_of_the_match(
             assert [v["kind"] for v in record["violations"]] == expected
         process = referee.processes[1]
         assert referee.disqualified(1) and process is not None and not process.alive()
+        assert told(hub.channels[1], "match_end") == [{"type": "match_end", "reason": "out of strikes"}]  # §11
 
 
 def test_a_flood_stops_the_bot_at_once_and_a_new_process_plays_its_next_game(

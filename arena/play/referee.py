@@ -394,8 +394,8 @@ class Referee:
             },
         )
         if self.strikes[b] >= self.spec.max_strikes and not self.struck_out[b]:
+            self.send(b, {"type": "match_end", "reason": "out of strikes"})  # (send() says nothing to a bot out)
             self.struck_out[b] = True
-            self.send(b, {"type": "match_end", "reason": "out of strikes"})
             process = self.processes[b]
             if process is not None:
                 process.kill()
