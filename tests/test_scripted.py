@@ -191,7 +191,7 @@ def test_strangers_hellos_past_the_limit_before_any_hello_are_a_flood_and_the_bo
         process = referee.processes[1]
         assert b == 1 and violation.kind == "flood"
         assert f"{inbox.STRANGER_FRAMES + 1} frames" in violation.detail
-        assert process is not None
+        assert process is not None and not process.alive()
 
 
 def test_connections_past_the_limit_before_any_hello_are_a_flood_and_the_bot_is_cut_off(tmp_path: Path) -> None:

@@ -54,6 +54,7 @@ class Handshake:
                     if (flood := self.referee.inbox.flooded(endpoint)) is not None:
                         failed.append((b, flood))
                         waiting.discard(b)
+                        self.referee.cut_off(b)  # now, as any flood: not at its restart
                         break
             self.referee.memory.check(handshake=True)
             for b in list(waiting):
