@@ -20,10 +20,11 @@ from arena.engine.actions import Action
 from arena.engine.game import Game
 from arena.engine.record import GameRecord, replay
 from arena.play import inbox
+from arena.play.handshake import Greeting, GreetingState
 from arena.play.incoming import ALL_ACTIONS, MAX_MESSAGE_BYTES
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.play.referee import Referee
-from arena.play.runner import Answer, Message, play
+from arena.play.runner import Answer, Message, Violation, play
 from arena.play.scripted import Say, ScriptedChannel, ScriptedHub, ScriptedProcess, hello, reply
 
 pytestmark = pytest.mark.timeout(30)
@@ -218,6 +219,67 @@ def test_frames_right_behind_the_hello_are_one_unsolicited_strike_kept_for_its_g
         assert [(b, v.kind) for b, v in referee.reports] == [(1, "unsolicited")]
         assert referee.begin_game([1, 0], relaunch=False) == []
         assert [(seat, v.kind) for seat, v in referee.interrupts()] == [(0, "unsolicited")]  # by seat
+
+
+# ---- one bot's handshake, frame by frame (handshake.Greeting) ----
+
+
+def greeting(referee: Referee) -> tuple[Greeting, ScriptedProcess]:
+    """The greeting of a new process on an endpoint of its own (read through the match's inbox)."""
+    process = ScriptedProcess("three")
+    return Greeting(ScriptedChannel(index=2, address="scripted:2"), process, referee.inbox), process
+
+
+@pytest.mark.parametrize(
+    ("frame", "state", "detail"),
+    [
+        (b"{", GreetingState.REFUSED, "first message: not UTF-8 JSON"),
+        (b'{"type":"action","request_id":1,"action":{"type":"pass"}}', GreetingState.REFUSED, "the first message"),
+        ("protocol", GreetingState.REFUSED, "protocol 2 not spoken (this referee speaks 1)"),
+        ("hello", GreetingState.GREETED, None),
+    ],
+)
+def test_a_greeting_is_settled_by_its_first_frame_unless_a_strangers_hello(
+    match: tuple[Referee, ScriptedChannel], frame: bytes | str, state: GreetingState, detail: str | None
+) -> None:
+    shake, process = greeting(match[0])
+    assert shake.state is GreetingState.WAITING
+    assert not shake.frame(b"other", hello(process, token="0" * 32))  # a stranger's: dropped, still waiting
+    assert shake.state is GreetingState.WAITING and shake.endpoint.foreign_frames == 1
+    raw = hello(process, protocol=2) if frame == "protocol" else hello(process) if frame == "hello" else frame
+    assert isinstance(raw, bytes) and shake.frame(b"its own", raw)
+    assert shake.state is state
+    if detail is None:
+        assert shake.violation is None and shake.hello is not None and shake.hello.name == "three"
+        assert shake.endpoint.peer == b"its own"
+    else:
+        assert shake.violation is not None and shake.violation.kind == "handshake"
+        assert shake.violation.detail.startswith(detail) and shake.endpoint.peer is None
+
+
+def test_a_greeting_is_flooded_by_strangers_hellos_past_the_limit(match: tuple[Referee, ScriptedChannel]) -> None:
+    shake, process = greeting(match[0])
+    wrong = hello(process, token="0" * 32)
+    assert not any(shake.frame(b"other", wrong) for _ in range(inbox.STRANGER_FRAMES))
+    assert shake.frame(b"other", wrong) and shake.state is GreetingState.FLOODED
+    assert shake.violation is not None and shake.violation.kind == "flood"
+
+
+def test_a_greeting_ends_with_its_process_its_endpoints_flood_or_its_timeout(
+    match: tuple[Referee, ScriptedChannel],
+) -> None:
+    shake, process = greeting(match[0])
+    process.exit(0)
+    shake.died()
+    assert shake.state is GreetingState.DIED and shake.violation is not None
+    assert shake.violation.detail.startswith("bot exited with code 0 before hello (its stdin is /dev/null")
+    shake, _ = greeting(match[0])
+    shake.flooded(Violation("flood", "17 connections"))
+    assert shake.state is GreetingState.FLOODED and shake.violation == Violation("flood", "17 connections")
+    shake, _ = greeting(match[0])
+    shake.expire()
+    assert shake.state is GreetingState.TIMED_OUT and shake.violation is not None
+    assert shake.violation.detail == "no hello within the handshake timeout"
 
 
 # ---- the decision request (protocol.md §9, §11) ----
