@@ -20,6 +20,7 @@ from arena.engine.actions import Action
 from arena.engine.game import Game
 from arena.engine.record import GameRecord, replay
 from arena.play import inbox
+from arena.play.ask import Ask, AskState
 from arena.play.handshake import Greeting, GreetingState
 from arena.play.incoming import ALL_ACTIONS, MAX_MESSAGE_BYTES
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
@@ -461,6 +462,135 @@ def test_a_bot_without_an_accepted_connection_is_not_asked(tmp_path: Path) -> No
         assert answer.violation is not None and answer.violation.kind == "crash"
         assert answer.violation.detail == "bot has no accepted connection" and answer.elapsed == 0.0
         assert hub.channels[1].sent == []
+
+
+# ---- one decision request, frame by frame (ask.Ask) ----
+
+
+def asking(referee: Referee, *, expired: set[int] | None = None, answered: set[int] | None = None) -> Ask:
+    """Request 7 to a bot whose accepted connection is ``bot``, on an endpoint of its own (index 1: what it does
+    unasked is reported as bot 1's), sent at 100.0 and allowed 1 s."""
+    channel = ScriptedChannel(index=1, address="scripted:1", peer=b"bot")
+    return Ask(referee.inbox, channel, 7, 1.0, 100.0, expired or set(), answered or set())
+
+
+def answer_to(request_id: int, legal: int = 0) -> bytes:
+    """The canonical answer to ``request_id`` playing ``LEGAL[legal]``."""
+    return reply({"request_id": request_id, "legal": [a.to_json() for a in LEGAL]}, legal)
+
+
+def test_an_answer_in_time_settles_the_request_and_ends_the_bots_burst(match: tuple[Referee, ScriptedChannel]) -> None:
+    asked = asking(match[0])
+    asked.endpoint.burst = asked.endpoint.late = 3
+    assert asked.state is AskState.WAITING and asked.deadline == 101.0
+    assert asked.frame(b"bot", answer_to(7, 1), 0.25)
+    assert asked.state is AskState.ANSWERED and asked.answer == Answer(LEGAL[1], None, 0.25, answer_to(7, 1).decode())
+    assert asked.answered == {7} and asked.endpoint.burst == asked.endpoint.late == 0
+
+
+def test_an_answer_in_plain_form_is_read_by_the_parser(match: tuple[Referee, ScriptedChannel]) -> None:
+    asked = asking(match[0])
+    plain = b'{"request_id": 7, "type": "action", "action": {"type": "pass"}}'
+    assert asked.frame(b"bot", plain, 0.1) and asked.state is AskState.ANSWERED
+    assert asked.answer is not None and asked.answer.action == ALL_ACTIONS[0]
+
+
+def test_an_answer_read_after_the_deadline_is_a_timeout(match: tuple[Referee, ScriptedChannel]) -> None:
+    asked = asking(match[0])
+    assert asked.frame(b"bot", answer_to(7), 1.5) and asked.state is AskState.TIMED_OUT
+    assert asked.answer is not None and asked.answer.action is None and asked.answer.violation is not None
+    assert asked.answer.violation.detail == "answered after 1.500 s, allowed 1.000 s"
+    assert asked.expired == {7} and asked.answered == set()
+
+
+@pytest.mark.parametrize(
+    ("frame", "kind"),
+    [
+        (answer_to(8), "out_of_turn"),
+        (b'{"type":"hello","name":"x","protocol":1,"token":"t"}', "out_of_turn"),
+        (b"[1, 2", "malformed"),
+        (b'{"type":"action","request_id":7,"action":{"type":"play","card":"10C"}}', "schema"),
+        (b" " * (MAX_MESSAGE_BYTES + 1), "oversized"),
+    ],
+    ids=["another-request", "hello", "not-json", "schema", "oversized"],
+)
+def test_a_frame_that_breaks_a_rule_settles_the_request_as_its_violation(
+    match: tuple[Referee, ScriptedChannel], frame: bytes, kind: str
+) -> None:
+    asked = asking(match[0])
+    assert asked.frame(b"bot", frame, 0.1) and asked.state is AskState.VIOLATED
+    assert asked.answer is not None and asked.answer.violation is not None
+    assert asked.answer.violation.kind == kind and asked.answer.elapsed == 0.1
+    assert asked.endpoint.burst == (1 if kind == "out_of_turn" else 0)  # what follows it is the same misstep
+
+
+def test_a_strangers_frames_leave_the_request_open_until_their_flood(match: tuple[Referee, ScriptedChannel]) -> None:
+    asked = asking(match[0])
+    assert not any(asked.frame(b"other", answer_to(7), 0.1) for _ in range(inbox.STRANGER_FRAMES))
+    assert asked.state is AskState.WAITING and asked.endpoint.foreign_frames == inbox.STRANGER_FRAMES
+    assert asked.frame(b"other", answer_to(7), 0.2) and asked.state is AskState.FLOODED
+    assert asked.answer is not None and asked.answer.violation is not None
+    assert asked.answer.violation.kind == "flood" and asked.answer.elapsed == 0.2
+
+
+def test_a_late_answer_to_an_expired_request_is_ignored_and_counted(match: tuple[Referee, ScriptedChannel]) -> None:
+    referee = match[0]
+    asked = asking(referee, expired={5})
+    assert not asked.frame(b"bot", answer_to(5), 0.1) and not asked.frame(b"bot", answer_to(5), 0.1)
+    assert asked.state is AskState.WAITING and asked.endpoint.late == 2 and referee.reports == []
+    assert asked.frame(b"bot", answer_to(7), 0.2) and asked.state is AskState.ANSWERED and asked.endpoint.late == 0
+
+
+def test_a_copy_of_an_accepted_answer_begins_a_burst_of_one_strike_and_the_request_stays_open(
+    match: tuple[Referee, ScriptedChannel],
+) -> None:
+    referee = match[0]
+    asked = asking(referee, answered={5})
+    assert not asked.frame(b"bot", answer_to(5), 0.1)
+    assert not asked.frame(b"bot", b"junk", 0.1)  # a frame of the burst, whatever it holds: not a second strike
+    assert asked.state is AskState.WAITING and asked.endpoint.burst == 2
+    assert [(b, v.kind) for b, v in referee.reports] == [(1, "unsolicited")]
+    assert asked.frame(b"bot", answer_to(7), 0.3) and asked.state is AskState.ANSWERED
+
+
+def test_a_burst_past_its_limit_is_a_flood(match: tuple[Referee, ScriptedChannel]) -> None:
+    asked = asking(match[0])
+    asked.endpoint.burst = inbox.BURST_FRAMES
+    assert asked.frame(b"bot", b"{}", 0.1) and asked.state is AskState.FLOODED
+
+
+def test_the_deadline_reads_what_waits_as_in_time_or_times_out(match: tuple[Referee, ScriptedChannel]) -> None:
+    asked = asking(match[0])
+    asked.expire(1.2)
+    assert asked.state is AskState.TIMED_OUT and asked.expired == {7}
+    assert asked.answer is not None and asked.answer.violation is not None
+    assert asked.answer.violation.detail == "no answer within 1.000 s" and asked.answer.elapsed == 1.2
+    asked = asking(match[0])
+    assert isinstance(asked.endpoint, ScriptedChannel)
+    asked.endpoint.own = b"bot"
+    asked.endpoint.say(Say(b"junk", sender=b"other"), Say(answer_to(7)))
+    asked.expire(1.2)  # arrived before the deadline, read after it: in time, charged the allowance
+    assert asked.state is AskState.ANSWERED and asked.answer is not None and asked.answer.elapsed == 1.0
+    assert asked.expired == set() and asked.answered == {7}
+    asked = asking(match[0])
+    assert isinstance(asked.endpoint, ScriptedChannel)
+    asked.endpoint.own = b"bot"
+    asked.endpoint.say(Say(b"{"))
+    asked.expire(1.2)
+    assert asked.state is AskState.VIOLATED and asked.expired == {7}
+
+
+def test_a_request_ends_when_the_bot_is_found_dead_or_flooded(match: tuple[Referee, ScriptedChannel]) -> None:
+    died, flood = Violation("crash", "bot exited with code 1"), Violation("flood", "17 connections")
+    asked = asking(match[0])
+    asked.died(died, 0.4)
+    assert asked.state is AskState.DIED and asked.answer == Answer(None, died, 0.4)
+    asked = asking(match[0])
+    asked.flooded(flood, 0.3)
+    assert asked.state is AskState.FLOODED and asked.answer == Answer(None, flood, 0.3)
+    asked = asking(match[0])
+    asked.restart_failed(Violation("handshake", "no hello within the handshake timeout"))
+    assert asked.state is AskState.VIOLATED and asked.answer is not None and asked.answer.elapsed == 0.0
 
 
 # ---- the match's policies: strikes, restarts, substitutes ----

@@ -25,6 +25,7 @@ from arena.engine.options import make_rules
 from arena.engine.record import GameRecord
 from arena.errors import ArenaError
 from arena.play import forkserver
+from arena.play.ask import Ask, AskState
 from arena.play.botproc import BotCommand, BotProcess, Process
 from arena.play.clock import TimeControl
 from arena.play.cpus import pin_match, unpin, unpin_thread
@@ -288,49 +289,46 @@ class Referee:
         # give the bot that time for free (it was charged 489 ms for a 500 ms think once).
         start = time.perf_counter()
         self.send(b, frame)
-        deadline = start + allowed
+        asked = Ask(self.inbox, endpoint, request_id, allowed, start, self.expired[b], self.answered[b])
         while True:
             now = time.perf_counter()
-            if now >= deadline:
-                # What already waits arrived in time (the referee may have been busy): one last bounded look.
-                settled = self.inbox.answer(endpoint, request_id, None)
-                if settled is not None and settled.violation is None:
-                    return self.inbox.answered(b, endpoint, request_id, settled, allowed)
-                self.expired[b].add(request_id)  # whatever comes for it later is late, not out of turn
-                if settled is not None:  # a flood, or a broken frame: that is what it did
-                    return Answer(None, settled.violation, allowed, settled.excerpt)
-                self.needs_restart[b] = True
-                return Answer(None, Violation("timeout", f"no answer within {allowed:.3f} s"), now - start)
-            first = endpoint.receive_within(min(deadline - now, 0.05))
+            if now >= asked.deadline:
+                asked.expire(now - start)
+                if asked.state is AskState.ANSWERED:
+                    self.inbox.read_behind(b, endpoint)
+                break
+            first = endpoint.receive_within(min(asked.deadline - now, 0.05))
             if first is not None:
-                settled = self.inbox.answer(endpoint, request_id, first)
-                if settled is not None:
-                    elapsed = time.perf_counter() - start
-                    if elapsed > allowed and settled.violation is None:  # read after the deadline: too late
-                        self.expired[b].add(request_id)
-                        self.needs_restart[b] = True
-                        late = Violation("timeout", f"answered after {elapsed:.3f} s, allowed {allowed:.3f} s")
-                        return Answer(None, late, elapsed, settled.excerpt)
-                    return self.inbox.answered(b, endpoint, request_id, settled, elapsed)
+                if asked.look(first, time.perf_counter() - start):
+                    if asked.state is not AskState.TIMED_OUT:  # what came behind it is read now, as unasked
+                        self.inbox.read_behind(b, endpoint)
+                    break
                 continue  # frames that did not count (or the look's budget ran out): check the clock, look again
             self.inbox.drain_others(b)
             if spent := self.memory.check():  # the clock stopped while the bots were stopped one by one
-                deadline += spent
+                asked.deadline += spent
                 if (flood := self.inbox.flood_found(b)) is not None:  # it held the memory
-                    return Answer(None, flood, time.perf_counter() - start - spent)
+                    asked.flooded(flood, time.perf_counter() - start - spent)
+                    break
                 if b in self.relaunched:  # stopped before the holder was found, restarted: asked again
                     if (failure := self.relaunched.pop(b)) is not None:
-                        return Answer(None, failure, 0.0)
-                    endpoint, relaunched = self.endpoints[b], self.processes[b]
+                        asked.restart_failed(failure)
+                        break
+                    relaunched = self.processes[b]
                     assert relaunched is not None
                     process = relaunched
                     self.send(b, frame)
             if (flood := self.inbox.flooded(endpoint)) is not None:  # connections that sent no frame
-                return Answer(None, flood, time.perf_counter() - start)
+                asked.flooded(flood, time.perf_counter() - start)
+                break
             if not process.alive():
-                self.needs_restart[b] = True
                 died = Violation(process.death_kind(), f"bot {process.exit_description()}")
-                return Answer(None, died, time.perf_counter() - start)  # charged until it was found dead
+                asked.died(died, time.perf_counter() - start)  # charged until it was found dead
+                break
+        if asked.state is AskState.TIMED_OUT or asked.state is AskState.DIED:
+            self.needs_restart[b] = True
+        assert asked.answer is not None
+        return asked.answer
 
     def cut_off(self, b: int) -> None:
         """Kill bot ``b``'s process and everything it started, and close every connection to its endpoint (libzmq
