@@ -436,6 +436,26 @@ def test_frames_sent_between_requests_are_one_unsolicited_strike_and_the_next_an
     assert [(seat, v.kind) for seat, v in referee.interrupts()] == [(1, "unsolicited")]
 
 
+def test_the_time_the_referee_spends_finding_its_memorys_holder_is_not_charged(
+    match: tuple[Referee, ScriptedChannel], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bots' clocks stop while the referee stops them one by one to find the one holding its memory: an answer
+    that comes after the search is charged the time it took without the search's, against its whole allowance."""
+    referee, channel = match
+    looks = iter([0.0, 0.3])  # the look before the request finds nothing; the first while it waits, a search
+
+    def check(*, handshake: bool = False) -> float:
+        spent = next(looks, 0.0)
+        time.sleep(spent)
+        return spent
+
+    monkeypatch.setattr(referee.memory, "check", check)
+    channel.answers.append(lambda message: [Say(reply(message), after=0.35)])
+    answer = ask(referee, allowed=0.2)
+    assert answer.violation is None and answer.action == LEGAL[0]
+    assert 0.03 <= answer.elapsed < 0.2
+
+
 def test_a_bot_that_dies_while_asked_is_found_at_once(match: tuple[Referee, ScriptedChannel]) -> None:
     referee, channel = match
 

@@ -150,6 +150,12 @@ class Ask:
         if self.state is AskState.WAITING:
             self._end(AskState.TIMED_OUT, Violation("timeout", f"no answer within {self.allowed:.3f} s"), elapsed)
 
+    def pause(self, seconds: float) -> None:
+        """The bot's clock stopped for ``seconds`` (the referee stopped the bots one by one to find which held its
+        memory): the request's start and deadline move on by as much, and the seconds since it left with them."""
+        self.start += seconds
+        self.deadline += seconds
+
     def flooded(self, violation: Violation, elapsed: float) -> None:
         """The endpoint was found flooded (by its connections, or holding the referee's memory) while it waited."""
         self._end(AskState.FLOODED, violation, elapsed)

@@ -293,22 +293,22 @@ class Referee:
         while True:
             now = time.perf_counter()
             if now >= asked.deadline:
-                asked.expire(now - start)
+                asked.expire(now - asked.start)
                 if asked.state is AskState.ANSWERED:
                     self.inbox.read_behind(b, endpoint)
                 break
             first = endpoint.receive_within(min(asked.deadline - now, 0.05))
             if first is not None:
-                if asked.look(first, time.perf_counter() - start):
+                if asked.look(first, time.perf_counter() - asked.start):
                     if asked.state is not AskState.TIMED_OUT:  # what came behind it is read now, as unasked
                         self.inbox.read_behind(b, endpoint)
                     break
                 continue  # frames that did not count (or the look's budget ran out): check the clock, look again
             self.inbox.drain_others(b)
             if spent := self.memory.check():  # the clock stopped while the bots were stopped one by one
-                asked.deadline += spent
+                asked.pause(spent)
                 if (flood := self.inbox.flood_found(b)) is not None:  # it held the memory
-                    asked.flooded(flood, time.perf_counter() - start - spent)
+                    asked.flooded(flood, time.perf_counter() - asked.start)
                     break
                 if b in self.relaunched:  # stopped before the holder was found, restarted: asked again
                     if (failure := self.relaunched.pop(b)) is not None:
@@ -319,11 +319,11 @@ class Referee:
                     process = relaunched
                     self.send(b, frame)
             if (flood := self.inbox.flooded(endpoint)) is not None:  # connections that sent no frame
-                asked.flooded(flood, time.perf_counter() - start)
+                asked.flooded(flood, time.perf_counter() - asked.start)
                 break
             if not process.alive():
                 died = Violation(process.death_kind(), f"bot {process.exit_description()}")
-                asked.died(died, time.perf_counter() - start)  # charged until it was found dead
+                asked.died(died, time.perf_counter() - asked.start)  # charged until it was found dead
                 break
         if asked.state is AskState.TIMED_OUT or asked.state is AskState.DIED:
             self.needs_restart[b] = True
