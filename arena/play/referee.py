@@ -100,8 +100,9 @@ class Referee:
     """Runs a match: implements the runner's ``Seats`` over real processes and sockets.
 
     It keeps each bot's process, endpoint and standing (strikes, restarts) and asks for decisions against the clock;
-    its parts do the rest: ``handshake`` (arena.play.handshake) greets each process it starts, ``inbox``
-    (arena.play.inbox) reads the endpoints (answers, unasked frames, strangers, floods) and ``memory``
+    its parts do the rest: ``handshake`` (arena.play.handshake) greets each process it starts (a ``Greeting`` each),
+    an ``Ask`` (arena.play.ask) reads the asked bot's frames into one request's outcome, ``inbox``
+    (arena.play.inbox) reads what nobody asked for (unasked frames, strangers, floods) and ``memory``
     (arena.play.memory_guard) watches this process's own memory.
     """
 
