@@ -101,14 +101,30 @@ def ask(referee: Referee, message: Message | None = None, allowed: float = 1.0) 
 
 
 def test_a_hello_with_the_token_is_welcomed_and_its_connection_accepted(tmp_path: Path) -> None:
-    with scripted(tmp_path) as (referee, hub):
+    hub = ScriptedHub(bots=2)
+    hub.channels[1].greeting = lambda process: [Say(hello(process, name="what it calls itself"))]
+    with scripted(tmp_path, hub) as (referee, _):
         assert referee.start() == []
         channel = hub.channels[1]
         assert channel.peer == channel.own
-        [welcome] = channel.told()
+        [welcome] = channel.told()  # its name in the match, not its hello's
         assert welcome == {"type": "welcome", "protocol": 1, "match_id": referee.public_id, "name": "two"}
-        assert referee.hello[1] is not None and referee.hello[1].name == "two"
+        assert referee.hello[1] is not None and referee.hello[1].name == "what it calls itself"
         assert referee.needs_restart == [False, False]
+
+
+def test_a_bot_that_keeps_its_own_picture_gets_the_view_at_each_hands_and_games_first_request(
+    tmp_path: Path,
+) -> None:
+    hub = ScriptedHub(bots=2)
+    hub.channels[1].greeting = lambda process: [Say(hello(process, view=False))]
+    with scripted(tmp_path, hub) as (referee, _):
+        assert referee.start() == []
+        referee.begin_game([0, 1], relaunch=False)
+        assert [referee.wants_view(1, hand) for hand in (0, 0)] == [True, False]  # a game of one hand
+        assert referee.wants_view(0, 0) and referee.wants_view(0, 0)  # its hello asked for the view every time
+        referee.begin_game([0, 1], relaunch=False)  # hand numbers start again
+        assert [referee.wants_view(1, hand) for hand in (0, 0, 1, 1)] == [True, False, True, False]
 
 
 def test_a_first_frame_that_is_not_json_fails_the_handshake_and_the_bot_is_told_why(tmp_path: Path) -> None:
@@ -328,6 +344,17 @@ def test_no_answer_by_the_deadline_is_a_timeout_and_its_late_answer_is_ignored(
     assert referee.reports == [] and channel.late == 0  # a valid answer ends the count
 
 
+def test_a_bot_that_timed_out_is_replaced_before_its_next_game(match: tuple[Referee, ScriptedChannel]) -> None:
+    referee, channel = match
+    hung = channel.process
+    channel.answers.append(lambda message: [])
+    assert (timeout := ask(referee, allowed=0.05).violation) is not None and timeout.kind == "timeout"
+    assert hung is not None and hung.alive()  # hung, not dead
+    assert referee.begin_game([0, 1]) == []
+    assert not hung.alive() and channel.process is not hung and channel.peer == channel.own
+    assert ask(referee).violation is None
+
+
 def test_a_late_answer_read_while_the_next_request_is_open_is_ignored(match: tuple[Referee, ScriptedChannel]) -> None:
     referee, channel = match
     first = request(referee)
@@ -454,6 +481,18 @@ def test_the_time_the_referee_spends_finding_its_memorys_holder_is_not_charged(
     answer = ask(referee, allowed=0.2)
     assert answer.violation is None and answer.action == LEGAL[0]
     assert 0.03 <= answer.elapsed < 0.2
+
+
+def test_what_the_other_bots_sent_is_read_right_after_an_answer(tmp_path: Path) -> None:
+    """Frames a bot sends unasked while another is asked are read as soon as that bot has answered, however fast
+    (the runner charges them before the answer is played: tests/test_offences.py), not only while it waits."""
+    with scripted(tmp_path) as (referee, hub):
+        assert referee.start() == []
+        referee.begin_game([0, 1], relaunch=False)
+        hub.channels[0].say(Say(b"chatter"))
+        answer = ask(referee)  # answered at once: the referee never waits
+        assert answer.violation is None
+        assert [(seat, v.kind) for seat, v in referee.interrupts()] == [(0, "unsolicited")]
 
 
 def test_a_bot_that_dies_while_asked_is_found_at_once(match: tuple[Referee, ScriptedChannel]) -> None:
