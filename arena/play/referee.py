@@ -25,7 +25,7 @@ from arena.engine.options import make_rules
 from arena.engine.record import GameRecord
 from arena.errors import ArenaError
 from arena.play import forkserver
-from arena.play.ask import Ask, AskState
+from arena.play.ask import ANSWERED, DIED, TIMED_OUT, Ask
 from arena.play.botproc import BotCommand, BotProcess, Process
 from arena.play.clock import TimeControl
 from arena.play.cpus import pin_match, unpin, unpin_thread
@@ -295,13 +295,14 @@ class Referee:
             now = time.perf_counter()
             if now >= asked.deadline:
                 asked.expire(now - asked.start)
-                if asked.state is AskState.ANSWERED:
+                if asked.state is ANSWERED:
                     self.inbox.read_behind(b, endpoint)
                 break
             first = endpoint.receive_within(min(asked.deadline - now, 0.05))
             if first is not None:
-                if asked.look(first, time.perf_counter() - asked.start):
-                    if asked.state is not AskState.TIMED_OUT:  # what came behind it is read now, as unasked
+                elapsed = time.perf_counter() - asked.start
+                if asked.frame(*first, elapsed) or asked.look(None, elapsed):
+                    if asked.state is not TIMED_OUT:  # what came behind it is read now, as unasked
                         self.inbox.read_behind(b, endpoint)
                     break
                 continue  # frames that did not count (or the look's budget ran out): check the clock, look again
@@ -326,7 +327,7 @@ class Referee:
                 died = Violation(process.death_kind(), f"bot {process.exit_description()}")
                 asked.died(died, time.perf_counter() - asked.start)  # charged until it was found dead
                 break
-        if asked.state is AskState.TIMED_OUT or asked.state is AskState.DIED:
+        if asked.state is TIMED_OUT or asked.state is DIED:
             self.needs_restart[b] = True
         assert asked.answer is not None
         return asked.answer
