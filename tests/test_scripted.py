@@ -74,7 +74,8 @@ def match(tmp_path: Path) -> Iterator[tuple[Referee, ScriptedChannel]]:
 
 
 def greeted(tmp_path: Path, *greeting: Say) -> tuple[list[tuple[int, str, str]], ScriptedChannel, Referee]:
-    """Start a match whose bot 1 greets with ``greeting``: the failures (bot, kind, detail), its channel."""
+    """Start a match whose bot 1 greets with ``greeting``: the failures (bot, kind, detail), its channel, and the
+    referee (closed since)."""
     hub = ScriptedHub(bots=2)
     hub.channels[1].greeting = lambda process: list(greeting)
     with scripted(tmp_path, hub) as (referee, _):
