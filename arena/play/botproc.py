@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, Literal, Protocol
 
 from arena.errors import ArenaError
 from arena.play import forkserver
@@ -80,6 +80,39 @@ def file_digest(path: str) -> str:
     import hashlib
 
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
+
+
+class Process(Protocol):
+    """What the referee needs of a bot's process: a ``BotProcess``, or the stand-in of a scripted bot
+    (arena.play.scripted) in tests that need no real process."""
+
+    token: str  # the secret its hello must carry
+    command: BotCommand
+
+    @property
+    def pid(self) -> int:
+        """The process id (also its process group id)."""
+
+    def alive(self) -> bool:
+        """Whether the process is still running."""
+
+    def wait_until(self, deadline: float) -> bool:
+        """Wait for the process to end, until ``deadline`` (``time.monotonic()``) at most; whether it has ended."""
+
+    def exit_description(self) -> str:
+        """How the process ended, for a violation record."""
+
+    def death_kind(self) -> Literal["memory", "crash"]:
+        """The violation a dead bot is charged with."""
+
+    def check_set_up(self) -> None:
+        """Raise ``BotStartError`` if the process ended before it ran the bot's code (the arena's failure)."""
+
+    def favour(self, asked: bool) -> None:
+        """Give the bot's tree the processor while it is asked, and little while another bot is."""
+
+    def kill(self) -> None:
+        """Kill the process and everything it started."""
 
 
 class BotStartError(ArenaError):

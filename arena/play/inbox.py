@@ -1,14 +1,14 @@
-"""What the referee reads from its bots' endpoints, against the limits: the asked bot's answer among its frames,
-the frames nobody asked for (one ``unsolicited`` strike a burst), strangers' frames, late answers, and the floods
-that end them (protocol.md §9, SECURITY.md).
+"""What the referee reads from its bots' endpoints, against the limits: the frames nobody asked for (one
+``unsolicited`` strike a burst), strangers' frames, late answers, and the floods that end them (protocol.md §9,
+SECURITY.md). The asked bot's frames are read by its request (arena.play.ask), which counts them here.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.play.incoming import MessageError, Reply, canonical_reply, read_bot_message
-from arena.play.runner import Answer, Violation, excerpt
+from arena.play.incoming import MessageError, Reply, read_bot_message
+from arena.play.runner import Violation, excerpt
 from arena.play.transport import Channel
 
 if TYPE_CHECKING:
@@ -37,75 +37,22 @@ class Inbox:
     def __init__(self, referee: Referee) -> None:
         self.referee = referee
 
-    def answered(self, b: int, endpoint: Channel, request_id: int, settled: Answer, elapsed: float) -> Answer:
-        """The asked bot's answer, charged ``elapsed``; frames that came with it are read (bounded) as unasked.
-
-        A valid answer ends the bot's burst of unasked frames: those that come after it are a new one."""
-        if settled.violation is None:
-            endpoint.burst = endpoint.late = 0
-            self.referee.answered[b].add(request_id)
-        if endpoint.has_input():  # more frames after the answer: unsolicited
+    def read_behind(self, b: int, endpoint: Channel) -> None:
+        """After bot ``b``'s answer: the frames that came behind it, and what the other bots sent meanwhile, are read
+        (bounded) as unasked."""
+        if endpoint.has_input():
             self.drain(endpoint)
         self.drain_others(b)
-        return Answer(settled.action, settled.violation, elapsed, settled.excerpt)
 
-    def answer(self, endpoint: Channel, request_id: int, frame: tuple[bytes, bytes] | None) -> Answer | None:
-        """Read the asked bot's frames (``frame`` already read), at most ``READ_BUDGET``, up to the first that settles
-        the open request: its answer or a violation (a flood of strangers' frames among them)."""
-        for _ in range(READ_BUDGET):
-            if frame is None:
-                frame = endpoint.receive()
-                if frame is None:
-                    return None
-            settled = self.settle(endpoint, request_id, *frame)
-            if settled is not None:
-                return settled
-            frame = None
-        return None
-
-    def settle(self, endpoint: Channel, request_id: int, ident: bytes, raw: bytes) -> Answer | None:
-        """What one frame of the asked bot means for the open request; None for a frame that does not count."""
-        if ident != endpoint.peer:
-            self.stranger(endpoint, raw)
-            flood = self.flooded(endpoint)
-            return None if flood is None else Answer(None, flood, 0.0)
-        action = canonical_reply(raw, request_id)
-        if action is not None:  # the common case, valid by construction: no validator run
-            # and short printable ASCII by construction: its excerpt (``excerpt``) is the frame itself
-            return Answer(action, None, 0.0, raw.decode("ascii"))
-        try:
-            reply = read_bot_message(raw)
-        except MessageError as exc:
-            if endpoint.burst:  # a frame of a burst of unasked ones, whatever it holds: not the answer (below)
-                return self._unasked(endpoint, raw)
-            return Answer(None, Violation(exc.kind, exc.detail, excerpt(raw)), 0.0)
-        if isinstance(reply, Reply) and reply.request_id in self.referee.expired[endpoint.index]:
-            endpoint.late += 1  # a late answer to a request that timed out (or a copy of one): ignored, but counted
-            flood = self.flooded(endpoint)
-            return None if flood is None else Answer(None, flood, 0.0)
-        if isinstance(reply, Reply) and reply.request_id == request_id:
-            return Answer(reply.action, None, 0.0, excerpt(raw))
-        # Not the answer. A copy of an accepted answer, or any frame of a burst of unasked frames (they run from the
-        # first to the bot's next valid answer, across requests and games), is part of that burst, wherever the reads
-        # fall: no second strike, and the request stays open.
-        if endpoint.burst or (isinstance(reply, Reply) and reply.request_id in self.referee.answered[endpoint.index]):
-            return self._unasked(endpoint, raw)
-        endpoint.burst = 1  # what follows it, up to a valid answer, is the same misstep
-        if not isinstance(reply, Reply):
-            return Answer(None, Violation("out_of_turn", "hello again in the middle of a match", excerpt(raw)), 0.0)
-        detail = f"answer to request {reply.request_id} while request {request_id} is open"
-        return Answer(None, Violation("out_of_turn", detail, excerpt(raw)), 0.0)
-
-    def _unasked(self, endpoint: Channel, raw: bytes) -> Answer | None:
+    def unasked(self, endpoint: Channel, raw: bytes) -> Violation | None:
         """A frame of the asked bot that is part of a burst of unasked ones: the burst's first is its one
-        ``unsolicited`` strike; None (the request stays open), or the ``flood`` that ends it."""
+        ``unsolicited`` strike; the ``flood`` that ends the burst, or None (the request stays open)."""
         endpoint.burst += 1
         if endpoint.burst == 1:
             self.referee.report(
                 endpoint.index, Violation("unsolicited", "message while not asked to act", excerpt(raw))
             )
-        flood = self.flooded(endpoint)
-        return None if flood is None else Answer(None, flood, 0.0)
+        return self.flooded(endpoint)
 
     def flood_found(self, b: int) -> Violation | None:
         """The ``flood`` that stopped bot ``b`` outside a request (a drain), taken from the pending reports: it is

@@ -39,7 +39,7 @@ class LocalSeats:
         reply = self.handlers[seat](message)
         elapsed = time.perf_counter() - start
         raw = orjson.dumps(reply)
-        # Read as the referee reads a frame (Inbox.settle): the canonical form without a parse (the SDK's replies
+        # Read as the referee reads a frame (Ask.frame): the canonical form without a parse (the SDK's replies
         # are in it), then the plain form, then the validator, which is loaded only for a reply in neither.
         action = canonical_reply(raw, message["request_id"])
         if action is not None:

@@ -25,7 +25,8 @@ from arena.engine.options import make_rules
 from arena.engine.record import GameRecord
 from arena.errors import ArenaError
 from arena.play import forkserver
-from arena.play.botproc import BotCommand, BotProcess
+from arena.play.ask import ANSWERED, DIED, TIMED_OUT, Ask
+from arena.play.botproc import BotCommand, BotProcess, Process
 from arena.play.clock import TimeControl
 from arena.play.cpus import pin_match, unpin, unpin_thread
 from arena.play.handshake import Handshake
@@ -36,7 +37,7 @@ from arena.play.matchspec import MIN_OPEN_FILES, Limits, MatchSpec, SpecError
 from arena.play.memory_guard import MEMORY_LOOK, MemoryGuard, MemoryOverrun
 from arena.play.runner import DETAIL_LIMIT, Answer, Message, Violation, play
 from arena.play.sandbox import Jail, require_isolation
-from arena.play.transport import Channel, Hub
+from arena.play.transport import Channel, Channels, Hub
 from arena.signals import stop_like_ctrl_c
 from arena.text import printable
 
@@ -76,17 +77,41 @@ def fitted_limits(spec: MatchSpec, referees: int = 1) -> Limits:
     return limits.replace(open_files=max(MIN_OPEN_FILES, per_process))
 
 
+# How a referee starts bot ``b``'s process on its endpoint: ``start_bot``, or a scripted stand-in in tests.
+Starter = Callable[["Referee", int], Process]
+
+
+def start_bot(referee: Referee, b: int) -> BotProcess:
+    """Start bot ``b``'s process: confined (its jail, its own uid when we are root), its endpoint opened to it alone,
+    its output to its match log."""
+    hub, endpoint, entry = referee.hub, referee.endpoints[b], referee.spec.bots[b]
+    assert isinstance(hub, Hub)  # a process is reached through a real endpoint
+    log = referee.log_dir / f"{referee.spec.match_id}-bot{b}-{entry.name}.log"
+    jail = Jail(referee.limits, workdir=hub.workdir(endpoint))
+    hub.admit(endpoint, jail.gid)
+    command = BotCommand(entry.name, tuple(entry.argv), entry.transport)
+    process = BotProcess(command, endpoint.address, log, jail=jail)
+    if process.pipes is not None:  # a stdio bot: its stdin and stdout are the channel
+        hub.attach(endpoint, *process.pipes)
+    return process
+
+
 class Referee:
     """Runs a match: implements the runner's ``Seats`` over real processes and sockets.
 
     It keeps each bot's process, endpoint and standing (strikes, restarts) and asks for decisions against the clock;
-    its parts do the rest: ``handshake`` (arena.play.handshake) greets each process it starts, ``inbox``
-    (arena.play.inbox) reads the endpoints (answers, unasked frames, strangers, floods) and ``memory``
+    its parts do the rest: ``handshake`` (arena.play.handshake) greets each process it starts (a ``Greeting`` each),
+    an ``Ask`` (arena.play.ask) reads the asked bot's frames into one request's outcome, ``inbox``
+    (arena.play.inbox) reads what nobody asked for (unasked frames, strangers, floods) and ``memory``
     (arena.play.memory_guard) watches this process's own memory.
     """
 
-    def __init__(self, spec: MatchSpec, *, beside: int = 0) -> None:
-        """``beside``: how many other matches this process may hold with their bots while this one plays."""
+    def __init__(
+        self, spec: MatchSpec, *, beside: int = 0, hub: Channels | None = None, start: Starter = start_bot
+    ) -> None:
+        """``beside``: how many other matches this process may hold with their bots while this one plays. ``hub``
+        and ``start``: the bots' endpoints and how their processes start (scripted ones in tests: arena.play.scripted;
+        by default a new ``Hub`` and ``start_bot``)."""
         self.spec = spec
         self.rules = make_rules(spec.variant, spec.options)
         self.time_control = TimeControl.parse(spec.time, max_decision=spec.max_decision)
@@ -94,9 +119,10 @@ class Referee:
             if sorted(game.seating) != list(range(len(spec.bots))) or len(game.seating) != self.rules.players:
                 raise ArenaError(f"a {spec.variant} game seats each of {self.rules.players} bots exactly once")
         self.limits = fitted_limits(spec, 1 + beside)  # what each bot process runs under
-        self.hub = Hub()
+        self.hub = Hub() if hub is None else hub
+        self.start_bot = start
         self.endpoints: list[Channel] = []
-        self.processes: list[BotProcess | None] = []
+        self.processes: list[Process | None] = []
         self.hello: list[Hello | None] = []
         self.strikes = [0] * len(spec.bots)
         self.struck_out = [False] * len(spec.bots)  # out of strikes: forfeits the rest of the match
@@ -142,16 +168,9 @@ class Referee:
             old = self.processes[b]
             if old is not None:
                 old.kill()
-            entry, endpoint = self.spec.bots[b], self.endpoints[b]
-            self.hub.renew(endpoint)  # what the dead process (or its leftovers) sent is dropped unread
+            self.hub.renew(self.endpoints[b])  # what the dead process (or its leftovers) sent is dropped unread
             self.expired[b], self.answered[b] = set(), set()  # (request ids never repeat: nothing to mistake)
-            log = self.log_dir / f"{self.spec.match_id}-bot{b}-{entry.name}.log"
-            jail = Jail(self.limits, workdir=self.hub.workdir(endpoint))  # its own uid when we are root
-            self.hub.admit(endpoint, jail.gid)  # the endpoint opens to this process alone
-            command = BotCommand(entry.name, tuple(entry.argv), entry.transport)
-            process = self.processes[b] = BotProcess(command, endpoint.address, log, jail=jail)
-            if process.pipes is not None:  # a stdio bot: its stdin and stdout are the channel
-                self.hub.attach(endpoint, *process.pipes)
+            self.processes[b] = self.start_bot(self, b)
             self.needs_restart[b] = False
         return self.handshake.run(indexes)
 
@@ -271,49 +290,47 @@ class Referee:
         # give the bot that time for free (it was charged 489 ms for a 500 ms think once).
         start = time.perf_counter()
         self.send(b, frame)
-        deadline = start + allowed
+        asked = Ask(self.inbox, endpoint, request_id, allowed, start, self.expired[b], self.answered[b])
         while True:
             now = time.perf_counter()
-            if now >= deadline:
-                # What already waits arrived in time (the referee may have been busy): one last bounded look.
-                settled = self.inbox.answer(endpoint, request_id, None)
-                if settled is not None and settled.violation is None:
-                    return self.inbox.answered(b, endpoint, request_id, settled, allowed)
-                self.expired[b].add(request_id)  # whatever comes for it later is late, not out of turn
-                if settled is not None:  # a flood, or a broken frame: that is what it did
-                    return Answer(None, settled.violation, allowed, settled.excerpt)
-                self.needs_restart[b] = True
-                return Answer(None, Violation("timeout", f"no answer within {allowed:.3f} s"), now - start)
-            first = endpoint.receive_within(min(deadline - now, 0.05))
+            if now >= asked.deadline:
+                asked.expire(now - asked.start)
+                if asked.state is ANSWERED:
+                    self.inbox.read_behind(b, endpoint)
+                break
+            first = endpoint.receive_within(min(asked.deadline - now, 0.05))
             if first is not None:
-                settled = self.inbox.answer(endpoint, request_id, first)
-                if settled is not None:
-                    elapsed = time.perf_counter() - start
-                    if elapsed > allowed and settled.violation is None:  # read after the deadline: too late
-                        self.expired[b].add(request_id)
-                        self.needs_restart[b] = True
-                        late = Violation("timeout", f"answered after {elapsed:.3f} s, allowed {allowed:.3f} s")
-                        return Answer(None, late, elapsed, settled.excerpt)
-                    return self.inbox.answered(b, endpoint, request_id, settled, elapsed)
+                elapsed = time.perf_counter() - asked.start
+                if asked.frame(*first, elapsed) or asked.look(None, elapsed):
+                    if asked.state is not TIMED_OUT:  # what came behind it is read now, as unasked
+                        self.inbox.read_behind(b, endpoint)
+                    break
                 continue  # frames that did not count (or the look's budget ran out): check the clock, look again
             self.inbox.drain_others(b)
             if spent := self.memory.check():  # the clock stopped while the bots were stopped one by one
-                deadline += spent
+                asked.pause(spent)
                 if (flood := self.inbox.flood_found(b)) is not None:  # it held the memory
-                    return Answer(None, flood, time.perf_counter() - start - spent)
+                    asked.flooded(flood, time.perf_counter() - asked.start)
+                    break
                 if b in self.relaunched:  # stopped before the holder was found, restarted: asked again
                     if (failure := self.relaunched.pop(b)) is not None:
-                        return Answer(None, failure, 0.0)
-                    endpoint, relaunched = self.endpoints[b], self.processes[b]
+                        asked.restart_failed(failure)
+                        break
+                    relaunched = self.processes[b]
                     assert relaunched is not None
                     process = relaunched
                     self.send(b, frame)
             if (flood := self.inbox.flooded(endpoint)) is not None:  # connections that sent no frame
-                return Answer(None, flood, time.perf_counter() - start)
+                asked.flooded(flood, time.perf_counter() - asked.start)
+                break
             if not process.alive():
-                self.needs_restart[b] = True
                 died = Violation(process.death_kind(), f"bot {process.exit_description()}")
-                return Answer(None, died, time.perf_counter() - start)  # charged until it was found dead
+                asked.died(died, time.perf_counter() - asked.start)  # charged until it was found dead
+                break
+        if asked.state is TIMED_OUT or asked.state is DIED:
+            self.needs_restart[b] = True
+        assert asked.answer is not None
+        return asked.answer
 
     def cut_off(self, b: int) -> None:
         """Kill bot ``b``'s process and everything it started, and close every connection to its endpoint (libzmq
@@ -377,8 +394,8 @@ class Referee:
             },
         )
         if self.strikes[b] >= self.spec.max_strikes and not self.struck_out[b]:
+            self.send(b, {"type": "match_end", "reason": "out of strikes"})  # (send() says nothing to a bot out)
             self.struck_out[b] = True
-            self.send(b, {"type": "match_end", "reason": "out of strikes"})
             process = self.processes[b]
             if process is not None:
                 process.kill()

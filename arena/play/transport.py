@@ -21,6 +21,7 @@ import tempfile
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import zmq
 from zmq.backend import Socket as _RawSocket
@@ -363,6 +364,26 @@ def remove_stale_directories() -> None:
             continue
         if _start_time(int(pid)) != start:
             shutil.rmtree(entry.path, ignore_errors=True)
+
+
+class Channels(Protocol):
+    """What a referee needs of its match's endpoints: a ``Hub``, or the in-memory channels of scripted bots
+    (arena.play.scripted) in tests that need no socket."""
+
+    def open(self, *, stdio: bool = False) -> Channel:
+        """A new endpoint for the next bot of the match."""
+
+    def renew(self, endpoint: Channel) -> None:
+        """Cut every connection to the endpoint and drop what they sent, before its bot's process is replaced."""
+
+    def wait(self, timeout: float) -> list[Channel]:
+        """Endpoints with frames waiting, after at most ``timeout`` seconds."""
+
+    def maybe_waiting(self) -> list[Channel]:
+        """Endpoints that may have frames waiting (the others certainly have none)."""
+
+    def close(self) -> None:
+        """Close every endpoint."""
 
 
 class TransportError(ArenaError):

@@ -14,7 +14,6 @@ import itertools
 import json
 import math
 import queue
-import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -38,7 +37,8 @@ from arena.play.local import LocalSeats
 from arena.play.matchspec import BotEntry, MatchSpec
 from arena.play.protocol import ActionReply, Hello, parse_bot_message, to_engine_action
 from arena.play.referee import Referee
-from arena.play.runner import Message, Violation, play
+from arena.play.runner import Message, play
+from arena.play.scripted import ScriptedProcess
 
 KINDS = {"malformed", "schema", "oversized"}
 pytestmark = pytest.mark.slow
@@ -379,7 +379,16 @@ class ScriptedBots(threading.Thread):
         self.context = zmq.Context()
         self.commands: queue.Queue[tuple[int, str, list[list[bytes]]]] = queue.Queue()
         self.scripts: dict[int, queue.Queue[Script]] = {}
+        self.before_hello: dict[int, list[list[bytes]]] = {}  # what bot b's next process sends ahead of its hello
         self.stop = threading.Event()
+
+    def start_bot(self, referee: Referee, b: int) -> ScriptedProcess:
+        """The referee's ``start`` for bot ``b``: a new socket (the old one's connection is cut by the referee's
+        renewal of the endpoint) that says hello with the token of a stand-in process (arena.play.scripted)."""
+        process = ScriptedProcess(f"scripted{b}")
+        hello = {"type": "hello", "name": f"scripted{b}", "protocol": 1, "token": process.token}
+        self.connect(b, referee.endpoints[b].address, [*self.before_hello.pop(b, []), [orjson.dumps(hello)]])
+        return process
 
     def connect(self, b: int, address: str, frames: list[list[bytes]]) -> None:
         """Start a new socket for bot ``b`` that sends ``frames`` (each a list of parts) as soon as it connects."""
@@ -431,54 +440,12 @@ class ScriptedBots(threading.Thread):
         self.context.term()
 
 
-class FakeProcess:
-    """What the referee needs of a bot process, for a bot that is a socket in this process."""
-
-    def __init__(self) -> None:
-        self.token = secrets.token_hex(16)
-        self.running = True
-
-    def alive(self) -> bool:
-        """Running until killed."""
-        return self.running
-
-    def wait_until(self, deadline: float) -> bool:
-        """Whether it has ended: a socket never ends by itself, so there is nothing to wait for (the referee's close
-        goes on to kill it)."""
-        return not self.running
-
-    def exit_description(self) -> str:
-        """How it ended."""
-        return "still running" if self.running else "killed by signal SIGKILL"
-
-    def favour(self, asked: bool) -> None:
-        """The processor share of a socket in this process: nothing to give."""
-
-    def kill(self) -> None:
-        """Stop it."""
-        self.running = False
-
-
 class ScriptedReferee(Referee):
-    """A referee whose bots are ScriptedBots sockets instead of processes (only the launch differs)."""
+    """A referee whose bots are ScriptedBots sockets instead of processes (only how a bot starts differs)."""
 
     def __init__(self, spec: MatchSpec, bots: ScriptedBots) -> None:
-        super().__init__(spec)
+        super().__init__(spec, start=bots.start_bot)
         self.bots = bots
-        self.before_hello: dict[int, list[list[bytes]]] = {}
-
-    def _launch(self, indexes: list[int]) -> list[tuple[int, Violation]]:
-        for b in indexes:
-            old = self.processes[b]
-            if old is not None:
-                old.kill()
-            self.hub.renew(self.endpoints[b])  # as the referee's own launch: the old socket's connections are cut
-            process = FakeProcess()
-            self.processes[b] = process  # type: ignore[call-overload]
-            hello = {"type": "hello", "name": f"scripted{b}", "protocol": 1, "token": process.token}
-            self.bots.connect(b, self.endpoints[b].address, [*self.before_hello.pop(b, []), [orjson.dumps(hello)]])
-            self.needs_restart[b] = False
-        return self.handshake.run(indexes)
 
 
 @pytest.fixture(scope="module")
@@ -656,7 +623,7 @@ def test_a_frame_that_came_before_the_request_is_unsolicited_however_late_the_re
     seed = fuzzed_acts_first(referee)
     process = referee.processes[1]
     assert process is not None
-    hello = {"type": "hello", "name": "scripted1", "protocol": 1, "token": process.token}  # type: ignore[attr-defined]
+    hello = {"type": "hello", "name": "scripted1", "protocol": 1, "token": process.token}
     referee.endpoints[1].burst = 0
     said_before_asked(referee, [[orjson.dumps(hello)]])
     record = one_hand(referee, seed)
@@ -741,7 +708,7 @@ def test_any_frames_before_a_hello_fail_the_handshake_unless_they_are_a_stranger
 def fail_the_handshake_unless_a_strangers_hello(referee: ScriptedReferee, before: list[list[bytes]]) -> None:
     """A restart of the fuzzed bot that sends ``before`` ahead of its hello: a failed handshake, unless the first
     is a hello (a stranger's: its token is wrong); then restarts until one gets through."""
-    referee.before_hello[1] = before
+    referee.bots.before_hello[1] = before
     failures = referee._launch([1])
     first = before[0]
     message = check_parse(first[0]) if len(first) == 1 else None
