@@ -96,6 +96,10 @@ def start_bot(referee: Referee, b: int) -> BotProcess:
     return process
 
 
+class VariantRefused(ArenaError):
+    """A bot said in its hello that it does not play the match's variant: the match is refused before any game."""
+
+
 class Referee:
     """Runs a match: implements the runner's ``Seats`` over real processes and sockets.
 
@@ -158,10 +162,22 @@ class Referee:
             self.processes.append(None)
             self.hello.append(None)
         failed = self._launch(list(range(len(self.spec.bots))))
+        refused = self.refused()
+        if refused:
+            raise VariantRefused("; ".join(refused))
         # Only now onto the match's cores: the bots started up in parallel; bots restarted later inherit the pinning.
         if self.spec.cpus:
             self.affinity = pin_match(self.spec.cpus, [p.pid for p in self.processes if p is not None])
         return failed
+
+    def refused(self) -> list[str]:
+        """The bots whose hello lists the variants they play, and not this match's: why each refuses it."""
+        variant = self.spec.variant
+        return [
+            f"bot {entry.name!r} does not play {variant!r}: its hello lists {', '.join(hello.variants) or 'none'}"
+            for entry, hello in zip(self.spec.bots, self.hello, strict=True)
+            if hello is not None and hello.variants is not None and variant not in hello.variants
+        ]
 
     def _launch(self, indexes: list[int]) -> list[tuple[int, Violation]]:
         for b in indexes:
@@ -612,7 +628,7 @@ def main() -> None:
     except KeyboardInterrupt as stop:  # a signal closes the match on the way out: every bot process is ended
         sys.stderr.write(f"referee: {stop or 'interrupted'}; the match was closed\n")
         sys.exit(130)
-    except MemoryOverrun as exc:  # one line for the log the run's warning names, not a traceback
+    except (MemoryOverrun, VariantRefused) as exc:  # one line for the log the run's warning names, not a traceback
         sys.stderr.write(f"referee: {exc}\n")
         sys.exit(1)
 

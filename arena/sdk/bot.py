@@ -84,6 +84,7 @@ class Bot:
     _tricks: dict[tuple[int, int], Trick] | None = None  # parsed finished tricks, reused across requests
     _view: SeatView | None = None
     want_view = True  # False: ask the referee for the view only at each hand's first request (faster)
+    variants: tuple[str, ...] | None = None  # the variants this bot plays (its hello says so); None: every variant
     _rng: random.Random | None = None
 
     def __init__(self, *, strict: bool = False, check_table: bool = True) -> None:

@@ -53,6 +53,8 @@ def run(
         hello["version"] = version or player.version
     if not player.want_view:
         hello["view"] = False  # the SDK keeps the picture from the events; the view comes once per hand
+    if player.variants is not None:
+        hello["variants"] = list(player.variants)  # a match of another variant is refused before its first game
     if stdio or endpoint is None:
         _stdio_loop(player, hello)
     else:

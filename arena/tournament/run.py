@@ -6,6 +6,7 @@ seeds and seats, so the final table is the one an unbroken run gives.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -15,12 +16,13 @@ from pathlib import Path
 
 from arena.errors import ArenaError
 from arena.play import forkserver
-from arena.play.botproc import BUNDLED, STDIO_PREFIX, BotCommand, resolve_bot
+from arena.play.botproc import BUNDLED, BUNDLED_DIR, STDIO_PREFIX, BotCommand, resolve_bot
 from arena.play.cpus import idlest
 from arena.play.linux import drop_page_cache
-from arena.play.matchspec import GameSpec, MatchSpec
+from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.referee import Referee
 from arena.play.sandbox import require_isolation
-from arena.tournament.config import TournamentConfig, partnership_problem
+from arena.tournament.config import TournamentConfig, bot_limits, partnership_problem
 from arena.tournament.executor import Executor, LocalExecutor
 from arena.tournament.gauntlet import remember_candidate
 from arena.tournament.growth import bind, planned_keys, settle_seed
@@ -129,6 +131,7 @@ def _run(
         forkserver.warm(forkserver.REFEREES)
     if here:  # matches run here: refuse now, not once a match
         require_isolation(config.trusted_bots)
+        refuse_unplayed_variant(config, commands, log_dir)
     config = _settled(store, config, here=here)
     grown = bind(store, config, commands)
     remember_candidate(store, config, commands)
@@ -152,6 +155,29 @@ def _run(
     pool = MatchPool(executor, slots, rounds_of_chains, cores=cores, between=between)
     played, interrupted = _store_games(pool, store, progress, live, pairings, on_progress)
     return RunReport(played, progress.done, progress.total, interrupted, progress.errors, grown, config.seed)
+
+
+def refuse_unplayed_variant(config: TournamentConfig, commands: dict[str, BotCommand], log_dir: str) -> None:
+    """Before any game: start every entrant that is not a bundled bot once and read its hello; VariantRefused names
+    each one that says it does not play the tournament's variant (and what it plays)."""
+    asked = [
+        BotEntry(name=name, argv=list(command.argv), transport=command.transport)
+        for name, command in commands.items()
+        if BUNDLED_DIR not in Path(command.argv[-1]).parents
+    ]
+    if not asked:
+        return
+    spec = MatchSpec(
+        match_id="hellos",
+        variant=config.variant,
+        bots=asked,
+        games=[],  # hands shaken, no game
+        log_dir=log_dir,
+        limits=bot_limits(config.limits),
+        trusted_bots=config.trusted_bots,
+    )
+    with contextlib.closing(Referee(spec)) as referee:
+        referee.start()
 
 
 def _settled(store: Store, config: TournamentConfig, *, here: bool) -> TournamentConfig:

@@ -337,6 +337,8 @@ public class EuchreBot {
         hello.put("token", System.getenv().getOrDefault("ARENA_TOKEN", ""));
         hello.put("name", "java-example");
         hello.put("version", "1.0");
+        // The variants this bot plays: its rules know no call for best (Railroad), so a match of another is refused.
+        hello.put("variants", List.of("two-hand", "three-hand", "four-hand", "four-hand-32", "british"));
         send(out, hello);
         int deckSize = 24;
         for (String line; (line = in.readLine()) != null; ) { // EOF: the referee is gone

@@ -233,7 +233,9 @@ function send(message) {
 
 function main() {
   let deckSize = 24;
-  send({ type: "hello", protocol: 1, token: process.env.ARENA_TOKEN || "", name: "node-example", version: "1.0" });
+  // The variants this bot plays: its rules know no call for best (Railroad), so a match of another is refused.
+  const variants = ["two-hand", "three-hand", "four-hand", "four-hand-32", "british"];
+  send({ type: "hello", protocol: 1, token: process.env.ARENA_TOKEN || "", name: "node-example", version: "1.0", variants });
   const input = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   input.on("line", (line) => {
     if (line.trim() === "") return;

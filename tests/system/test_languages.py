@@ -22,7 +22,7 @@ from sandboxing import match_in
 from arena.play import cgroups
 from arena.play.botproc import resolve_bot
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
-from arena.play.referee import run_match
+from arena.play.referee import VariantRefused, run_match
 
 TEST_BOTS = ROOT / "tests" / "bots"
 NODE_BOT = ROOT / "bots" / "node" / "euchre_bot.js"
@@ -118,6 +118,24 @@ def test_the_node_and_java_examples_play_every_variant_without_a_violation(
         assert record["violations"] == [] and "forfeit" not in record
         assert record["hands"]
         assert {entry["hello"] for entry in record["bots"]} >= {"node-example", "java-example"}
+
+
+@needs_node
+@needs_java
+@pytest.mark.timeout(120)
+def test_the_node_and_java_examples_say_they_do_not_play_railroad_and_the_match_is_refused(
+    tmp_path: Path, java_jar: dict[str, Path]
+) -> None:
+    node, java = entry(f"stdio:{NODE_BOT}", "node"), java_entry(java_jar["EuchreBot"], "java")
+    bots = [entry("heuristic", "heuristic"), node, entry("random", "random"), java]
+    played: list[object] = []
+    with pytest.raises(VariantRefused) as refused:
+        run_match(match(tmp_path, bots, "railroad", 4), played.append)
+    assert played == []  # before any game
+    message = str(refused.value)
+    for name in ("node", "java"):
+        assert f"bot {name!r} does not play 'railroad': its hello lists two-hand, three-hand" in message
+    assert "heuristic" not in message and "random" not in message
 
 
 @needs_node

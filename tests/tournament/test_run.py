@@ -168,3 +168,16 @@ def test_a_run_stops_taking_matches_only_when_every_pairing_keeps_failing() -> N
     assert not nothing_plays(["a|x", "b|x"] * 8, everyone, jobs=2)  # x's pairings alone: a|b may still play
     assert not nothing_plays(["a|x", "b|x", "a|b"] * 2, everyone, jobs=2)  # not yet a few a slot
     assert give_up_after(1) == 8 and give_up_after(4) == 16
+
+
+def test_an_entrant_that_does_not_play_the_variant_is_refused_before_any_game(tmp_path: Path) -> None:
+    only_two = ROOT / "tests" / "bots" / "two_hand_only.py"
+    config = write_config(tmp_path / "t.toml", variant="four-hand", entrants=["random", str(only_two)])
+    db = tmp_path / "t.db"
+    done = arena_here("tournament", "run", str(config), "--db", str(db), "--quiet")
+    assert done.returncode == 2
+    assert "does not play 'four-hand': its hello lists two-hand" in done.stderr and "two_hand_only" in done.stderr
+    with Store.open(db, create=False) as store:
+        assert store.game_keys() == set()
+    two_hand = write_config(tmp_path / "two.toml", variant="two-hand", entrants=["random", str(only_two)])
+    assert arena_here("tournament", "run", str(two_hand), "--db", str(tmp_path / "two.db"), "--quiet").returncode == 0
