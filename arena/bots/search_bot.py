@@ -345,7 +345,7 @@ class SearchBot(Bot):
         assert view.trump is not None and view.maker is not None
         trump, seat, n = int(view.trump), view.seat, view.players
         cards = [a.card for a in legal if isinstance(a, Play)]
-        gone = {c for t in view.tricks for _, c in t.cards} | set(view.best_discards)
+        gone = {c for t in view.tricks for _, c in t.cards} | set(view.best.discards if view.best else ())
         if view.discarded is not None:
             gone.add(view.discarded)
         if view.upcard_taken is not True and view.upcard not in view.hand:

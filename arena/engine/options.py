@@ -131,6 +131,11 @@ class Rules:
         """The scoring side of a seat."""
         return seat % 2 if self.players == 4 else seat
 
+    @property
+    def calls_for_best(self) -> bool:
+        """Whether a lone player may call for his partner's best card in these rules (Railroad)."""
+        return self.options.call_for_best or self.options.defender_calls_best
+
     def upcard_suit(self, upcard: int) -> Suit:
         """The suit an upcard proposes in round 1: its own; a turned-up joker's is ``joker_suit`` (Railroad)."""
         return Suit.parse(self.options.joker_suit) if upcard == JOKER_ID else SUITS[upcard & 3]

@@ -47,6 +47,16 @@ class BestCall(NamedTuple):
     called: bool
 
 
+class BestView(NamedTuple):
+    """What a seat knows of the calls for best of a hand (Railroad): whose call is under way, every answer on
+    calling (public), every card passed (the card only to giver and receiver), its own discards for a call."""
+
+    caller: SeatNumber | None
+    calls: tuple[BestCall, ...]
+    passed: tuple[PassedCard, ...]
+    discards: tuple[Card, ...]
+
+
 class PassedCard(NamedTuple):
     """A card passed on a call for best: who gave it to whom, and the card only where the seat may know it (the
     giver's and the receiver's views), else None."""

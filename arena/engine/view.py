@@ -17,7 +17,7 @@ from typing_extensions import TypedDict  # pydantic reads the record's types (ty
 from arena.engine.actions import Action, ActionObject, Play, WireAction, action_from_json
 from arena.engine.cards import CARD_BY_TEXT, CARD_TEXT, Card, Suit
 from arena.engine.phases import SEAT as SEAT
-from arena.engine.phases import BestCall, PassedCard, Phase, SeatNumber, Trick
+from arena.engine.phases import BestCall, BestView, PassedCard, Phase, SeatNumber, Trick
 
 if TYPE_CHECKING:  # a bot reads views and never runs a game: it starts without loading the rules engine
     from arena.engine.game import Game
@@ -47,14 +47,13 @@ class SeatView(NamedTuple):
     trick: tuple[tuple[SeatNumber, Card], ...]
     tricks_won: tuple[int, ...]
     scores: tuple[int, ...]
-    caller: SeatNumber | None  # the seat whose call for best is under way (Railroad)
-    calls: tuple[BestCall, ...]
-    passed: tuple[PassedCard, ...]
-    best_discards: tuple[Card, ...]  # this seat's own discards for a call for best; nobody else's
+    # Railroad's calls for best; None, and absent from the wire form, where the rules have none (so that the other
+    # variants' views are what they always were)
+    best: BestView | None = None
 
     def to_json(self) -> SeatViewJSON:
         """The wire form of the view."""
-        return {
+        data: SeatViewJSON = {
             "seat": self.seat,
             "players": self.players,
             "hand_number": self.hand_number,
@@ -75,11 +74,10 @@ class SeatView(NamedTuple):
             "trick": [{"seat": s, "card": CARD_TEXT[c]} for s, c in self.trick],
             "tricks_won": list(self.tricks_won),
             "scores": list(self.scores),
-            "caller": self.caller,
-            "calls": [{"seat": s, "called": called} for s, called in self.calls],
-            "passed": [passed_json(p) for p in self.passed],
-            "best_discards": [CARD_TEXT[c] for c in self.best_discards],
         }
+        if self.best is not None:
+            data["best"] = best_json(self.best)
+        return data
 
     @classmethod
     def from_json(cls, data: SeatViewJSON, tricks: dict[tuple[int, int], Trick] | None = None) -> SeatView:
@@ -123,13 +121,7 @@ class SeatView(NamedTuple):
             trick=tuple((c["seat"], card(c["card"])) for c in data["trick"]),
             tricks_won=tuple(data["tricks_won"]),
             scores=tuple(data["scores"]),
-            caller=data["caller"],
-            calls=tuple(BestCall(c["seat"], c["called"]) for c in data["calls"]),
-            passed=tuple(
-                PassedCard(p["giver"], p["receiver"], None if p["card"] is None else card(p["card"]))
-                for p in data["passed"]
-            ),
-            best_discards=tuple(map(card, data["best_discards"])),
+            best=None if "best" not in data else best_from_json(data["best"]),
         )
 
     def sees_own_cards(self) -> bool:
@@ -191,10 +183,16 @@ class SeatViewJSON(TypedDict):
     trick: list[PlayedCardJSON]
     tricks_won: list[int]
     scores: list[int]
+    best: NotRequired[BestViewJSON]
+
+
+class BestViewJSON(TypedDict):
+    """The wire form of a BestView."""
+
     caller: int | None
     calls: list[BestCallJSON]
     passed: list[PassedCardJSON]
-    best_discards: list[str]
+    discards: list[str]
 
 
 class BestCallJSON(TypedDict):
@@ -223,6 +221,30 @@ def action_json(action: Action) -> WireAction:
     if type(action) is Play:
         return {"type": "play", "card": CARD_TEXT[action.card]}
     return action.to_json()
+
+
+def best_json(best: BestView) -> BestViewJSON:
+    """What a seat knows of a hand's calls for best, as JSON."""
+    return {
+        "caller": best.caller,
+        "calls": [{"seat": s, "called": called} for s, called in best.calls],
+        "passed": [passed_json(p) for p in best.passed],
+        "discards": [CARD_TEXT[c] for c in best.discards],
+    }
+
+
+def best_from_json(data: BestViewJSON) -> BestView:
+    """A BestView from its wire form (the referee's text)."""
+    card = CARD_BY_TEXT.__getitem__
+    return BestView(
+        data["caller"],
+        tuple(BestCall(c["seat"], c["called"]) for c in data["calls"]),
+        tuple(
+            PassedCard(p["giver"], p["receiver"], None if p["card"] is None else card(p["card"]))
+            for p in data["passed"]
+        ),
+        tuple(map(card, data["discards"])),
+    )
 
 
 def passed_json(passed: PassedCard) -> PassedCardJSON:
@@ -275,28 +297,21 @@ def hand_view(hand: HandState, seat: int, *, hand_number: int, scores: tuple[int
         trick=tuple(hand.trick),
         tricks_won=tuple(hand.tricks_won()),
         scores=scores,
-        **best_seen(hand, seat),
+        best=best_seen(hand, seat),
     )
 
 
-class BestSeen(TypedDict):
-    """What a seat knows of the calls for best of a hand (docs/rules.md, what a player may know)."""
-
-    caller: int | None
-    calls: tuple[BestCall, ...]
-    passed: tuple[PassedCard, ...]
-    best_discards: tuple[Card, ...]
-
-
-def best_seen(hand: HandState, seat: int) -> BestSeen:
-    """The calls for best of ``hand`` as ``seat`` may know them: who called, and a passed card or a discard only
-    where ``seat`` gave, received or discarded it."""
-    return {
-        "caller": hand.caller,
-        "calls": tuple(hand.calls),
-        "passed": tuple(PassedCard(g, r, c if seat in (g, r) else None) for g, r, c in hand.passed),
-        "best_discards": tuple(c for s, c in hand.best_discards if s == seat),
-    }
+def best_seen(hand: HandState, seat: int) -> BestView | None:
+    """The calls for best of ``hand`` as ``seat`` may know them (who called, and a passed card or a discard only
+    where ``seat`` gave, received or discarded it); None where the rules have no call for best."""
+    if not hand.rules.calls_for_best:
+        return None
+    return BestView(
+        hand.caller,
+        tuple(hand.calls),
+        tuple(PassedCard(g, r, c if seat in (g, r) else None) for g, r, c in hand.passed),
+        tuple(c for s, c in hand.best_discards if s == seat),
+    )
 
 
 def seat_view(game: Game, seat: int) -> SeatView:

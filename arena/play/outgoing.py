@@ -12,7 +12,15 @@ from arena.engine.actions import PASS, Action, CallForBest, Discard, GiveBest
 from arena.engine.cards import CARD_TEXT
 from arena.engine.game import Game
 from arena.engine.hand import HandState
-from arena.engine.view import NOT_BIDS, TrickJSON, action_json, best_seen, passed_json, seat_view, trick_json
+from arena.engine.view import (
+    NOT_BIDS,
+    TrickJSON,
+    action_json,
+    best_json,
+    best_seen,
+    seat_view,
+    trick_json,
+)
 
 Message = dict[str, Any]  # one JSON object to or from a bot, as orjson reads and writes it
 
@@ -149,17 +157,10 @@ class ViewCache:
             if action.type not in NOT_BIDS and i not in steps:
                 self._bids.append({"seat": s, **action.to_json()})
         self._seen_actions = len(hand.actions)
-        if hand.calls:  # Railroad's calls for best: rare, and small
-            best = best_seen(hand, seat)
-            calls = [{"seat": s, "called": called} for s, called in best["calls"]]
-            passed = [passed_json(p) for p in best["passed"]]
-            discards = [CARD_TEXT[c] for c in best["best_discards"]]
-        else:
-            calls, passed, discards = [], [], []
         for trick in hand.tricks[len(self._tricks) :]:
             self._tricks.append(trick_json(trick))
             self._won[trick.winner] += 1
-        return {  # the fields of SeatView, in its order
+        view: Message = {  # the fields of SeatView, in its order
             "seat": seat,
             "players": hand.players,
             "hand_number": len(game.hands),
@@ -180,11 +181,11 @@ class ViewCache:
             "trick": [{"seat": s, "card": CARD_TEXT[c]} for s, c in hand.trick],
             "tricks_won": list(self._won),
             "scores": list(self._scores),
-            "caller": hand.caller,
-            "calls": calls,
-            "passed": passed,
-            "best_discards": discards,
         }
+        best = best_seen(hand, seat)  # Railroad's calls for best: only where the rules have them
+        if best is not None:
+            view["best"] = best_json(best)
+        return view
 
 
 def act_request(

@@ -277,10 +277,23 @@ def _tuple_model(definition: type) -> type[_Message]:
 _PHASES = Literal[tuple(phase.value for phase in Phase)]  # type: ignore[valid-type]
 
 
+def _absent_not_null(schema: dict[str, Any]) -> None:
+    """A field that is either sent with a value or left out: no ``null`` and no ``default: null`` in the schema."""
+    schema.pop("default", None)
+
+
 def _wire_fields(definition: type) -> dict[str, Any]:
-    """The fields of ``definition`` (a NamedTuple or TypedDict) as pydantic field definitions: each required, with
-    its wire type."""
-    return {name: (_wire_type(hint), ...) for name, hint in get_type_hints(definition, include_extras=True).items()}
+    """The fields of ``definition`` (a NamedTuple or TypedDict) as pydantic field definitions, with their wire types:
+    each required, but a NamedTuple's field with a default (None), which is absent (never null) where it is None."""
+    optional = getattr(definition, "_field_defaults", {})
+    fields: dict[str, Any] = {}
+    for name, hint in get_type_hints(definition, include_extras=True).items():
+        if name in optional:  # X | None = None: X when present
+            (inner,) = [a for a in get_args(hint) if a is not type(None)]
+            fields[name] = (_wire_type(inner), Field(default=None, json_schema_extra=_absent_not_null))
+        else:
+            fields[name] = (_wire_type(hint), ...)
+    return fields
 
 
 ViewModel: type[_Message] = create_model(
@@ -478,11 +491,6 @@ class Events(_Message):
     events: list[Event]
 
 
-def _absent_not_null(schema: dict[str, Any]) -> None:
-    """A field that is either sent with a value or left out: no ``null`` and no ``default: null`` in the schema."""
-    schema.pop("default", None)
-
-
 class Act(_Message):
     """A decision request: pending events first, then the seat's view, its legal actions and its clock."""
 
@@ -629,7 +637,7 @@ def to_engine_action(model: BaseModel) -> Action:
         return PLAY[Card.parse(model.card)]
     if isinstance(model, PassAction):
         return PASS
-    return parse_action(model.__dict__)
+    return parse_action({key: value for key, value in model.__dict__.items() if value is not None})  # card: absent
 
 
 def json_schema() -> dict[str, object]:

@@ -97,7 +97,8 @@ class Knowledge:
                 known[dealer] = (*known[dealer], up)
         if view.discarded is not None:
             seen.add(view.discarded)
-        seen.update(view.best_discards)
+        if view.best is not None:
+            seen.update(view.best.discards)
         unseen = tuple(c for c in make_deck(deck) if c not in seen)
         return cls(seat, trump, tuple(counts), tuple(known), tuple(frozenset(v) for v in voids), unseen)
 

@@ -23,7 +23,7 @@ from arena.engine.cards import (
     trick_winner_index,
 )
 from arena.engine.options import Rules, make_rules
-from arena.engine.phases import BestCall, PassedCard, Phase, Trick
+from arena.engine.phases import BestCall, BestView, PassedCard, Phase, Trick
 from arena.engine.view import SeatView
 
 if TYPE_CHECKING:  # types alone: a bot does not load them
@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # types alone: a bot does not load them
 
 _tuple_new = tuple.__new__  # a NamedTuple made from a tuple of its fields, past its keyword-taking __new__
 
-VIEW_FIELDS = tuple(name for name in SeatView._fields if name not in ("players", "phase", "turn"))
+VIEW_FIELDS = tuple(name for name in SeatView._fields if name not in ("players", "phase", "turn", "best"))
 """The facts of a SeatView that a Table keeps under the same names (``players`` is the names here, not the count;
 phase and turn belong to a request)."""
 
@@ -273,12 +273,15 @@ class Table:
                 tuple(self.trick),
                 tuple(self.tricks_won),
                 tuple(self.scores),
-                self.caller,
-                tuple(self.calls),
-                tuple(self.passed),
-                tuple(self.best_discards),
+                self.best_view(),
             ),
         )
+
+    def best_view(self) -> BestView | None:
+        """What this seat knows of the hand's calls for best, as a view holds it (None where the rules have none)."""
+        if not self.rules.calls_for_best:
+            return None
+        return BestView(self.caller, tuple(self.calls), tuple(self.passed), tuple(self.best_discards))
 
     def sync(self, view: SeatView) -> None:
         """Take the current hand from the referee's view: after a restart mid-game, or if the table went astray."""
@@ -287,6 +290,10 @@ class Table:
             kind = type(getattr(self, name))
             value = getattr(view, name)
             setattr(self, name, kind(value) if kind in (list, set) else value)
+        best = view.best
+        self.caller = None if best is None else best.caller
+        self.calls, self.passed = ([], []) if best is None else (list(best.calls), list(best.passed))
+        self.best_discards = [] if best is None else list(best.discards)
         self.played = {s: [] for s in range(self.n)}
         self.voids = {s: set() for s in range(self.n)}
         self.tricks, self.trick = [], []
@@ -372,4 +379,4 @@ class Table:
         mine = self._as_view(view.players, view.phase, view.turn)
         if mine == view:  # the usual answer, in one comparison of two tuples
             return []
-        return [name for name in VIEW_FIELDS if getattr(view, name) != getattr(mine, name)]
+        return [name for name in (*VIEW_FIELDS, "best") if getattr(view, name) != getattr(mine, name)]

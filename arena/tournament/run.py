@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from arena.play.botproc import BUNDLED, BUNDLED_DIR, STDIO_PREFIX, BotCommand, r
 from arena.play.cpus import idlest
 from arena.play.linux import drop_page_cache
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
-from arena.play.referee import Referee
+from arena.play.referee import Referee, VariantRefused
 from arena.play.sandbox import require_isolation
 from arena.tournament.config import TournamentConfig, bot_limits, partnership_problem
 from arena.tournament.executor import Executor, LocalExecutor
@@ -131,7 +132,7 @@ def _run(
         forkserver.warm(forkserver.REFEREES)
     if here:  # matches run here: refuse now, not once a match
         require_isolation(config.trusted_bots)
-        refuse_unplayed_variant(config, commands, log_dir)
+        refuse_unplayed_variant(config, commands)
     config = _settled(store, config, here=here)
     grown = bind(store, config, commands)
     remember_candidate(store, config, commands)
@@ -157,7 +158,7 @@ def _run(
     return RunReport(played, progress.done, progress.total, interrupted, progress.errors, grown, config.seed)
 
 
-def refuse_unplayed_variant(config: TournamentConfig, commands: dict[str, BotCommand], log_dir: str) -> None:
+def refuse_unplayed_variant(config: TournamentConfig, commands: dict[str, BotCommand]) -> None:
     """Before any game: start every entrant that is not a bundled bot once and read its hello; VariantRefused names
     each one that says it does not play the tournament's variant (and what it plays)."""
     asked = [
@@ -167,17 +168,23 @@ def refuse_unplayed_variant(config: TournamentConfig, commands: dict[str, BotCom
     ]
     if not asked:
         return
-    spec = MatchSpec(
-        match_id="hellos",
-        variant=config.variant,
-        bots=asked,
-        games=[],  # hands shaken, no game
-        log_dir=log_dir,
-        limits=bot_limits(config.limits),
-        trusted_bots=config.trusted_bots,
-    )
-    with contextlib.closing(Referee(spec)) as referee:
-        referee.start()
+    try:
+        with tempfile.TemporaryDirectory(prefix="arena-hellos-") as logs:  # the matches keep the bots' logs
+            spec = MatchSpec(
+                match_id="hellos",
+                variant=config.variant,
+                bots=asked,
+                games=[],  # hands shaken, no game
+                log_dir=logs,
+                limits=bot_limits(config.limits),
+                trusted_bots=config.trusted_bots,
+            )
+            with contextlib.closing(Referee(spec)) as referee:
+                referee.start()  # a bot that fails its handshake here is the matches' business, as is a host's problem
+    except VariantRefused:
+        raise
+    except ArenaError:
+        return
 
 
 def _settled(store: Store, config: TournamentConfig, *, here: bool) -> TournamentConfig:

@@ -32,7 +32,7 @@ def phase(hand: HandState) -> Phase:
 def seen(hand: HandState, seat: int) -> dict[str, object]:
     """What ``seat``'s view says of the calls for best."""
     view = hand_view(hand, seat, hand_number=0, scores=(0, 0, 0, 0)).to_json()
-    return {key: view[key] for key in ("caller", "calls", "passed", "best_discards")}
+    return dict(view["best"])
 
 
 def test_the_whole_order_after_a_lone_bid_and_what_each_seat_learns() -> None:
@@ -60,14 +60,17 @@ def test_the_whole_order_after_a_lone_bid_and_what_each_seat_learns() -> None:
         "caller": None,
         "calls": [{"seat": 2, "called": True}, {"seat": 3, "called": True}],
         "passed": [{"giver": 0, "receiver": 2, "card": "9H"}, {"giver": 1, "receiver": 3, "card": None}],
-        "best_discards": ["QH"],
+        "discards": ["QH"],
     }
     assert seen(hand, 1)["passed"] == [
         {"giver": 0, "receiver": 2, "card": None},
         {"giver": 1, "receiver": 3, "card": "AD"},
     ]
-    assert seen(hand, 0)["best_discards"] == [] and seen(hand, 0)["passed"][0]["card"] == "9H"
-    assert seen(hand, 1)["best_discards"] == [] and seen(hand, 3)["best_discards"] == ["9S"]
+    assert seen(hand, 0)["discards"] == [] and seen(hand, 0)["passed"][0]["card"] == "9H"
+    assert seen(hand, 1)["discards"] == [] and seen(hand, 3)["discards"] == ["9S"]
+    # the other variants' views hold no call for best at all
+    four = make_hand("four-hand", DEAL, UPCARD)
+    assert "best" not in hand_view(four, 0, hand_number=0, scores=(0, 0, 0, 0)).to_json()
 
 
 def test_declining_is_a_pass_and_the_partner_is_not_asked() -> None:

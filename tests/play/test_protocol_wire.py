@@ -339,7 +339,10 @@ def test_every_field_is_required_but_act_view() -> None:
         if key not in model.get("required", [])
     }
     # and a call for best's card, absent where the caller discards after receiving (best_order = "receive_first")
-    assert optional == {("Act", "view"), ("CallForBestAction", "card")}
+    # and a view's calls for best, absent where the rules have none (protocol.md section 7)
+    assert optional == {("Act", "view"), ("CallForBestAction", "card"), ("ViewModel", "best")}
+    views = [m["view"] for m in received("act") if "view" in m]
+    assert any("best" in v for v in views) and all(v.get("best") is not None for v in views if "best" in v)
     calls = [a for m in received("act") for a in m["legal"] if a["type"] == "call_for_best"]
     assert {"card" in a for a in calls} == {True, False}  # both orders were played
     sent = [a for m in received("act") for a in m["legal"]] + [e["action"] for e in events_of("action")]
