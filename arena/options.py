@@ -10,11 +10,12 @@ from typing import TypeVar
 
 import click
 
+from arena.engine.options import VARIANTS
 from arena.play.matchspec import DEFAULT_MAX_DECISION, DEFAULT_MAX_HANDS, DEFAULT_TIME
 
 F = TypeVar("F", bound=Callable[..., object])
 
-VARIANTS_HELP = "two-hand, three-hand, four-hand, four-hand-32 or british (docs/rules.md)"
+VARIANTS_HELP = f"{', '.join(list(VARIANTS)[:-1])} or {list(VARIANTS)[-1]} (docs/rules.md)"  # from the engine
 
 rule_options = click.option(
     "-o",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from arena.play.local import LocalSeats
 from arena.play.referee import Referee
-from arena.play.runner import Answer, Message, Violation
+from arena.play.runner import Message, Response, Violation
 
 
 class SplitSeats:
@@ -28,7 +28,7 @@ class SplitSeats:
         """Send a message that needs no answer."""
         (self.local if seat == self.seat else self.referee).tell(self._inner(seat), message)
 
-    def ask(self, seat: int, message: Message, allowed: float) -> Answer:
+    def ask(self, seat: int, message: Message, allowed: float) -> Response:
         """Ask the person (no deadline: a person has no clock) or the bot (within ``allowed``)."""
         return (self.local if seat == self.seat else self.referee).ask(self._inner(seat), message, allowed)
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from arena.play.inbox import READ_BUDGET, Inbox
 from arena.play.incoming import MessageError, Reply, canonical_reply, read_bot_message
-from arena.play.runner import Answer, Violation, excerpt
+from arena.play.runner import Response, Violation, excerpt
 
 if TYPE_CHECKING:
     from arena.engine.actions import Action
@@ -68,7 +68,7 @@ class Ask:
         self.allowed, self.start, self.deadline = allowed, start, start + allowed
         self.expired, self.answered = expired, answered
         self.state = WAITING
-        self.answer: Answer | None = None
+        self.answer: Response | None = None
 
     def frame(self, ident: bytes, raw: bytes, elapsed: float) -> bool:
         """One frame from the endpoint (``ident``: its connection), read ``elapsed`` seconds after the request left:
@@ -117,7 +117,7 @@ class Ask:
         # A valid answer ends the bot's burst of unasked frames: those that come after it are a new one.
         self.endpoint.burst = self.endpoint.late = 0
         self.answered.add(self.request_id)
-        self.state, self.answer = ANSWERED, Answer(action, None, elapsed, quoted)
+        self.state, self.answer = ANSWERED, Response(action, None, elapsed, quoted)
         return True
 
     def _violated(self, violation: Violation, elapsed: float) -> bool:
@@ -175,4 +175,4 @@ class Ask:
         self._end(AskState.VIOLATED, violation, 0.0)
 
     def _end(self, state: AskState, violation: Violation, elapsed: float, quoted: str = "") -> None:
-        self.state, self.answer = state, Answer(None, violation, elapsed, quoted)
+        self.state, self.answer = state, Response(None, violation, elapsed, quoted)

@@ -12,7 +12,7 @@ from arena.engine.game import Game
 from arena.engine.options import make_rules
 from arena.engine.record import GameRecord
 from arena.play.incoming import MessageError, Reply, canonical_reply, read_bot_message
-from arena.play.runner import Answer, Message, Violation, play
+from arena.play.runner import Message, Response, Violation, play
 
 Handler = Callable[[Message], Message | None]
 
@@ -33,7 +33,7 @@ class LocalSeats:
         """Hand the message to the seat's handler."""
         self.handlers[seat](message)
 
-    def ask(self, seat: int, message: Message, allowed: float) -> Answer:
+    def ask(self, seat: int, message: Message, allowed: float) -> Response:
         """Call the handler and validate its reply as the referee would."""
         start = time.perf_counter()
         reply = self.handlers[seat](message)
@@ -43,14 +43,14 @@ class LocalSeats:
         # are in it), then the plain form, then the validator, which is loaded only for a reply in neither.
         action = canonical_reply(raw, message["request_id"])
         if action is not None:
-            return Answer(action, None, elapsed)
+            return Response(action, None, elapsed)
         try:
             parsed = read_bot_message(raw)
         except MessageError as exc:
-            return Answer(None, Violation(exc.kind, exc.detail, repr(reply)[:200]), elapsed)
+            return Response(None, Violation(exc.kind, exc.detail, repr(reply)[:200]), elapsed)
         if not isinstance(parsed, Reply) or parsed.request_id != message["request_id"]:
-            return Answer(None, Violation("out_of_turn", "not an answer to this request", repr(reply)[:200]), elapsed)
-        return Answer(parsed.action, None, elapsed)
+            return Response(None, Violation("out_of_turn", "not an answer to this request", repr(reply)[:200]), elapsed)
+        return Response(parsed.action, None, elapsed)
 
     def penalize(self, seat: int, violation: Violation, *, game: int) -> bool:
         """Count a strike; in-process bots are never disqualified."""

@@ -35,7 +35,7 @@ from arena.play.incoming import Hello
 from arena.play.linux import raise_open_files
 from arena.play.matchspec import MIN_OPEN_FILES, Limits, MatchSpec, SpecError
 from arena.play.memory_guard import MEMORY_LOOK, MemoryGuard, MemoryOverrun
-from arena.play.runner import DETAIL_LIMIT, Answer, Message, Violation, play
+from arena.play.runner import DETAIL_LIMIT, Message, Response, Violation, play
 from arena.play.sandbox import Jail, require_isolation
 from arena.play.transport import Channel, Channels, Hub
 from arena.signals import stop_like_ctrl_c
@@ -276,28 +276,28 @@ class Referee:
         if self.spec.policy == "substitute" and (self.needs_restart[b] or self.endpoints[b].peer is None):
             self.relaunched[b] = self.relaunch_midgame(b)
 
-    def ask(self, seat: int, message: Message, allowed: float) -> Answer:
+    def ask(self, seat: int, message: Message, allowed: float) -> Response:
         """Send a decision request and wait for its answer, a violation, or the deadline."""
         self.memory.check()  # a bot found holding the memory is charged below (its flood)
         b = self.seating[seat]
         endpoint, process = self.endpoints[b], self.processes[b]
         assert process is not None
         if (failure := self.relaunched.pop(b, None)) is not None:
-            return Answer(None, failure, 0.0)
+            return Response(None, failure, 0.0)
         if (
             flood := self.inbox.flood_found(b)
         ) is not None:  # stopped since its last request (at a restart's handshake)
-            return Answer(None, flood, 0.0)
+            return Response(None, flood, 0.0)
         # A process that died since its last answer is found below, when it does not answer (no wait() per request).
         if endpoint.peer is None or (self.needs_restart[b] and self.spec.policy == "forfeit"):
             if process.alive():
-                return Answer(None, Violation("crash", "bot has no accepted connection"), 0.0)
-            return Answer(None, Violation(process.death_kind(), f"bot {process.exit_description()}"), 0.0)
+                return Response(None, Violation("crash", "bot has no accepted connection"), 0.0)
+            return Response(None, Violation(process.death_kind(), f"bot {process.exit_description()}"), 0.0)
         request_id = message["request_id"]
         if endpoint.has_input():  # what waits before the request was not asked for: read it as such (§9), not as
             self.inbox.drain(endpoint)  # a first frame read while asked, however late the referee got round to it
             if (flood := self.inbox.flood_found(b)) is not None:
-                return Answer(None, flood, 0.0)
+                return Response(None, flood, 0.0)
         frame = orjson.dumps(message)
         for other, each in enumerate(self.processes):  # the asked bot's tree gets the processor, the others wait
             if each is not None:

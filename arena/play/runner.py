@@ -59,7 +59,7 @@ class Violation:
 
 
 @dataclass(slots=True)
-class Answer:
+class Response:
     """What came back from a decision request: an action or a violation, and the seconds it took.
 
     Not frozen: one is made at every decision, and a frozen dataclass sets each field through ``object.__setattr__``
@@ -78,7 +78,7 @@ class Seats(Protocol):
     def tell(self, seat: int, message: Message) -> None:
         """Send a message that needs no answer."""
 
-    def ask(self, seat: int, message: Message, allowed: float) -> Answer:
+    def ask(self, seat: int, message: Message, allowed: float) -> Response:
         """Send a decision request and wait at most ``allowed`` seconds for a valid action reply."""
 
     def penalize(self, seat: int, violation: Violation, *, game: int) -> bool:

@@ -93,7 +93,7 @@ command resumes, and arena ranking --db FILE shows them.
 @click.option(
     "--variant",
     required=True,
-    help="The rules: two-hand, four-hand, four-hand-32 or british (docs/rules.md); three-hand is refused: docs/sprt.md",
+    help=f"The rules: {shared.VARIANTS_HELP.removesuffix(' (docs/rules.md)')}; three-hand is refused: docs/sprt.md",
 )
 @shared.rule_options
 @click.option("--elo0", type=float, default=0.0, show_default=True, help="H0: NEW is at most this much stronger.")

@@ -122,7 +122,7 @@ def hands_shown(screen: str) -> dict[int, set[str]]:
 
 
 def play_to_the_end(pane: Pane, *, bad_card: bool = False) -> str:
-    """Answer every prompt with its first choice (typed as shown) until the command ends; returns the screen.
+    """Response every prompt with its first choice (typed as shown) until the command ends; returns the screen.
 
     With ``bad_card``, the first time a card is to be played a card not in the hand is typed first, and refused."""
     seen = 0

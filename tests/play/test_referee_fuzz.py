@@ -396,7 +396,7 @@ class ScriptedBots(threading.Thread):
         self.commands.put((b, address, frames))
 
     def answer_next(self, b: int, script: Script) -> None:
-        """Answer bot ``b``'s next request with the frames ``script(request)`` returns."""
+        """Response bot ``b``'s next request with the frames ``script(request)`` returns."""
         self.scripts[b].put(script)
 
     def say(self, b: int, frames: list[list[bytes]]) -> None:

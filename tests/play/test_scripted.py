@@ -25,7 +25,7 @@ from arena.play.handshake import Greeting, GreetingState
 from arena.play.incoming import ALL_ACTIONS, MAX_MESSAGE_BYTES
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.play.referee import Referee
-from arena.play.runner import Answer, Message, Violation, play
+from arena.play.runner import Message, Response, Violation, play
 from arena.play.scripted import Say, ScriptedChannel, ScriptedHub, ScriptedProcess, hello, reply
 
 pytestmark = pytest.mark.timeout(30)
@@ -93,7 +93,7 @@ def request(referee: Referee) -> Message:
     return {"type": "act", "request_id": next(referee.request_ids), "legal": [a.to_json() for a in LEGAL]}
 
 
-def ask(referee: Referee, message: Message | None = None, allowed: float = 1.0) -> Answer:
+def ask(referee: Referee, message: Message | None = None, allowed: float = 1.0) -> Response:
     """Ask bot 1 (in seat 1)."""
     return referee.ask(1, message or request(referee), allowed)
 
@@ -544,7 +544,7 @@ def test_an_answer_in_time_settles_the_request_and_ends_the_bots_burst(match: tu
     asked.endpoint.burst = asked.endpoint.late = 3
     assert asked.state is AskState.WAITING and asked.deadline == 101.0
     assert asked.frame(b"bot", answer_to(7, 1), 0.25)
-    assert asked.state is AskState.ANSWERED and asked.answer == Answer(LEGAL[1], None, 0.25, answer_to(7, 1).decode())
+    assert asked.state is AskState.ANSWERED and asked.answer == Response(LEGAL[1], None, 0.25, answer_to(7, 1).decode())
     assert asked.answered == {7} and asked.endpoint.burst == asked.endpoint.late == 0
 
 
@@ -644,10 +644,10 @@ def test_a_request_ends_when_the_bot_is_found_dead_or_flooded(match: tuple[Refer
     died, flood = Violation("crash", "bot exited with code 1"), Violation("flood", "17 connections")
     asked = asking(match[0])
     asked.died(died, 0.4)
-    assert asked.state is AskState.DIED and asked.answer == Answer(None, died, 0.4)
+    assert asked.state is AskState.DIED and asked.answer == Response(None, died, 0.4)
     asked = asking(match[0])
     asked.flooded(flood, 0.3)
-    assert asked.state is AskState.FLOODED and asked.answer == Answer(None, flood, 0.3)
+    assert asked.state is AskState.FLOODED and asked.answer == Response(None, flood, 0.3)
     asked = asking(match[0])
     asked.restart_failed(Violation("handshake", "no hello within the handshake timeout"))
     assert asked.state is AskState.VIOLATED and asked.answer is not None and asked.answer.elapsed == 0.0
