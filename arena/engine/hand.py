@@ -252,10 +252,11 @@ class HandState:
         actor = self.turn
         self._legal = None
         self.actions.append((actor, action))
-        phase = self.phase
-        if type(action) is Play:
+        if type(action) is Play:  # most actions: the phase need not be read
             self._play(actor, action)
-        elif phase is _BID1:
+            return
+        phase = self.phase
+        if phase is _BID1:
             self._bid1(actor, action)
         elif phase is _BID2:
             self._bid2(actor, action)

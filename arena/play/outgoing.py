@@ -67,7 +67,7 @@ def add_action_events(
 ) -> None:
     """Append to each seat's list in ``pending`` the events that follow ``seat`` taking ``action`` in ``hand``
     (already applied to ``game``): what each seat may learn of it, the trick it ends, the hand it ends."""
-    if len(hand.actions) - 1 in hand.best_steps:
+    if hand.best_steps and len(hand.actions) - 1 in hand.best_steps:
         _add_best_events(pending, hand, seat, action)
     elif isinstance(action, Discard):
         for s, events in enumerate(pending):
@@ -144,6 +144,7 @@ class ViewCache:
         self._tricks: list[TrickJSON] = []
         self._won: list[int] = []
         self._scores: tuple[int, ...] = ()
+        self._calls_for_best = False
 
     def view(self, game: Game, seat: int) -> Message:
         """The wire form of ``seat``'s view of the game's current hand."""
@@ -152,9 +153,10 @@ class ViewCache:
             self._hand, self._seen_actions, self._bids, self._tricks = hand, 0, [], []
             self._won = [0] * hand.players
             self._scores = game.scores()  # scores change only between hands
+            self._calls_for_best = hand.rules.calls_for_best
         steps = hand.best_steps
         for i, (s, action) in enumerate(hand.actions[self._seen_actions :], self._seen_actions):
-            if action.type not in NOT_BIDS and i not in steps:
+            if action.type not in NOT_BIDS and (not steps or i not in steps):
                 self._bids.append({"seat": s, **action.to_json()})
         self._seen_actions = len(hand.actions)
         for trick in hand.tricks[len(self._tricks) :]:
@@ -182,8 +184,9 @@ class ViewCache:
             "tricks_won": list(self._won),
             "scores": list(self._scores),
         }
-        best = best_seen(hand, seat)  # Railroad's calls for best: only where the rules have them
-        if best is not None:
+        if self._calls_for_best:  # Railroad's calls for best: only where the rules have them
+            best = best_seen(hand, seat)
+            assert best is not None
             view["best"] = best_json(best)
         return view
 
