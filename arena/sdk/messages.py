@@ -180,3 +180,10 @@ class ViolationNotice(TypedDict):
     detail: str
     strikes: int
     max_strikes: int
+
+
+class MatchEnd(TypedDict):
+    """The match is over: why; the bot should exit."""
+
+    type: Literal["match_end"]
+    reason: str
