@@ -195,6 +195,11 @@ def sprt_command(
     if printer:
         printer.update(state, force=True)
         printer.close()
+    _tell(state, interrupted, db, (new_bot.name, base_bot.name), seconds=time.monotonic() - started)
+
+
+def _tell(state: SprtState, interrupted: bool, db: Path, names: tuple[str, str], *, seconds: float) -> None:
+    """How the run ended: the warnings, then the verdict, or why there is none yet (exit 130 or 1)."""
     for error in state.errors:
         click.echo(f"warning: {error}", err=True)
     if interrupted:
@@ -210,4 +215,4 @@ def sprt_command(
             err=True,
         )
         raise SystemExit(1)
-    click.echo(verdict_line(state, new_bot.name, base_bot.name, seconds=time.monotonic() - started))
+    click.echo(verdict_line(state, *names, seconds=seconds))
