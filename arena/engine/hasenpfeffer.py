@@ -1,0 +1,331 @@
+"""One hand of Hasenpfeffer: four players in two partnerships, six cards each from the 25-card pack, the 25th the
+widow; an auction for the right to name trump, the high bidder's side bound to take as many tricks as it bid.
+
+The rules are RULES-more section 3, every choice an option of :class:`HasenpfefferOptions` with the book's default.
+This module is the engine's part (pure, no I/O) and is not yet a variant of the arena: the wire, the SDK, the bots
+and the pages follow in their own steps, when ``HasenpfefferOptions`` joins the rule options.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import insort
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from arena.engine.actions import PASS, PLAY, Action, Pass, Play
+from arena.engine.cards import EFFECTIVE_SUIT, JOKER, TRICK_POWER, Card, Suit, make_deck
+from arena.engine.phases import Phase, Trick
+from arena.errors import IllegalActionError
+
+PLAYERS = 4
+CARDS = 6  # a player's hand, and the tricks of a hand
+DECK = 25  # 24 and the joker: four hands of six and the widow
+HIGHEST_BID = CARDS
+FORCED_BID = 3  # the joker holder's, when nobody bids (all_pass = "joker_bids_three")
+
+
+@dataclass(frozen=True, slots=True)
+class HasenpfefferOptions:
+    """RULES-more section 3.2, with its defaults."""
+
+    bidding: Literal["auction", "single"] = "auction"
+    min_bid: Literal[1, 2, 3] = 1
+    all_pass: Literal["joker_bids_three", "stick_dealer", "redeal"] = "joker_bids_three"
+    widow: Literal["bidder_takes", "unused"] = "bidder_takes"
+    first_lead: Literal["bidder", "eldest"] = "bidder"
+    made_score: Literal["tricks", "bid"] = "tricks"
+    defenders_score_tricks: bool = False
+    points_to_win: int = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Bid:
+    """Undertake that one's side takes ``tricks`` tricks, with a trump suit named later."""
+
+    tricks: int
+    type: ClassVar[str] = "bid"
+
+    def to_json(self) -> dict[str, str | int]:
+        """The wire form."""
+        return {"type": "bid", "tricks": self.tricks}
+
+
+@dataclass(frozen=True, slots=True)
+class Declare:
+    """The high bidder, holding the widow, names trump and puts one of his seven cards away."""
+
+    suit: Suit
+    discard: Card
+    type: ClassVar[str] = "declare"
+
+    def to_json(self) -> dict[str, str]:
+        """The wire form."""
+        return {"type": "declare", "suit": str(self.suit), "discard": str(self.discard)}
+
+
+@dataclass(frozen=True, slots=True)
+class NameSuit:
+    """The high bidder names trump (the widow unused)."""
+
+    suit: Suit
+    type: ClassVar[str] = "name_trump"
+
+    def to_json(self) -> dict[str, str]:
+        """The wire form."""
+        return {"type": "name_trump", "suit": str(self.suit)}
+
+
+BIDS = tuple(Bid(n) for n in range(HIGHEST_BID + 1))  # BIDS[n]: a bid of n (0 is never legal)
+NAME_SUIT = tuple(NameSuit(Suit(s)) for s in range(4))
+HandAction = Pass | Play | Bid | Declare | NameSuit
+
+
+@dataclass(frozen=True, slots=True)
+class HasenpfefferDeal:
+    """Six cards a seat (seat order) and the widow."""
+
+    hands: tuple[tuple[Card, ...], ...]
+    widow: Card
+
+    @classmethod
+    def shuffled(cls, dealer: int, rng: random.Random) -> HasenpfefferDeal:
+        """Shuffle the 25 cards with ``rng``; deal three at a time from eldest, twice round; the last is the widow."""
+        deck = make_deck(DECK)
+        rng.shuffle(deck)
+        hands: list[list[Card]] = [[] for _ in range(PLAYERS)]
+        for packet in range(2 * PLAYERS):
+            seat = (dealer + 1 + packet) % PLAYERS
+            hands[seat] += deck[3 * packet : 3 * packet + 3]
+        return cls(tuple(tuple(h) for h in hands), deck[-1])
+
+
+@dataclass(frozen=True, slots=True)
+class HasenpfefferResult:
+    """A finished hand: the bidder and his bid (None if passed out), whether it was forced, trump, the tricks, the
+    points per seat (partners alike; may be negative) and whether the bidding side made its bid."""
+
+    passed_out: bool
+    bidder: int | None
+    bid: int | None
+    forced: bool
+    trump: Suit | None
+    tricks: tuple[Trick, ...]
+    points: tuple[int, ...]
+    made: bool
+
+
+class HasenpfefferHand:
+    """The state of one hand; asks one seat at a time and enforces the rules."""
+
+    def __init__(self, options: HasenpfefferOptions, dealer: int, deal: HasenpfefferDeal) -> None:
+        if len(deal.hands) != PLAYERS or {len(h) for h in deal.hands} != {CARDS}:
+            raise ValueError("a Hasenpfeffer deal has four hands of six cards")
+        self.options, self.dealer, self.deal = options, dealer, deal
+        self.hands: list[list[Card]] = [sorted(h) for h in deal.hands]
+        self.eldest = (dealer + 1) % PLAYERS
+        self.phase, self.turn = Phase.BID, self.eldest
+        self.actions: list[tuple[int, Action | HandAction]] = []
+        self.passed: set[int] = set()  # seats out of the auction
+        self.spoken: set[int] = set()  # seats that have had a turn (single bidding: one each)
+        self.high: tuple[int, int] | None = None  # (seat, bid)
+        self.forced: int | None = None  # the joker holder made to bid 3 when nobody bid
+        self.widow_joker = False  # nobody bid and the joker was the widow: thrown in
+        self.bidder: int | None = None
+        self.bid: int | None = None
+        self.trump: Suit | None = None
+        self.discarded: Card | None = None
+        self.widow_taken = False
+        self.tricks: list[Trick] = []
+        self.trick: list[tuple[int, Card]] = []
+        self.leader: int | None = None
+        self.result: HasenpfefferResult | None = None
+
+    # ---- queries ----
+
+    def is_over(self) -> bool:
+        """Whether the hand is finished (played out or thrown in)."""
+        return self.phase is Phase.DONE
+
+    def current_seat(self) -> int | None:
+        """The seat that must act now, or None when the hand is over."""
+        return None if self.is_over() else self.turn
+
+    def tricks_won(self) -> list[int]:
+        """Tricks won so far by each seat."""
+        won = [0] * PLAYERS
+        for trick in self.tricks:
+            won[trick.winner] += 1
+        return won
+
+    def legal_actions(self) -> tuple[Action | HandAction, ...]:
+        """The legal actions of the seat to act, in a fixed order (empty when the hand is over)."""
+        if self.phase is Phase.BID:
+            return self._legal_bids()
+        if self.phase is Phase.DECLARE:
+            hand = self.hands[self.turn]
+            return tuple(Declare(Suit(s), c) for s in range(4) for c in hand)
+        if self.phase is Phase.NAME_TRUMP:
+            return NAME_SUIT
+        if self.phase is Phase.PLAY:
+            assert self.trump is not None
+            hand = self.hands[self.turn]
+            if self.trick:
+                eff = EFFECTIVE_SUIT[self.trump]
+                led = eff[self.trick[0][1]]
+                follow = [PLAY[c] for c in hand if eff[c] == led]
+                if follow:
+                    return tuple(follow)
+            return tuple(PLAY[c] for c in hand)
+        return ()
+
+    def _legal_bids(self) -> tuple[Action | HandAction, ...]:
+        low = self.options.min_bid if self.high is None else self.high[1] + 1
+        bids = BIDS[low : HIGHEST_BID + 1]
+        if self._stuck():
+            return bids
+        return (PASS, *bids)
+
+    def _stuck(self) -> bool:
+        """The dealer, the three others having passed without a bid, under all_pass = "stick_dealer"."""
+        return (
+            self.options.all_pass == "stick_dealer"
+            and self.turn == self.dealer
+            and self.high is None
+            and len(self.passed) == PLAYERS - 1
+        )
+
+    # ---- the one way to change the state ----
+
+    def apply(self, action: Action | HandAction, seat: int | None = None) -> None:
+        """Apply the action of the seat to act; an illegal action raises and leaves the state unchanged."""
+        if self.is_over():
+            raise IllegalActionError("the hand is over; no action is expected")
+        if seat is not None and seat != self.turn:
+            raise IllegalActionError(f"it is seat {self.turn}'s turn, not seat {seat}'s")
+        if action not in self.legal_actions():
+            raise IllegalActionError(f"{action.to_json()} is not legal now (phase {self.phase.value})")
+        actor = self.turn
+        self.actions.append((actor, action))
+        if self.phase is Phase.BID:
+            self._bid(actor, action)
+        elif isinstance(action, Declare):
+            self.trump, self.discarded = action.suit, action.discard
+            self.hands[actor].remove(action.discard)
+            self._start_play()
+        elif isinstance(action, NameSuit):
+            self.trump = action.suit
+            self._start_play()
+        else:
+            assert isinstance(action, Play)
+            self._play(actor, action.card)
+
+    def _bid(self, seat: int, action: Action | HandAction) -> None:
+        self.spoken.add(seat)
+        if isinstance(action, Bid):
+            self.high = (seat, action.tricks)
+            if action.tricks == HIGHEST_BID:
+                self._won_by(seat, action.tricks)
+                return
+        else:
+            self.passed.add(seat)
+        if self._bidding_over():
+            if self.high is not None:
+                self._won_by(*self.high)
+            else:
+                self._nobody_bid()
+            return
+        self.turn = self._next_bidder(seat)
+
+    def _bidding_over(self) -> bool:
+        if self.options.bidding == "single":
+            return len(self.spoken) == PLAYERS
+        if self.high is None:
+            return len(self.passed) == PLAYERS
+        return len(self.passed) == PLAYERS - 1  # every other player has passed since the high bid
+
+    def _next_bidder(self, seat: int) -> int:
+        following = (seat + 1) % PLAYERS
+        if self.options.bidding == "auction":
+            while following in self.passed:
+                following = (following + 1) % PLAYERS
+        return following
+
+    def _nobody_bid(self) -> None:
+        if self.options.all_pass == "joker_bids_three":
+            holder = next((s for s, h in enumerate(self.hands) if JOKER in h), None)
+            if holder is not None:
+                self.forced = holder
+                self._won_by(holder, FORCED_BID)
+                return
+            self.widow_joker = True  # the joker is the widow: the hand is thrown in (RULES-more 3.3)
+        self._finish(passed_out=True)
+
+    def _won_by(self, seat: int, bid: int) -> None:
+        self.bidder, self.bid = seat, bid
+        if self.options.widow == "bidder_takes":
+            insort(self.hands[seat], self.deal.widow)
+            self.widow_taken = True
+            self.phase, self.turn = Phase.DECLARE, seat
+        else:
+            self.phase, self.turn = Phase.NAME_TRUMP, seat
+
+    def _start_play(self) -> None:
+        assert self.bidder is not None
+        leader = self.bidder if self.options.first_lead == "bidder" else self.eldest
+        self.phase, self.turn, self.leader = Phase.PLAY, leader, leader
+
+    def _play(self, seat: int, card: Card) -> None:
+        assert self.trump is not None and self.leader is not None
+        self.hands[seat].remove(card)
+        self.trick.append((seat, card))
+        if len(self.trick) < PLAYERS:
+            self.turn = (seat + 1) % PLAYERS
+            return
+        power = TRICK_POWER[self.trump][EFFECTIVE_SUIT[self.trump][self.trick[0][1]]]
+        winner = max(self.trick, key=lambda sc: power[sc[1]])[0]
+        self.tricks.append(Trick(self.leader, tuple(self.trick), winner))
+        self.trick = []
+        if len(self.tricks) == CARDS:
+            self._finish(passed_out=False)
+        else:
+            self.turn = self.leader = winner
+
+    def _finish(self, *, passed_out: bool) -> None:
+        self.phase = Phase.DONE
+        if passed_out:
+            self.result = HasenpfefferResult(True, None, None, False, None, (), (0,) * PLAYERS, False)
+            return
+        assert self.bidder is not None and self.bid is not None
+        points, made = hand_points(self.options, self.bidder, self.bid, self.tricks_won())
+        forced = self.forced is not None
+        tricks = tuple(self.tricks)
+        self.result = HasenpfefferResult(False, self.bidder, self.bid, forced, self.trump, tricks, points, made)
+
+
+def hand_points(
+    options: HasenpfefferOptions, bidder: int, bid: int, tricks_won: list[int]
+) -> tuple[tuple[int, ...], bool]:
+    """Points per seat (partners alike) of a played hand (RULES-more 3.5), and whether the bid was made."""
+    side = bidder % 2
+    taken = [tricks_won[s] + tricks_won[s + 2] for s in (0, 1)]
+    made = taken[side] >= bid
+    gain = [0, 0]
+    gain[side] = (taken[side] if options.made_score == "tricks" else bid) if made else -bid
+    if options.defenders_score_tricks:
+        gain[1 - side] = taken[1 - side]
+    return tuple(gain[s % 2] for s in range(PLAYERS)), made
+
+
+def game_winner(options: HasenpfefferOptions, scores: tuple[int, int], last: HasenpfefferResult) -> int | None:
+    """The side (0: seats 0 and 2) that has won after ``last`` with side scores ``scores``, else None: the first to
+    ``points_to_win``; both at once (possible only when defenders score tricks): the bidders if they made their bid,
+    else the defenders (RULES-more 3.6)."""
+    reached = [side for side in (0, 1) if scores[side] >= options.points_to_win]
+    if len(reached) == 1:
+        return reached[0]
+    if not reached:
+        return None
+    assert last.bidder is not None
+    bidders = last.bidder % 2
+    return bidders if last.made else 1 - bidders
