@@ -12,9 +12,12 @@ from arena.engine.actions import (
     CALL_FOR_BEST,
     CALL_FOR_BEST_FIRST,
     DEFEND_ALONE,
+    NAME_TRUMP,
     PASS,
     Action,
+    Bid,
     Call,
+    Declare,
     Discard,
     GiveBest,
     NameTrump,
@@ -89,6 +92,30 @@ def call_for_best(view: SeatView, legal: tuple[Action, ...]) -> Action:
     return CALL_FOR_BEST[best_discard(hand, trump, hand)]
 
 
+PARTNER = 1.0  # tricks a Hasenpfeffer bidder counts on from his partner
+
+
+def auction(view: SeatView, legal: tuple[Action, ...]) -> Action:
+    """Hasenpfeffer's bid: the expected tricks of the best suit, with one from the partner; the lowest legal bid
+    up to it, else a pass (or the lowest bid, when passing is not allowed)."""
+    worth = max(strength(view.hand, suit) for suit in Suit) + PARTNER
+    bids = [a for a in legal if isinstance(a, Bid)]
+    fitting = [a for a in bids if a.tricks <= worth]
+    if fitting:
+        return fitting[0]
+    return PASS if PASS in legal else bids[0]
+
+
+def declare(view: SeatView, legal: tuple[Action, ...]) -> Action:
+    """Hasenpfeffer's trump: the suit the hand is strongest in, putting away the card least worth keeping (with
+    the widow), or naming it (the widow unused)."""
+    hand = list(view.hand)
+    suit = max(Suit, key=lambda s: (strength(hand, s), -s))
+    if any(isinstance(a, NameTrump) for a in legal):
+        return NAME_TRUMP[suit]
+    return Declare(suit, best_discard(hand, suit, hand))
+
+
 class HeuristicBot(Bot):
     """A sound, deterministic rule-based player for every variant."""
 
@@ -111,6 +138,10 @@ class HeuristicBot(Bot):
         if view.phase is Phase.DEFEND:
             assert view.trump is not None
             return DEFEND_ALONE if strength(view.hand, view.trump) >= DEFEND else PASS
+        if view.phase is Phase.BID:
+            return auction(view, legal)
+        if view.phase is Phase.DECLARE or (view.phase is Phase.NAME_TRUMP and view.upcard is None):
+            return declare(view, legal)
         if view.phase is Phase.NAME_TRUMP:
             return next(a for a in legal if isinstance(a, NameTrump))  # named blind: any suit will do
         return self.bid(view, table, legal)
@@ -120,6 +151,7 @@ class HeuristicBot(Bot):
     def bid(self, view: SeatView, table: Table, legal: tuple[Action, ...]) -> Action:
         """Order up or call the best suit when the hand is worth it; go alone when very strong and allowed."""
         upcard = view.upcard
+        assert upcard is not None  # (Hasenpfeffer bids by ``auction``)
         options: list[tuple[float, Suit, Action]]
         hand = list(view.hand)
         if view.phase is Phase.BID1:

@@ -28,7 +28,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from arena.bots.heuristic_bot import call_for_best
+from arena.bots.heuristic_bot import HeuristicBot, call_for_best
 from arena.engine.actions import DEFEND_ALONE, PASS, Action, Call, Discard, NameTrump, OrderUp, Pass, Play
 from arena.engine.cards import EFFECTIVE_SUIT, JOKER_ID, TRICK_POWER, TRUMP_POWER, Card, make_deck
 from arena.engine.phases import Phase
@@ -212,6 +212,7 @@ class BidModel:
         """The chance that ``seat`` orders the upcard up with ``hand``."""
         view, u = self.view, self.upsuit
         up = view.upcard
+        assert up is not None
         if seat == view.dealer:
             cards = list(hand)
             if up not in cards:
@@ -324,6 +325,8 @@ class SearchBot(Bot):
         if len(legal) == 1:
             return legal[0]
         self._start = time.perf_counter()
+        if view.upcard is None:  # Hasenpfeffer: the heuristic's rules, for now (its search is to come)
+            return self.heuristic(view, legal)
         if view.phase is Phase.PLAY:
             return self.play(view, legal)
         if view.phase is Phase.NAME_TRUMP:
@@ -348,7 +351,7 @@ class SearchBot(Bot):
         gone = {c for t in view.tricks for _, c in t.cards} | set(view.best.discards if view.best else ())
         if view.discarded is not None:
             gone.add(view.discarded)
-        if view.upcard_taken is not True and view.upcard not in view.hand:
+        if view.upcard is not None and view.upcard_taken is not True and view.upcard not in view.hand:
             gone.add(view.upcard)
         moves = distinct_cards(trump, cards, [c for c in make_deck(self._deck(view)) if c not in gone])
         if len(moves) == 1:
@@ -506,8 +509,15 @@ class SearchBot(Bot):
 
     def _upsuit(self, view: SeatView) -> int:
         """The suit the upcard proposes (a turned-up joker's is the rules' joker_suit, in Railroad)."""
-        table = self.table
-        return int(table.rules.upcard_suit(view.upcard)) if table is not None else view.upcard & 3
+        table, up = self.table, view.upcard
+        assert up is not None
+        return int(table.rules.upcard_suit(up)) if table is not None else up & 3
+
+    def heuristic(self, view: SeatView, legal: tuple[Action, ...]) -> Action:
+        """The heuristic bot's answer, on this bot's table."""
+        helper = HeuristicBot()
+        helper.table = self.table
+        return helper.act(view, legal)
 
     def _model(self, view: SeatView) -> BidModel:
         stick = self.table.rules.options.stick_the_dealer if self.table is not None else False
@@ -558,9 +568,10 @@ class Contracts:
         if reached is None:
             hands = [list(h) for h in self.deal.hands]
             if round1 and dealer != out:
-                hand = hands[dealer]
-                hand.append(view.upcard)
-                hand.remove(cheapest(hand, suit, [c for c in hand if c != view.upcard]))
+                hand, up = hands[dealer], view.upcard
+                assert up is not None
+                hand.append(up)
+                hand.remove(cheapest(hand, suit, [c for c in hand if c != up]))
             reached = self._levels[key] = _levels(hands, suit, teams, {out} if alone else set(), dealer, seat)
         table = self.stakes.table(maker, alone=alone)
         return table[MAKER_TRICKS[teams[seat] == teams[maker]][reached]]
@@ -590,7 +601,8 @@ def _mean(values: Sequence[float]) -> float:
 
 def _guess_deck(view: SeatView) -> int:
     """The deck size when the game's start was missed: from the cards in sight."""
-    seen = [view.upcard, *view.hand, *(c for t in view.tricks for _, c in t.cards), *(c for _, c in view.trick)]
+    seen = [*view.hand, *(c for t in view.tricks for _, c in t.cards), *(c for _, c in view.trick)]
+    seen += [] if view.upcard is None else [view.upcard]
     if any(c == JOKER_ID for c in seen):
         return 25
     if any(c >> 2 < 2 for c in seen):

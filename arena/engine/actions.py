@@ -15,7 +15,7 @@ from typing import ClassVar, NotRequired, TypedDict
 from arena.engine.cards import CARD_BY_TEXT, JOKER_ID, Card, Suit
 from arena.errors import InvalidActionError
 
-WireAction = dict[str, str | bool]
+WireAction = dict[str, str | bool | int]
 """An action's wire form as the engine writes it: its ``type``, and its fields' values (a card's or a suit's text,
 ``alone``)."""
 
@@ -28,6 +28,8 @@ class ActionObject(TypedDict):
     card: NotRequired[str]
     suit: NotRequired[str]
     alone: NotRequired[bool]
+    tricks: NotRequired[int]
+    discard: NotRequired[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +140,44 @@ class GiveBest:
         return {"type": "give_best", "card": str(self.card)}
 
 
-Action = Pass | OrderUp | Call | Discard | DefendAlone | NameTrump | Play | CallForBest | GiveBest
+@dataclass(frozen=True, slots=True)
+class Bid:
+    """Undertake that one's side takes ``tricks`` tricks, with a trump suit named later."""
+
+    tricks: int
+    type: ClassVar[str] = "bid"
+
+    def to_json(self) -> WireAction:
+        """The wire form."""
+        return {"type": "bid", "tricks": self.tricks}
+
+
+@dataclass(frozen=True, slots=True)
+class Declare:
+    """The high bidder, holding the widow, names trump and puts one of his seven cards away."""
+
+    suit: Suit
+    discard: Card
+    type: ClassVar[str] = "declare"
+
+    def to_json(self) -> WireAction:
+        """The wire form."""
+        return {"type": "declare", "suit": str(self.suit), "discard": str(self.discard)}
+
+
+@dataclass(frozen=True, slots=True)
+class NameSuit:
+    """The high bidder names trump (the widow unused)."""
+
+    suit: Suit
+    type: ClassVar[str] = "name_trump"
+
+    def to_json(self) -> WireAction:
+        """The wire form."""
+        return {"type": "name_trump", "suit": str(self.suit)}
+
+
+Action = Pass | OrderUp | Call | Discard | DefendAlone | NameTrump | Play | CallForBest | GiveBest | Bid | Declare
 
 # Shared instances: legal-action lists are built from these without allocating.
 PASS = Pass()
@@ -151,6 +190,7 @@ DISCARD = tuple(Discard(Card(c)) for c in range(JOKER_ID + 1))
 CALL_FOR_BEST = tuple(CallForBest(Card(c)) for c in range(JOKER_ID + 1))
 CALL_FOR_BEST_FIRST = CallForBest()  # receive first, discard after
 GIVE_BEST = tuple(GiveBest(Card(c)) for c in range(JOKER_ID + 1))
+BIDS = tuple(Bid(n) for n in range(7))  # BIDS[n]: Hasenpfeffer's bid of n tricks (1 to 6; 0 is never legal)
 
 _FIELDS: dict[str, frozenset[str]] = {
     "pass": frozenset({"type"}),
@@ -162,6 +202,8 @@ _FIELDS: dict[str, frozenset[str]] = {
     "play": frozenset({"type", "card"}),
     "call_for_best": frozenset({"type", "card"}),
     "give_best": frozenset({"type", "card"}),
+    "bid": frozenset({"type", "tricks"}),
+    "declare": frozenset({"type", "suit", "discard"}),
 }
 
 
@@ -187,6 +229,13 @@ def parse_action(data: object) -> Action:
         return NAME_TRUMP[Suit.parse(_field(data, "suit"))]
     if kind == "call_for_best":
         return CALL_FOR_BEST[Card.parse(data["card"])] if "card" in data else CALL_FOR_BEST_FIRST
+    if kind == "bid":
+        tricks = _field(data, "tricks")
+        if type(tricks) is not int or not 1 <= tricks < len(BIDS):
+            raise InvalidActionError(f"a bid is a number of tricks from 1 to 6, got {tricks!r}")
+        return BIDS[tricks]
+    if kind == "declare":
+        return Declare(Suit.parse(_field(data, "suit")), Card.parse(_field(data, "discard")))
     card = Card.parse(_field(data, "card"))
     if kind == "give_best":
         return GIVE_BEST[card]
@@ -202,7 +251,7 @@ def action_from_json(data: ActionObject) -> Action:
         card = CARD_BY_TEXT.get(data["card"])
         if card is not None:
             return PLAY[card]
-    key = (len(data), data.get("type"), data.get("card"), data.get("suit"), data.get("alone"))
+    key = tuple(sorted(data.items()))
     action = _PARSED.get(key)
     if action is None:
         action = _PARSED[key] = parse_action(data)

@@ -6,14 +6,19 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from arena.engine import hasenpfeffer
 from arena.engine.actions import Action
 from arena.engine.cards import make_deck
 from arena.engine.hand import Deal, HandState
+from arena.engine.hasenpfeffer import HasenpfefferDeal, HasenpfefferHand
 from arena.engine.options import Rules
 from arena.engine.scoring import RUBBER_BONUS, rubber_game_points
 from arena.errors import IllegalActionError
 
 SEED_PREFIX = "euchre-arena"
+
+AnyHand = HandState | HasenpfefferHand
+"""A hand of any game of the arena."""
 
 
 def hand_rng(seed: int, index: int) -> random.Random:
@@ -57,7 +62,7 @@ class Game:
             raise ValueError(f"{rules.variant} needs {rules.players} players, got {len(self.players)}")
         self.first_dealer = cut_for_dealer(rules.players, seed)
         self.side_scores = [0] * rules.sides
-        self.hands: list[HandState] = []
+        self.hands: list[AnyHand] = []
         self.scores_after: list[tuple[int, ...]] = []
         self.games: list[GameSummary] = []
         self.winners: tuple[int, ...] = ()
@@ -119,11 +124,13 @@ class Game:
         if hand.is_over():
             self._end_hand(hand)
 
-    def _new_hand(self, dealer: int) -> HandState:
-        deal = Deal.shuffled(self.rules, dealer, hand_rng(self.seed, len(self.hands)))
-        return HandState(self.rules, dealer, deal)
+    def _new_hand(self, dealer: int) -> AnyHand:
+        rng = hand_rng(self.seed, len(self.hands))
+        if self.rules.game == "hasenpfeffer":
+            return HasenpfefferHand(self.rules, dealer, HasenpfefferDeal.shuffled(dealer, rng))
+        return HandState(self.rules, dealer, Deal.shuffled(self.rules, dealer, rng))
 
-    def _end_hand(self, hand: HandState) -> None:
+    def _end_hand(self, hand: AnyHand) -> None:
         assert hand.result is not None
         rules = self.rules
         for side in range(rules.sides):  # seat ``side`` is on side ``side`` in every variant
@@ -136,15 +143,25 @@ class Game:
             self.hand = self._new_hand((hand.dealer + 1) % rules.players)
 
     def _game_won(self) -> bool:
+        return self._winning_side() is not None
+
+    def _winning_side(self) -> int | None:
+        """The side that has won the game with the last hand, if one has: alone at the top, at or past the target;
+        in Hasenpfeffer both sides may reach it at once (docs/rules.md section 14)."""
+        hand = self.hands[-1]
+        if isinstance(hand, HasenpfefferHand):
+            return hasenpfeffer.game_winner(self.rules.options, tuple(self.side_scores), hand.bidder, hand.made)
         top = max(self.side_scores)
-        return top >= self.rules.options.points_to_win and self.side_scores.count(top) == 1
+        won = top >= self.rules.options.points_to_win and self.side_scores.count(top) == 1
+        return self.side_scores.index(top) if won else None
 
     def _end_game(self) -> None:
         rules = self.rules
         opts = rules.options
         scores = self.scores()
-        top = max(self.side_scores)
-        top_side = self.side_scores.index(top)
+        top_side = self._winning_side()
+        assert top_side is not None
+        top = self.side_scores[top_side]
         winners = tuple(s for s in range(rules.players) if rules.side_of(s) == top_side)
         loser_score = max(v for side, v in enumerate(self.side_scores) if side != top_side)
         if not opts.rubber:

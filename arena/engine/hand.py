@@ -177,6 +177,15 @@ class HandState:
         """The seat that must act now, or None when the hand is over."""
         return None if self.phase is _DONE else self.turn
 
+    def auction_seen(self, seat: int) -> None:
+        """There is no auction in the upcard's euchre (Hasenpfeffer's hand has one)."""
+        return None
+
+    @property
+    def discarder(self) -> int:
+        """The seat whose discard only it may see: the dealer."""
+        return self.dealer
+
     def sees_own_cards(self, seat: int) -> bool:
         """Whether ``seat`` may see its cards now: not the dealer while he names trump blind on the Benny."""
         return not (self.phase is _NAME_TRUMP_PHASE and seat == self.dealer)

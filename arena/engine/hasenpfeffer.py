@@ -1,9 +1,10 @@
 """One hand of Hasenpfeffer: four players in two partnerships, six cards each from the 25-card pack, the 25th the
 widow; an auction for the right to name trump, the high bidder's side bound to take as many tricks as it bid.
 
-The rules are RULES-more section 3, every choice an option of :class:`HasenpfefferOptions` with the book's default.
-This module is the engine's part (pure, no I/O) and is not yet a variant of the arena: the wire, the SDK, the bots
-and the pages follow in their own steps, when ``HasenpfefferOptions`` joins the rule options.
+The rules are docs/rules.md section 14, every choice a rule option (``bidding``, ``min_bid``, ``all_pass``,
+``widow``, ``first_lead``, ``made_score``, ``defenders_score_tricks``). A hand answers what a Game, the views and
+the referee ask of a euchre hand (arena.engine.hand.HandState), and more: the auction's ``bid``, ``forced`` and
+``made``, the widow.
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ from __future__ import annotations
 import random
 from bisect import insort
 from dataclasses import dataclass
-from typing import ClassVar, Literal
 
-from arena.engine.actions import PASS, PLAY, Action, Pass, Play
+from arena.engine.actions import BIDS, NAME_TRUMP, PASS, PLAY, Action, Bid, Declare, NameTrump, Play
 from arena.engine.cards import EFFECTIVE_SUIT, JOKER, TRICK_POWER, Card, Suit, make_deck
-from arena.engine.phases import Phase, Trick
+from arena.engine.hand import HandResult
+from arena.engine.options import RuleOptions, Rules
+from arena.engine.phases import AuctionView, BestCall, Phase, Trick
 from arena.errors import IllegalActionError
 
 PLAYERS = 4
@@ -26,67 +28,21 @@ FORCED_BID = 3  # the joker holder's, when nobody bids (all_pass = "joker_bids_t
 
 
 @dataclass(frozen=True, slots=True)
-class HasenpfefferOptions:
-    """RULES-more section 3.2, with its defaults."""
-
-    bidding: Literal["auction", "single"] = "auction"
-    min_bid: Literal[1, 2, 3] = 1
-    all_pass: Literal["joker_bids_three", "stick_dealer", "redeal"] = "joker_bids_three"
-    widow: Literal["bidder_takes", "unused"] = "bidder_takes"
-    first_lead: Literal["bidder", "eldest"] = "bidder"
-    made_score: Literal["tricks", "bid"] = "tricks"
-    defenders_score_tricks: bool = False
-    points_to_win: int = 10
-
-
-@dataclass(frozen=True, slots=True)
-class Bid:
-    """Undertake that one's side takes ``tricks`` tricks, with a trump suit named later."""
-
-    tricks: int
-    type: ClassVar[str] = "bid"
-
-    def to_json(self) -> dict[str, str | int]:
-        """The wire form."""
-        return {"type": "bid", "tricks": self.tricks}
-
-
-@dataclass(frozen=True, slots=True)
-class Declare:
-    """The high bidder, holding the widow, names trump and puts one of his seven cards away."""
-
-    suit: Suit
-    discard: Card
-    type: ClassVar[str] = "declare"
-
-    def to_json(self) -> dict[str, str]:
-        """The wire form."""
-        return {"type": "declare", "suit": str(self.suit), "discard": str(self.discard)}
-
-
-@dataclass(frozen=True, slots=True)
-class NameSuit:
-    """The high bidder names trump (the widow unused)."""
-
-    suit: Suit
-    type: ClassVar[str] = "name_trump"
-
-    def to_json(self) -> dict[str, str]:
-        """The wire form."""
-        return {"type": "name_trump", "suit": str(self.suit)}
-
-
-BIDS = tuple(Bid(n) for n in range(HIGHEST_BID + 1))  # BIDS[n]: a bid of n (0 is never legal)
-NAME_SUIT = tuple(NameSuit(Suit(s)) for s in range(4))
-HandAction = Pass | Play | Bid | Declare | NameSuit
-
-
-@dataclass(frozen=True, slots=True)
 class HasenpfefferDeal:
     """Six cards a seat (seat order) and the widow."""
 
     hands: tuple[tuple[Card, ...], ...]
     widow: Card
+
+    @property
+    def upcard(self) -> None:
+        """There is no upcard."""
+        return None
+
+    @property
+    def kitty(self) -> tuple[Card, ...]:
+        """The cards dealt to nobody: the widow."""
+        return (self.widow,)
 
     @classmethod
     def shuffled(cls, dealer: int, rng: random.Random) -> HasenpfefferDeal:
@@ -100,33 +56,18 @@ class HasenpfefferDeal:
         return cls(tuple(tuple(h) for h in hands), deck[-1])
 
 
-@dataclass(frozen=True, slots=True)
-class HasenpfefferResult:
-    """A finished hand: the bidder and his bid (None if passed out), whether it was forced, trump, the tricks, the
-    points per seat (partners alike; may be negative) and whether the bidding side made its bid."""
-
-    passed_out: bool
-    bidder: int | None
-    bid: int | None
-    forced: bool
-    trump: Suit | None
-    tricks: tuple[Trick, ...]
-    points: tuple[int, ...]
-    made: bool
-
-
 class HasenpfefferHand:
     """The state of one hand; asks one seat at a time and enforces the rules."""
 
-    def __init__(self, options: HasenpfefferOptions, dealer: int, deal: HasenpfefferDeal) -> None:
+    def __init__(self, rules: Rules, dealer: int, deal: HasenpfefferDeal) -> None:
         if len(deal.hands) != PLAYERS or {len(h) for h in deal.hands} != {CARDS}:
             raise ValueError("a Hasenpfeffer deal has four hands of six cards")
-        self.options, self.dealer, self.deal = options, dealer, deal
+        self.rules, self.options, self.dealer, self.deal = rules, rules.options, dealer, deal
         self.hands: list[list[Card]] = [sorted(h) for h in deal.hands]
         self.eldest = (dealer + 1) % PLAYERS
         self.phase, self.turn = Phase.BID, self.eldest
-        self.actions: list[tuple[int, Action | HandAction]] = []
-        self.passed: set[int] = set()  # seats out of the auction
+        self.actions: list[tuple[int, Action]] = []
+        self.out_of_auction: set[int] = set()  # seats that passed: out of the auction
         self.spoken: set[int] = set()  # seats that have had a turn (single bidding: one each)
         self.high: tuple[int, int] | None = None  # (seat, bid)
         self.forced: int | None = None  # the joker holder made to bid 3 when nobody bid
@@ -136,10 +77,46 @@ class HasenpfefferHand:
         self.trump: Suit | None = None
         self.discarded: Card | None = None
         self.widow_taken = False
+        self.auction_end: int | None = None  # the index in ``actions`` of the bid or pass that ended the auction
         self.tricks: list[Trick] = []
         self.trick: list[tuple[int, Card]] = []
         self.leader: int | None = None
-        self.result: HasenpfefferResult | None = None
+        self.made = False
+        self.result: HandResult | None = None
+        # what a euchre hand has and this game has not (no upcard, no lone hands, no call for best)
+        self.alone, self.defender_alone, self.upcard_taken = False, None, None
+        self.out: set[int] = set()
+        self.caller: int | None = None
+        self.calls: list[BestCall] = []
+        self.passed: list[tuple[int, int, Card]] = []
+        self.best_discards: list[tuple[int, Card]] = []
+        self.best_steps: set[int] = set()
+
+    @property
+    def players(self) -> int:
+        """Number of seats at the table."""
+        return PLAYERS
+
+    @property
+    def maker(self) -> int | None:
+        """The high bidder, once the auction has ended."""
+        return self.bidder
+
+    @property
+    def discarder(self) -> int | None:
+        """The seat whose discard only it may see: the bidder, who took the widow."""
+        return self.bidder
+
+    def sees_own_cards(self, seat: int) -> bool:
+        """Every seat sees its cards."""
+        return True
+
+    def auction_seen(self, seat: int) -> AuctionView:
+        """What ``seat`` knows of the auction's outcome: the contract once the auction is over, whether it was the
+        joker holder's forced bid or the widow-joker's throw-in, and the widow, to the bidder who took it."""
+        over = self.phase is not Phase.BID
+        widow = self.deal.widow if self.widow_taken and seat == self.bidder else None
+        return AuctionView(self.bid if over else None, self.forced is not None, self.widow_joker, widow)
 
     # ---- queries ----
 
@@ -158,7 +135,7 @@ class HasenpfefferHand:
             won[trick.winner] += 1
         return won
 
-    def legal_actions(self) -> tuple[Action | HandAction, ...]:
+    def legal_actions(self) -> tuple[Action, ...]:
         """The legal actions of the seat to act, in a fixed order (empty when the hand is over)."""
         if self.phase is Phase.BID:
             return self._legal_bids()
@@ -166,7 +143,7 @@ class HasenpfefferHand:
             hand = self.hands[self.turn]
             return tuple(Declare(Suit(s), c) for s in range(4) for c in hand)
         if self.phase is Phase.NAME_TRUMP:
-            return NAME_SUIT
+            return NAME_TRUMP
         if self.phase is Phase.PLAY:
             assert self.trump is not None
             hand = self.hands[self.turn]
@@ -179,7 +156,7 @@ class HasenpfefferHand:
             return tuple(PLAY[c] for c in hand)
         return ()
 
-    def _legal_bids(self) -> tuple[Action | HandAction, ...]:
+    def _legal_bids(self) -> tuple[Action, ...]:
         low = self.options.min_bid if self.high is None else self.high[1] + 1
         bids = BIDS[low : HIGHEST_BID + 1]
         if self._stuck():
@@ -192,12 +169,12 @@ class HasenpfefferHand:
             self.options.all_pass == "stick_dealer"
             and self.turn == self.dealer
             and self.high is None
-            and len(self.passed) == PLAYERS - 1
+            and len(self.out_of_auction) == PLAYERS - 1
         )
 
     # ---- the one way to change the state ----
 
-    def apply(self, action: Action | HandAction, seat: int | None = None) -> None:
+    def apply(self, action: Action, seat: int | None = None) -> None:
         """Apply the action of the seat to act; an illegal action raises and leaves the state unchanged."""
         if self.is_over():
             raise IllegalActionError("the hand is over; no action is expected")
@@ -213,22 +190,23 @@ class HasenpfefferHand:
             self.trump, self.discarded = action.suit, action.discard
             self.hands[actor].remove(action.discard)
             self._start_play()
-        elif isinstance(action, NameSuit):
+        elif isinstance(action, NameTrump):
             self.trump = action.suit
             self._start_play()
         else:
             assert isinstance(action, Play)
             self._play(actor, action.card)
 
-    def _bid(self, seat: int, action: Action | HandAction) -> None:
+    def _bid(self, seat: int, action: Action) -> None:
         self.spoken.add(seat)
+        self.auction_end = len(self.actions) - 1  # (the last so far: it stays once the auction is over)
         if isinstance(action, Bid):
             self.high = (seat, action.tricks)
             if action.tricks == HIGHEST_BID:
                 self._won_by(seat, action.tricks)
                 return
         else:
-            self.passed.add(seat)
+            self.out_of_auction.add(seat)
         if self._bidding_over():
             if self.high is not None:
                 self._won_by(*self.high)
@@ -241,13 +219,13 @@ class HasenpfefferHand:
         if self.options.bidding == "single":
             return len(self.spoken) == PLAYERS
         if self.high is None:
-            return len(self.passed) == PLAYERS
-        return len(self.passed) == PLAYERS - 1  # every other player has passed since the high bid
+            return len(self.out_of_auction) == PLAYERS
+        return len(self.out_of_auction) == PLAYERS - 1  # every other player has passed since the high bid
 
     def _next_bidder(self, seat: int) -> int:
         following = (seat + 1) % PLAYERS
         if self.options.bidding == "auction":
-            while following in self.passed:
+            while following in self.out_of_auction:
                 following = (following + 1) % PLAYERS
         return following
 
@@ -294,18 +272,14 @@ class HasenpfefferHand:
     def _finish(self, *, passed_out: bool) -> None:
         self.phase = Phase.DONE
         if passed_out:
-            self.result = HasenpfefferResult(True, None, None, False, None, (), (0,) * PLAYERS, False)
+            self.result = HandResult(True, None, None, False, None, (), (0,) * PLAYERS)
             return
         assert self.bidder is not None and self.bid is not None
-        points, made = hand_points(self.options, self.bidder, self.bid, self.tricks_won())
-        forced = self.forced is not None
-        tricks = tuple(self.tricks)
-        self.result = HasenpfefferResult(False, self.bidder, self.bid, forced, self.trump, tricks, points, made)
+        points, self.made = hand_points(self.options, self.bidder, self.bid, self.tricks_won())
+        self.result = HandResult(False, self.bidder, self.trump, False, None, tuple(self.tricks), points)
 
 
-def hand_points(
-    options: HasenpfefferOptions, bidder: int, bid: int, tricks_won: list[int]
-) -> tuple[tuple[int, ...], bool]:
+def hand_points(options: RuleOptions, bidder: int, bid: int, tricks_won: list[int]) -> tuple[tuple[int, ...], bool]:
     """Points per seat (partners alike) of a played hand (RULES-more 3.5), and whether the bid was made."""
     side = bidder % 2
     taken = [tricks_won[s] + tricks_won[s + 2] for s in (0, 1)]
@@ -317,7 +291,7 @@ def hand_points(
     return tuple(gain[s % 2] for s in range(PLAYERS)), made
 
 
-def game_winner(options: HasenpfefferOptions, scores: tuple[int, int], last: HasenpfefferResult) -> int | None:
+def game_winner(options: RuleOptions, scores: tuple[int, ...], bidder: int | None, made: bool) -> int | None:
     """The side (0: seats 0 and 2) that has won after ``last`` with side scores ``scores``, else None: the first to
     ``points_to_win``; both at once (possible only when defenders score tricks): the bidders if they made their bid,
     else the defenders (RULES-more 3.6)."""
@@ -326,6 +300,6 @@ def game_winner(options: HasenpfefferOptions, scores: tuple[int, int], last: Has
         return reached[0]
     if not reached:
         return None
-    assert last.bidder is not None
-    bidders = last.bidder % 2
-    return bidders if last.made else 1 - bidders
+    assert bidder is not None  # a passed-out hand scores nothing
+    bidders = bidder % 2
+    return bidders if made else 1 - bidders

@@ -41,6 +41,14 @@ class RuleOptions:
     lone_euchred_points: Literal[2, 4] = 2
     laps: bool = False
     slam: bool = False
+    # Hasenpfeffer's (docs/rules.md section 14): the other games refuse them but at their defaults
+    bidding: Literal["auction", "single"] = "auction"
+    min_bid: Literal[1, 2, 3] = 1
+    all_pass: Literal["joker_bids_three", "stick_dealer", "redeal"] = "joker_bids_three"
+    widow: Literal["bidder_takes", "unused"] = "bidder_takes"
+    first_lead: Literal["bidder", "eldest"] = "bidder"
+    made_score: Literal["tricks", "bid"] = "tricks"
+    defenders_score_tricks: bool = False
 
     @classmethod
     def checked(cls, values: Mapping[str, object]) -> RuleOptions:
@@ -86,6 +94,22 @@ RAILROAD: dict[str, OptionValue] = {
 """Railroad Euchre: four-hand with the joker, calling for best and defending alone."""
 
 
+HASENPFEFFER_OPTIONS = ("bidding", "min_bid", "all_pass", "widow", "first_lead", "made_score", "defenders_score_tricks")
+"""Hasenpfeffer's own rule options."""
+
+HASENPFEFFER: dict[str, OptionValue] = {"deck": 25, "going_alone": False}
+"""Hasenpfeffer: the 25-card pack, an auction instead of the upcard's two rounds, no lone hands."""
+HASENPFEFFER_DEFAULTS: dict[str, OptionValue] = {**OPTION_DEFAULTS, **HASENPFEFFER}
+
+EUCHRE_ONLY = (
+    *("dealer_exchange", "stick_the_dealer", "going_alone", "defend_alone", "rubber", "joker_upcard", "joker_suit"),
+    *("call_for_best", "best_order", "defender_calls_best", "lone_euchred_points", "laps", "slam"),
+)
+"""The options of the upcard's euchre that Hasenpfeffer has not: refused there but at the preset's values."""
+
+Game = Literal["euchre", "hasenpfeffer"]
+
+
 @dataclass(frozen=True, slots=True)
 class Variant:
     """A named preset: a number of players and the options that differ from the defaults."""
@@ -93,6 +117,7 @@ class Variant:
     name: str
     players: int
     preset: dict[str, OptionValue]
+    game: Game = "euchre"
 
 
 VARIANTS: dict[str, Variant] = {
@@ -105,6 +130,8 @@ VARIANTS: dict[str, Variant] = {
         Variant("british", 4, {"deck": 25}),
         Variant("railroad", 4, RAILROAD),
         Variant("railroad-33", 4, {**RAILROAD, "deck": 33}),
+        Variant("hasenpfeffer", 4, HASENPFEFFER, "hasenpfeffer"),
+        Variant("hasenpfeffer-single", 4, {**HASENPFEFFER, "bidding": "single"}, "hasenpfeffer"),
     )
 }
 
@@ -116,6 +143,7 @@ class Rules:
     variant: str
     players: int
     options: RuleOptions
+    game: Game = "euchre"
 
     @property
     def partnerships(self) -> bool:
@@ -148,7 +176,8 @@ def make_rules(variant: str, overrides: Mapping[str, object] | None = None) -> R
     preset = VARIANTS[variant]
     options = RuleOptions.checked({**preset.preset, **(overrides or {})})
     _check_coherent(preset.players, options)
-    return Rules(variant=variant, players=preset.players, options=options)
+    _check_game(preset.game, options)
+    return Rules(variant=variant, players=preset.players, options=options, game=preset.game)
 
 
 def _check_coherent(players: int, options: RuleOptions) -> None:
@@ -175,6 +204,20 @@ def _check_coherent(players: int, options: RuleOptions) -> None:
             "rule option 'laps' needs 'rubber': the arena's games are independent deals, so points can only carry "
             "into the next game of a rubber"
         )
+
+
+def _check_game(game: Game, options: RuleOptions) -> None:
+    """Each game's own options at their defaults in the others; Hasenpfeffer's pack and its refusals."""
+    for key in HASENPFEFFER_OPTIONS if game != "hasenpfeffer" else ():
+        if getattr(options, key) != OPTION_DEFAULTS[key]:
+            raise OptionsError(f"rule option {key!r} exists only in Hasenpfeffer (hasenpfeffer, hasenpfeffer-single)")
+    if game != "hasenpfeffer":
+        return
+    if options.deck != 25:
+        raise OptionsError(f"rule option 'deck' must be 25 in Hasenpfeffer (24 and the joker), not {options.deck}")
+    for key in EUCHRE_ONLY:
+        if getattr(options, key) != HASENPFEFFER_DEFAULTS[key]:
+            raise OptionsError(f"rule option {key!r} does not exist in Hasenpfeffer (docs/rules.md section 14)")
 
 
 def parse_option_value(key: str, text: str) -> OptionValue:

@@ -59,6 +59,17 @@ class BestView(NamedTuple):
     discards: tuple[Card, ...]
 
 
+class AuctionView(NamedTuple):
+    """What a seat knows of a Hasenpfeffer auction's outcome: the contract (the high bid, once the auction is
+    over), whether it was the joker holder's forced bid, whether the joker was the widow (the hand thrown in), and
+    the widow card, to the bidder who took it (None to everyone else)."""
+
+    contract: int | None
+    forced: bool
+    widow_joker: bool
+    widow: Card | None
+
+
 class PassedCard(NamedTuple):
     """A card passed on a call for best: who gave it to whom, and the card only where the seat may know it (the
     giver's and the receiver's views), else None."""

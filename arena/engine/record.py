@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Literal, NotRequired
 from typing_extensions import TypedDict  # pydantic reads the record's types (typing's, before 3.12, it cannot)
 
 from arena.engine.actions import parse_action
-from arena.engine.game import Game
-from arena.engine.hand import Deal, HandState
+from arena.engine.game import AnyHand, Game
+from arena.engine.hand import Deal
+from arena.engine.hasenpfeffer import HasenpfefferDeal
 from arena.engine.options import OPTION_DEFAULTS, make_rules
 from arena.engine.view import ActionJSON as ActionJSON  # a record's actions are a view's bids
 from arena.engine.view import TrickJSON, actions_json, trick_json
@@ -45,10 +46,10 @@ VIOLATION_KINDS: frozenset[str] = frozenset(ViolationKind.__args__)  # type: ign
 
 
 class DealJSON(TypedDict):
-    """Each seat's five cards in seat order, the upcard, the kitty in deck order."""
+    """Each seat's cards in seat order, the upcard (null in Hasenpfeffer), the kitty in deck order."""
 
     hands: list[list[str]]
-    upcard: str
+    upcard: str | None
     kitty: list[str]
 
 
@@ -194,16 +195,17 @@ def _record_reader() -> TypeAdapter[GameRecord]:
     return TypeAdapter(GameRecord)
 
 
-def deal_json(deal: Deal) -> DealJSON:
-    """A deal as JSON: each seat's five cards in seat order, the upcard, the kitty in deck order."""
+def deal_json(deal: Deal | HasenpfefferDeal) -> DealJSON:
+    """A deal as JSON: each seat's cards in seat order, the upcard (none in Hasenpfeffer), the kitty in deck order
+    (Hasenpfeffer's: the widow)."""
     return {
         "hands": [[str(c) for c in h] for h in deal.hands],
-        "upcard": str(deal.upcard),
+        "upcard": None if deal.upcard is None else str(deal.upcard),
         "kitty": [str(c) for c in deal.kitty],
     }
 
 
-def hand_json(hand: HandState, scores_after: tuple[int, ...]) -> HandJSON:
+def hand_json(hand: AnyHand, scores_after: tuple[int, ...]) -> HandJSON:
     """A finished hand as JSON: dealer, deal, actions in order (each with its seat), result."""
     result = hand.result
     if result is None:

@@ -17,11 +17,10 @@ from typing_extensions import TypedDict  # pydantic reads the record's types (ty
 from arena.engine.actions import Action, ActionObject, Play, WireAction, action_from_json
 from arena.engine.cards import CARD_BY_TEXT, CARD_TEXT, Card, Suit
 from arena.engine.phases import SEAT as SEAT
-from arena.engine.phases import BestCall, BestView, PassedCard, Phase, SeatNumber, Trick
+from arena.engine.phases import AuctionView, BestCall, BestView, PassedCard, Phase, SeatNumber, Trick
 
 if TYPE_CHECKING:  # a bot reads views and never runs a game: it starts without loading the rules engine
-    from arena.engine.game import Game
-    from arena.engine.hand import HandState
+    from arena.engine.game import AnyHand, Game
 
 
 class SeatView(NamedTuple):
@@ -34,7 +33,7 @@ class SeatView(NamedTuple):
     phase: Phase
     turn: SeatNumber | None
     hand: tuple[Card, ...]
-    upcard: Card
+    upcard: Card | None  # None in Hasenpfeffer, which turns up no card
     upcard_taken: bool | None
     discarded: Card | None
     bids: tuple[tuple[SeatNumber, Action], ...]
@@ -50,6 +49,8 @@ class SeatView(NamedTuple):
     # Railroad's calls for best; None, and absent from the wire form, where the rules have none (so that the other
     # variants' views are what they always were)
     best: BestView | None = None
+    # Hasenpfeffer's auction; None, and absent from the wire form, in the other games
+    auction: AuctionView | None = None
 
     def to_json(self) -> SeatViewJSON:
         """The wire form of the view."""
@@ -61,7 +62,7 @@ class SeatView(NamedTuple):
             "phase": self.phase.value,
             "turn": self.turn,
             "hand": [CARD_TEXT[c] for c in self.hand],
-            "upcard": CARD_TEXT[self.upcard],
+            "upcard": None if self.upcard is None else CARD_TEXT[self.upcard],
             "upcard_taken": self.upcard_taken,
             "discarded": None if self.discarded is None else CARD_TEXT[self.discarded],
             "bids": actions_json(self.bids),
@@ -77,6 +78,8 @@ class SeatView(NamedTuple):
         }
         if self.best is not None:
             data["best"] = best_json(self.best)
+        if self.auction is not None:
+            data["auction"] = auction_json(self.auction)
         return data
 
     @classmethod
@@ -105,7 +108,7 @@ class SeatView(NamedTuple):
             phase=_PHASES.get(data["phase"]) or Phase(data["phase"]),  # Phase(...) says what is wrong with one
             turn=data["turn"],
             hand=tuple(map(card, data["hand"])),
-            upcard=card(data["upcard"]),
+            upcard=None if data["upcard"] is None else card(data["upcard"]),
             upcard_taken=data["upcard_taken"],
             discarded=None if discarded is None else card(discarded),
             bids=tuple(
@@ -122,6 +125,7 @@ class SeatView(NamedTuple):
             tricks_won=tuple(data["tricks_won"]),
             scores=tuple(data["scores"]),
             best=None if "best" not in data else best_from_json(data["best"]),
+            auction=None if "auction" not in data else auction_from_json(data["auction"]),
         )
 
     def sees_own_cards(self) -> bool:
@@ -143,6 +147,8 @@ class ActionJSON(TypedDict):
     card: NotRequired[str]
     suit: NotRequired[str]
     alone: NotRequired[bool]
+    tricks: NotRequired[int]  # Hasenpfeffer's bid
+    discard: NotRequired[str]  # Hasenpfeffer's declare
 
 
 class PlayedCardJSON(TypedDict):
@@ -170,7 +176,7 @@ class SeatViewJSON(TypedDict):
     phase: str
     turn: int | None
     hand: list[str]
-    upcard: str
+    upcard: str | None
     upcard_taken: bool | None
     discarded: str | None
     bids: list[ActionJSON]
@@ -184,6 +190,16 @@ class SeatViewJSON(TypedDict):
     tricks_won: list[int]
     scores: list[int]
     best: NotRequired[BestViewJSON]
+    auction: NotRequired[AuctionViewJSON]
+
+
+class AuctionViewJSON(TypedDict):
+    """The wire form of an AuctionView."""
+
+    contract: int | None
+    forced: bool
+    widow_joker: bool
+    widow: str | None
 
 
 class BestViewJSON(TypedDict):
@@ -221,6 +237,25 @@ def action_json(action: Action) -> WireAction:
     if type(action) is Play:
         return {"type": "play", "card": CARD_TEXT[action.card]}
     return action.to_json()
+
+
+def auction_json(auction: AuctionView) -> AuctionViewJSON:
+    """What a seat knows of a Hasenpfeffer auction, as JSON."""
+    widow = auction.widow
+    return {
+        "contract": auction.contract,
+        "forced": auction.forced,
+        "widow_joker": auction.widow_joker,
+        "widow": None if widow is None else CARD_TEXT[widow],
+    }
+
+
+def auction_from_json(data: AuctionViewJSON) -> AuctionView:
+    """An AuctionView from its wire form."""
+    widow = data["widow"]
+    return AuctionView(
+        data["contract"], data["forced"], data["widow_joker"], None if widow is None else CARD_BY_TEXT[widow]
+    )
 
 
 def best_json(best: BestView) -> BestViewJSON:
@@ -262,19 +297,19 @@ def trick_json(trick: Trick) -> TrickJSON:
     }
 
 
-NOT_BIDS = frozenset({"discard", "play"})
+NOT_BIDS = frozenset({"discard", "play", "declare"})
 """The kinds of action a view's ``bids`` leave out: a discard holds a card one seat may not know, and the play has
 its own fields. The steps of a call for best are left out too (``HandState.best_steps``): they have theirs."""
 
 
-def bidding(hand: HandState) -> tuple[tuple[int, Action], ...]:
+def bidding(hand: AnyHand) -> tuple[tuple[int, Action], ...]:
     """The bidding of ``hand`` so far as every seat saw it: its actions less the discards, the calls for best and
     the play."""
     steps = hand.best_steps
     return tuple((s, a) for i, (s, a) in enumerate(hand.actions) if a.type not in NOT_BIDS and i not in steps)
 
 
-def hand_view(hand: HandState, seat: int, *, hand_number: int, scores: tuple[int, ...]) -> SeatView:
+def hand_view(hand: AnyHand, seat: int, *, hand_number: int, scores: tuple[int, ...]) -> SeatView:
     """The view of ``seat`` of one hand."""
     return SeatView(
         seat=seat,
@@ -286,7 +321,7 @@ def hand_view(hand: HandState, seat: int, *, hand_number: int, scores: tuple[int
         hand=tuple(sorted(hand.hands[seat])) if hand.sees_own_cards(seat) else (),
         upcard=hand.deal.upcard,
         upcard_taken=hand.upcard_taken,
-        discarded=hand.discarded if seat == hand.dealer else None,
+        discarded=hand.discarded if seat == hand.discarder else None,
         bids=bidding(hand),
         trump=hand.trump,
         maker=hand.maker,
@@ -298,10 +333,11 @@ def hand_view(hand: HandState, seat: int, *, hand_number: int, scores: tuple[int
         tricks_won=tuple(hand.tricks_won()),
         scores=scores,
         best=best_seen(hand, seat),
+        auction=hand.auction_seen(seat),
     )
 
 
-def best_seen(hand: HandState, seat: int) -> BestView | None:
+def best_seen(hand: AnyHand, seat: int) -> BestView | None:
     """The calls for best of ``hand`` as ``seat`` may know them (who called, and a passed card or a discard only
     where ``seat`` gave, received or discarded it); None where the rules have no call for best."""
     if not hand.rules.calls_for_best:

@@ -11,8 +11,10 @@ from collections.abc import Sequence
 from arena.engine.actions import (
     CALL_FOR_BEST_FIRST,
     Action,
+    Bid,
     Call,
     CallForBest,
+    Declare,
     DefendAlone,
     Discard,
     GiveBest,
@@ -42,13 +44,13 @@ class ChoiceError(ArenaError):
     """What the person typed is not one of the choices now; the message says why, in one line."""
 
 
-def describe(action: Action, upcard: Card) -> str:
+def describe(action: Action, upcard: Card | None) -> str:
     """An action in words, as a choice is listed: ``pass``, ``order up hearts alone``, ``call spades``, ``JH``."""
     alone = " alone" if getattr(action, "alone", False) else ""
     if isinstance(action, Pass):
         return "pass"
     if isinstance(action, OrderUp):
-        suit = upcard.suit
+        suit = None if upcard is None else upcard.suit
         return f"order up {SUIT_NAMES[suit]}{alone}" if suit is not None else f"order up{alone}"
     if isinstance(action, Call):
         return f"call {SUIT_NAMES[action.suit]}{alone}"
@@ -62,6 +64,10 @@ def describe(action: Action, upcard: Card) -> str:
         return "call for best" if action.card is None else f"call for best, putting away {action.card}"
     if isinstance(action, GiveBest):
         return f"give {action.card}"
+    if isinstance(action, Bid):
+        return f"bid {action.tricks}"
+    if isinstance(action, Declare):
+        return f"{SUIT_NAMES[action.suit]} trump, putting away {action.discard}"
     return str(action.card)
 
 
@@ -71,7 +77,7 @@ def read_card(word: str) -> Card | None:
     return CARD_BY_TEXT.get(text)
 
 
-def parse_choice(text: str, legal: Sequence[Action], *, hand: Sequence[Card], upcard: Card) -> Action:
+def parse_choice(text: str, legal: Sequence[Action], *, hand: Sequence[Card], upcard: Card | None) -> Action:
     """The legal action that ``text`` names; ChoiceError (one line) when it names none.
 
     ``hand`` is the seat's cards and ``upcard`` the hand's upcard, to say why a card or a suit is not a choice.
@@ -95,6 +101,13 @@ def parse_choice(text: str, legal: Sequence[Action], *, hand: Sequence[Card], up
     suits = [SUIT_WORDS[w] for w in rest if w in SUIT_WORDS]
     if suits:
         return _suit_choice(suits[0], alone, legal, upcard)
+    if "bid" in words:  # Hasenpfeffer: "bid 3" (a lone number picks a choice)
+        numbers = [int(w) for w in words if w.isdigit()]
+        if not numbers:
+            raise ChoiceError("say how many tricks: bid 3")
+        return _pick(Bid(numbers[0]), legal, f"you cannot bid {numbers[0]} now", upcard)
+    if any(isinstance(a, Declare) for a in legal):  # Hasenpfeffer: a suit and the card to put away, "h 9c"
+        return _declare_choice(words, legal, upcard)
     if "best" in rest and CALL_FOR_BEST_FIRST in legal:  # a call with no card: the discard comes after
         return CALL_FOR_BEST_FIRST
     if any(w in PASS_WORDS for w in rest):
@@ -112,13 +125,21 @@ def parse_choice(text: str, legal: Sequence[Action], *, hand: Sequence[Card], up
     raise ChoiceError(f"{shown!r} is not a choice: type a card (JH), a suit (h), pass, order, alone, a number, or ?")
 
 
-def _pick(action: Action, legal: Sequence[Action], why: str, upcard: Card) -> Action:
+def _declare_choice(words: Sequence[str], legal: Sequence[Action], upcard: Card | None) -> Action:
+    suits = [SUIT_WORDS[w] for w in words if w in SUIT_WORDS]
+    cards = [c for c in (read_card(w) for w in words) if c is not None]
+    if not suits or not cards:
+        raise ChoiceError("name trump and the card you put away, e.g. 'h 9c'")
+    return _pick(Declare(suits[0], cards[0]), legal, f"you do not hold {cards[0]}", upcard)
+
+
+def _pick(action: Action, legal: Sequence[Action], why: str, upcard: Card | None) -> Action:
     if action in legal:
         return legal[legal.index(action)]  # the very object offered
     raise ChoiceError(f"{why}: {_listed(legal, upcard)}")
 
 
-def _card_choice(card: Card, legal: Sequence[Action], hand: Sequence[Card], upcard: Card) -> Action:
+def _card_choice(card: Card, legal: Sequence[Action], hand: Sequence[Card], upcard: Card | None) -> Action:
     for action in (Play(card), Discard(card), CallForBest(card), GiveBest(card)):
         if action in legal:
             return legal[legal.index(action)]
@@ -131,12 +152,12 @@ def _card_choice(card: Card, legal: Sequence[Action], hand: Sequence[Card], upca
     return _raise(f"you cannot play {card} now (you must follow suit): play {' or '.join(str(c) for c in plays)}")
 
 
-def _suit_choice(suit: Suit, alone: bool, legal: Sequence[Action], upcard: Card) -> Action:
+def _suit_choice(suit: Suit, alone: bool, legal: Sequence[Action], upcard: Card | None) -> Action:
     for action in (Call(suit, alone), NameTrump(suit)):
         if action in legal:
             return legal[legal.index(action)]
     if any(isinstance(a, OrderUp) for a in legal):
-        if upcard.suit == suit:
+        if upcard is not None and upcard.suit == suit:
             return _pick(OrderUp(alone), legal, "going alone is not allowed in these rules", upcard)
         raise ChoiceError(f"in the first round only the upcard's suit can be made trump: order up {upcard} or pass")
     if Call(suit, not alone) in legal:
@@ -150,11 +171,11 @@ def _raise(message: str) -> Action:
     raise ChoiceError(message)
 
 
-def _listed(legal: Sequence[Action], upcard: Card) -> str:
+def _listed(legal: Sequence[Action], upcard: Card | None) -> str:
     return "choose " + ", ".join(describe(a, upcard) for a in legal)
 
 
-def help_text(legal: Sequence[Action], upcard: Card) -> list[str]:
+def help_text(legal: Sequence[Action], upcard: Card | None) -> list[str]:
     """What ``?`` prints: what is asked now, and how to answer anything."""
     kinds = {type(a) for a in legal}
     if Play in kinds:
@@ -162,14 +183,19 @@ def help_text(legal: Sequence[Action], upcard: Card) -> list[str]:
     elif Discard in kinds:
         now = "You hold six cards: type the card to discard (or its number)."
     elif OrderUp in kinds:
+        named = SUIT_NAMES[upcard.suit] if upcard and upcard.suit else "it"
         now = (
-            f"First round of bidding: 'order' (or 'up') makes {SUIT_NAMES[upcard.suit] if upcard.suit else 'it'} "
-            "trump and the dealer takes the upcard; 'pass' passes."
+            f"First round of bidding: 'order' (or 'up') makes {named} trump and the dealer takes the upcard; "
+            "'pass' passes."
         )
     elif Call in kinds:
         now = "Second round of bidding: name a trump suit (c, d, h, s or its name), or 'pass' if you may."
     elif NameTrump in kinds:
         now = "The Benny was turned up and you deal: name the trump suit (c, d, h or s)."
+    elif Bid in kinds:
+        now = "The auction: 'bid N' to bid N tricks (higher than the bids so far), or 'pass'."
+    elif Declare in kinds:
+        now = "You won the auction and took the widow: name trump and the card you put away, e.g. 'h 9c'."
     elif CallForBest in kinds:
         now = (
             "You play alone: type a card to put it away and call for your partner's best card ('best' where you "

@@ -33,6 +33,8 @@ PROMPTS = {
     Phase.CALL_BEST: "Call for your partner's best?",
     Phase.GIVE_BEST: "Give your partner your best",
     Phase.BEST_DISCARD: "Your discard",
+    Phase.BID: "Your bid",
+    Phase.DECLARE: "Trump and the card you put away",
     Phase.PLAY: "Your play",
 }
 
@@ -199,8 +201,9 @@ class Screen:
         choices = in_hand_order(legal, view.hand, trump)
         self.console.print()
         status = Text(f"Hand {view.hand_number}, {self.who(view.dealer)} deal{'' if view.dealer == self.seat else 's'}")
-        status.append(", upcard ")
-        status.append_text(self._card(view.upcard, trump))
+        if view.upcard is not None:  # (Hasenpfeffer turns up none)
+            status.append(", upcard ")
+            status.append_text(self._card(view.upcard, trump))
         if trump is not None and view.maker is not None:
             alone = " alone" if view.alone else ""
             status.append(f"; trump {SUIT_NAMES[trump]} (made by {self.who(view.maker)}{alone})")

@@ -17,6 +17,7 @@ from typing import Literal
 import orjson
 
 from arena.engine.actions import (
+    BIDS,
     CALL,
     CALL_FOR_BEST,
     CALL_FOR_BEST_FIRST,
@@ -28,7 +29,9 @@ from arena.engine.actions import (
     PASS,
     PLAY,
     Action,
+    Declare,
 )
+from arena.engine.cards import JOKER_ID, Card, Suit
 from arena.errors import ArenaError
 
 MAX_MESSAGE_BYTES = 64 * 1024
@@ -91,6 +94,7 @@ class Reply:
 CALLS = tuple(a for pair in CALL for a in pair)
 ALL_ACTIONS: tuple[Action, ...] = (PASS, DEFEND_ALONE, *ORDER_UP, *CALLS, *NAME_TRUMP, *PLAY, *DISCARD)
 ALL_ACTIONS += (CALL_FOR_BEST_FIRST, *CALL_FOR_BEST, *GIVE_BEST)
+ALL_ACTIONS += (*BIDS[1:], *(Declare(Suit(s), Card(c)) for s in range(4) for c in range(JOKER_ID + 1)))
 _CANONICAL: dict[bytes, Action] = {orjson.dumps(a.to_json()): a for a in ALL_ACTIONS}
 
 

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.engine.actions import PASS, Action, CallForBest, Discard, GiveBest
+from arena.engine.actions import PASS, Action, CallForBest, Declare, Discard, GiveBest
 from arena.engine.cards import CARD_TEXT
-from arena.engine.game import Game
-from arena.engine.hand import HandState
+from arena.engine.game import AnyHand, Game
+from arena.engine.hasenpfeffer import HasenpfefferHand
+from arena.engine.phases import Phase
 from arena.engine.view import (
     NOT_BIDS,
     TrickJSON,
     action_json,
+    auction_json,
     best_json,
     best_seen,
     seat_view,
@@ -23,6 +25,7 @@ from arena.engine.view import (
 )
 
 Message = dict[str, Any]  # one JSON object to or from a bot, as orjson reads and writes it
+BID = Phase.BID
 
 
 def game_start(game: Game, game_index: int, seat: int, time: dict[str, int]) -> Message:
@@ -49,7 +52,7 @@ def hand_start_events(game: Game) -> list[Message]:
                 "hand_number": len(game.hands),
                 "dealer": hand.dealer,
                 "hand": [CARD_TEXT[c] for c in sorted(hand.hands[seat])] if hand.sees_own_cards(seat) else [],
-                "upcard": str(hand.deal.upcard),
+                "upcard": None if hand.deal.upcard is None else str(hand.deal.upcard),
                 "scores": scores,
             }
         )
@@ -59,7 +62,7 @@ def hand_start_events(game: Game) -> list[Message]:
 def add_action_events(
     pending: list[list[Message]],
     game: Game,
-    hand: HandState,
+    hand: AnyHand,
     hand_number: int,
     seat: int,
     action: Action,
@@ -79,12 +82,18 @@ def add_action_events(
                     "discard": str(action.card) if s == seat else None,
                 }
             )
+    elif isinstance(action, Declare):  # Hasenpfeffer: trump is public, the card put away the bidder's alone
+        for s, events in enumerate(pending):
+            discard = str(action.discard) if s == seat else None
+            events.append({"type": "declare", "seat": seat, "suit": str(action.suit), "discard": discard})
     else:
         event = {"type": "action", "seat": seat, "action": action_json(action)}
         for events in pending:
             events.append(event)
-        if action.type == "name_trump":
+        if action.type == "name_trump" and hand.deal.upcard is not None:  # the Benny: now the dealer sees his cards
             pending[seat].append({"type": "cards", "hand": [str(c) for c in sorted(hand.hands[seat])]})
+    if isinstance(hand, HasenpfefferHand) and hand.auction_end == len(hand.actions) - 1 and hand.phase is not BID:
+        _add_contract_events(pending, hand)
     if len(hand.tricks) > tricks_before:
         event = {"type": "trick", **trick_json(hand.tricks[-1])}
         for events in pending:
@@ -95,7 +104,23 @@ def add_action_events(
             events.append(event)
 
 
-def _add_best_events(pending: list[list[Message]], hand: HandState, seat: int, action: Action) -> None:
+def _add_contract_events(pending: list[list[Message]], hand: HasenpfefferHand) -> None:
+    """Hasenpfeffer's auction is over: its outcome to every seat (the forced bid and the widow-joker announced), and
+    the widow to the bidder who takes it."""
+    contract = {
+        "type": "contract",
+        "seat": hand.bidder,
+        "bid": hand.bid,
+        "forced": hand.forced is not None,
+        "widow_joker": hand.widow_joker,
+    }
+    for events in pending:
+        events.append(contract)
+    if hand.widow_taken and hand.bidder is not None:
+        pending[hand.bidder].append({"type": "widow", "card": str(hand.deal.widow)})
+
+
+def _add_best_events(pending: list[list[Message]], hand: AnyHand, seat: int, action: Action) -> None:
     """The events of a step of a call for best: public that it happened, the card only to whom may know it."""
     if isinstance(action, GiveBest):
         receiver = hand.passed[-1][1]
@@ -112,7 +137,7 @@ def _add_best_events(pending: list[list[Message]], hand: HandState, seat: int, a
             events.append({"type": "call_for_best", "seat": seat, "called": action is not PASS, "discard": discard})
 
 
-def hand_end_event(hand: HandState, hand_number: int, scores: tuple[int, ...]) -> Message:
+def hand_end_event(hand: AnyHand, hand_number: int, scores: tuple[int, ...]) -> Message:
     """The public result of a finished hand."""
     result = hand.result
     assert result is not None
@@ -138,7 +163,7 @@ class ViewCache:
     """
 
     def __init__(self) -> None:
-        self._hand: HandState | None = None
+        self._hand: AnyHand | None = None
         self._seen_actions = 0
         self._bids: list[Message] = []
         self._tricks: list[TrickJSON] = []
@@ -170,9 +195,9 @@ class ViewCache:
             "phase": hand.phase.value,
             "turn": hand.current_seat(),
             "hand": [CARD_TEXT[c] for c in hand.hands[seat]] if hand.sees_own_cards(seat) else [],
-            "upcard": CARD_TEXT[hand.deal.upcard],
+            "upcard": None if hand.deal.upcard is None else CARD_TEXT[hand.deal.upcard],
             "upcard_taken": hand.upcard_taken,
-            "discarded": CARD_TEXT[hand.discarded] if seat == hand.dealer and hand.discarded is not None else None,
+            "discarded": CARD_TEXT[hand.discarded] if seat == hand.discarder and hand.discarded is not None else None,
             "bids": list(self._bids),
             "trump": None if hand.trump is None else hand.trump.name,
             "maker": hand.maker,
@@ -188,6 +213,9 @@ class ViewCache:
             best = best_seen(hand, seat)
             assert best is not None
             view["best"] = best_json(best)
+        auction = hand.auction_seen(seat)  # Hasenpfeffer's auction: only in that game
+        if auction is not None:
+            view["auction"] = auction_json(auction)
         return view
 
 

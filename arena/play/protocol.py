@@ -116,6 +116,21 @@ class GiveBestAction(_Action):
     card: CardText
 
 
+class BidAction(_Action):
+    """Hasenpfeffer: bid a number of tricks (above the bids so far)."""
+
+    type: Literal["bid"]
+    tricks: Annotated[int, Field(ge=1, le=6)]
+
+
+class DeclareAction(_Action):
+    """Hasenpfeffer: the high bidder, holding the widow, names trump and puts one of his seven cards away."""
+
+    type: Literal["declare"]
+    suit: SuitText
+    discard: CardText
+
+
 ActionModel = Annotated[
     PassAction
     | OrderUpAction
@@ -125,7 +140,9 @@ ActionModel = Annotated[
     | NameTrumpAction
     | PlayAction
     | CallForBestAction
-    | GiveBestAction,
+    | GiveBestAction
+    | BidAction
+    | DeclareAction,
     Field(discriminator="type"),
 ]
 
@@ -226,16 +243,25 @@ class SeatDefendAlone(_Message):
 
 
 class SeatNameTrump(_Message):
-    """Trump named by the dealer on a Benny upcard, with his seat."""
+    """Trump named by the dealer on a Benny upcard (by Hasenpfeffer's high bidder, the widow unused), with his
+    seat."""
 
     seat: Seat
     type: Literal["name_trump"]
     suit: SuitText
 
 
+class SeatBid(_Message):
+    """A Hasenpfeffer bid, with the seat that made it."""
+
+    seat: Seat
+    type: Literal["bid"]
+    tricks: int
+
+
 # A bid in a view: every action of the hand but discards and plays, with the seat that took it.
 SeatAction = Annotated[
-    SeatPass | SeatOrderUp | SeatCall | SeatDefendAlone | SeatNameTrump,
+    SeatPass | SeatOrderUp | SeatCall | SeatDefendAlone | SeatNameTrump | SeatBid,
     Field(discriminator="type"),
 ]
 
@@ -307,13 +333,14 @@ ViewModel: type[_Message] = create_model(
 
 
 class HandStartEvent(_Message):
-    """A new hand: the seat's own five cards, the upcard, the dealer, the scores before it."""
+    """A new hand: the seat's own cards (five; six in Hasenpfeffer), the upcard (null in Hasenpfeffer), the dealer,
+    the scores before it."""
 
     type: Literal["hand_start"]
     hand_number: int
     dealer: Seat
     hand: list[CardText]
-    upcard: CardText
+    upcard: CardText | None
     scores: list[int]
 
 
@@ -339,12 +366,14 @@ SentActionModel = Annotated[
     | NameTrumpAction
     | PlayAction
     | CallForBestAction
-    | GiveBestAction,
+    | GiveBestAction
+    | BidAction
+    | DeclareAction,
     Field(discriminator="type"),
 ]
 # The dealer's discard is never told as an action event (an exchange event tells it, the card to the dealer alone).
 PublicActionModel = Annotated[
-    PassAction | OrderUpAsSent | CallAsSent | DefendAloneAction | NameTrumpAction | PlayAction,
+    PassAction | OrderUpAsSent | CallAsSent | DefendAloneAction | NameTrumpAction | PlayAction | BidAction,
     Field(discriminator="type"),
 ]
 
@@ -424,6 +453,33 @@ class BestDiscardEvent(_Message):
     card: CardText | None
 
 
+class ContractEvent(_Message):
+    """Hasenpfeffer: the auction is over: the high bidder and his bid (null, null when the hand is thrown in),
+    whether it is the joker holder's forced bid of three, whether the joker was the widow (the hand thrown in)."""
+
+    type: Literal["contract"]
+    seat: Seat | None
+    bid: int | None
+    forced: bool
+    widow_joker: bool
+
+
+class WidowEvent(_Message):
+    """Hasenpfeffer: the widow, told to the high bidder alone as he takes it."""
+
+    type: Literal["widow"]
+    card: CardText
+
+
+class DeclareEvent(_Message):
+    """Hasenpfeffer: the high bidder named trump and put a card away, shown to him alone."""
+
+    type: Literal["declare"]
+    seat: Seat
+    suit: SuitText
+    discard: CardText | None
+
+
 Event = Annotated[
     HandStartEvent
     | ActionEvent
@@ -433,7 +489,10 @@ Event = Annotated[
     | HandEndEvent
     | CallForBestEvent
     | GiveBestEvent
-    | BestDiscardEvent,
+    | BestDiscardEvent
+    | ContractEvent
+    | WidowEvent
+    | DeclareEvent,
     Field(discriminator="type"),
 ]
 
@@ -617,6 +676,8 @@ _TAGS = frozenset(
         "play",
         "call_for_best",
         "give_best",
+        "bid",
+        "declare",
     }
 )
 

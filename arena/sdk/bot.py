@@ -245,6 +245,8 @@ _PHASES = {
     "defend_alone": Phase.DEFEND,
     "call_for_best": Phase.CALL_BEST,
     "give_best": Phase.GIVE_BEST,
+    "bid": Phase.BID,
+    "declare": Phase.DECLARE,
 }
 
 

@@ -42,7 +42,7 @@ class HandStart(TypedDict):
     hand_number: int
     dealer: int
     hand: list[str]
-    upcard: str
+    upcard: str | None  # (none in Hasenpfeffer)
     scores: list[int]
 
 
@@ -94,6 +94,32 @@ class BestDiscardEvent(TypedDict):
     type: Literal["best_discard"]
     seat: int
     card: str | None
+
+
+class ContractEvent(TypedDict):
+    """Hasenpfeffer: the auction's outcome (seat and bid null when the hand is thrown in)."""
+
+    type: Literal["contract"]
+    seat: int | None
+    bid: int | None
+    forced: bool
+    widow_joker: bool
+
+
+class WidowEvent(TypedDict):
+    """Hasenpfeffer: the widow, told to the high bidder alone."""
+
+    type: Literal["widow"]
+    card: str
+
+
+class DeclareEvent(TypedDict):
+    """Hasenpfeffer: trump named and a card put away (the card told to the bidder alone)."""
+
+    type: Literal["declare"]
+    seat: int
+    suit: str
+    discard: str | None
 
 
 class TrickEvent(TypedDict):

@@ -83,7 +83,8 @@ class Knowledge:
                     voids[s].add(led)
         seen: set[Card] = {c for cards in played for c in cards}
         known: list[tuple[Card, ...]] = [() for _ in range(n)]
-        counts = [5 - len(played[s]) for s in range(n)]
+        size = 5 if view.upcard is not None else 6  # Hasenpfeffer, which turns up no card, deals six
+        counts = [size - len(played[s]) for s in range(n)]
         if view.phase is Phase.DISCARD:
             counts[view.dealer] = 6  # the upcard taken, the discard still to come
         if view.sees_own_cards() or view.hand:
@@ -91,7 +92,7 @@ class Knowledge:
             counts[seat] = len(view.hand)
             seen.update(view.hand)
         up, dealer = view.upcard, view.dealer
-        if up not in seen:
+        if up is not None and up not in seen:
             seen.add(up)  # wherever it is, the upcard is no unseen card
             if _upcard_held(view) and dealer != seat:
                 known[dealer] = (*known[dealer], up)

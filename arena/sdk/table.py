@@ -23,7 +23,7 @@ from arena.engine.cards import (
     trick_winner_index,
 )
 from arena.engine.options import Rules, make_rules
-from arena.engine.phases import BestCall, BestView, PassedCard, Phase, Trick
+from arena.engine.phases import AuctionView, BestCall, BestView, PassedCard, Phase, Trick
 from arena.engine.view import SeatView
 
 if TYPE_CHECKING:  # types alone: a bot does not load them
@@ -32,6 +32,8 @@ if TYPE_CHECKING:  # types alone: a bot does not load them
         BestDiscardEvent,
         CallForBestEvent,
         Cards,
+        ContractEvent,
+        DeclareEvent,
         Event,
         Exchange,
         GameStart,
@@ -39,11 +41,12 @@ if TYPE_CHECKING:  # types alone: a bot does not load them
         HandEnd,
         HandStart,
         TrickEvent,
+        WidowEvent,
     )
 
 _tuple_new = tuple.__new__  # a NamedTuple made from a tuple of its fields, past its keyword-taking __new__
 
-VIEW_FIELDS = tuple(name for name in SeatView._fields if name not in ("players", "phase", "turn", "best"))
+VIEW_FIELDS = tuple(name for name in SeatView._fields if name not in ("players", "phase", "turn", "best", "auction"))
 """The facts of a SeatView that a Table keeps under the same names (``players`` is the names here, not the count;
 phase and turn belong to a request)."""
 
@@ -79,6 +82,10 @@ class Table:
     calls: list[BestCall] = field(default_factory=list)
     passed: list[PassedCard] = field(default_factory=list)
     best_discards: list[Card] = field(default_factory=list)
+    contract: int | None = None  # Hasenpfeffer: the high bid, once the auction is over
+    forced: bool = False
+    widow_joker: bool = False
+    widow: Card | None = None  # to the bidder who took it
     results: list[HandEnd] = field(default_factory=list)
     live: bool = False  # whether the current hand has been followed from its start (or taken from a view)
 
@@ -134,6 +141,8 @@ class Table:
             self._exchange(cast("Exchange", event))
         elif kind in ("call_for_best", "give_best", "best_discard"):
             self._best(kind, event)
+        elif kind in ("contract", "widow", "declare"):
+            self._auction(kind, event)
 
     def _hand_start(self, event: HandStart) -> None:
         n = self.rules.players
@@ -141,11 +150,12 @@ class Table:
         self.hand_number = event["hand_number"]
         self.dealer = event["dealer"]
         self.hand = sorted(Card.parse(c) for c in event["hand"])
-        self.upcard = Card.parse(event["upcard"])
+        self.upcard = None if event["upcard"] is None else Card.parse(event["upcard"])  # (none in Hasenpfeffer)
         self.scores = list(event["scores"])
         self.upcard_taken = self.discarded = self.trump = self.maker = self.defender_alone = self.caller = None
         self.alone = False
         self.calls, self.passed, self.best_discards = [], [], []
+        self.contract, self.forced, self.widow_joker, self.widow = None, False, False, None
         self.bids, self.tricks, self.trick = [], [], []
         self.sitting_out = set()
         self.played = {s: [] for s in range(n)}
@@ -157,8 +167,8 @@ class Table:
             self._play(seat, action.card)
             return
         self.bids.append((seat, action))
-        assert self.upcard is not None
         if isinstance(action, OrderUp):
+            assert self.upcard is not None
             self._make(seat, self.rules.upcard_suit(self.upcard), action.alone)
             if self.dealer in self.sitting_out:
                 self.upcard_taken = False
@@ -211,6 +221,29 @@ class Table:
         if self.rules.options.best_order == "discard_first":
             self.caller = None
 
+    def _auction(self, kind: str, event: Event) -> None:
+        """Hasenpfeffer: the auction's outcome, the widow (to the bidder), the declaration."""
+        if kind == "contract":
+            contract = cast("ContractEvent", event)
+            self.maker, self.contract = contract["seat"], contract["bid"]
+            self.forced, self.widow_joker = contract["forced"], contract["widow_joker"]
+        elif kind == "widow":
+            self.widow = Card.parse(cast("WidowEvent", event)["card"])
+            self.hand = sorted([*self.hand, self.widow])
+        else:
+            declared = cast("DeclareEvent", event)
+            self.trump = Suit.parse(declared["suit"])
+            if declared["discard"] is not None and declared["seat"] == self.seat:
+                self.discarded = Card.parse(declared["discard"])
+                self.hand.remove(self.discarded)
+
+    def auction_view(self) -> AuctionView | None:
+        """What this seat knows of a Hasenpfeffer auction, as a view holds it (None in the other games)."""
+        if self.rules.game != "hasenpfeffer":
+            return None
+        over = self.contract is not None or self.widow_joker or self.maker is not None
+        return AuctionView(self.contract if over else None, self.forced, self.widow_joker, self.widow)
+
     def _discard_for_best(self, card: Card) -> None:
         self.hand.remove(card)
         self.best_discards.append(card)
@@ -236,7 +269,6 @@ class Table:
 
     def view(self, phase: Phase) -> SeatView:
         """This picture as the seat's view, for a request that came without one (the seat is the one to act)."""
-        assert self.upcard is not None
         if phase is Phase.DISCARD and self.caller is not None:  # a discard after receiving a card for best
             phase = Phase.BEST_DISCARD
         return self._as_view(self.rules.players, phase, self.seat)
@@ -274,6 +306,7 @@ class Table:
                 tuple(self.tricks_won),
                 tuple(self.scores),
                 self.best_view(),
+                self.auction_view(),
             ),
         )
 
@@ -294,6 +327,9 @@ class Table:
         self.caller = None if best is None else best.caller
         self.calls, self.passed = ([], []) if best is None else (list(best.calls), list(best.passed))
         self.best_discards = [] if best is None else list(best.discards)
+        auction = view.auction
+        if auction is not None:
+            self.contract, self.forced, self.widow_joker, self.widow = auction
         self.played = {s: [] for s in range(self.n)}
         self.voids = {s: set() for s in range(self.n)}
         self.tricks, self.trick = [], []
@@ -379,4 +415,4 @@ class Table:
         mine = self._as_view(view.players, view.phase, view.turn)
         if mine == view:  # the usual answer, in one comparison of two tuples
             return []
-        return [name for name in (*VIEW_FIELDS, "best") if getattr(view, name) != getattr(mine, name)]
+        return [name for name in (*VIEW_FIELDS, "best", "auction") if getattr(view, name) != getattr(mine, name)]

@@ -140,12 +140,12 @@ def _suit(letter: str, alone: bool = False) -> str:
     return SUIT_NAMES[letter] + (" alone" if alone else "")
 
 
-def _trump_and_out(actions: Sequence[ActionJSON], upcard: str) -> tuple[str | None, set[int]]:
+def _trump_and_out(actions: Sequence[ActionJSON], upcard: str | None) -> tuple[str | None, set[int]]:
     """The trump suit made by the bidding (if any) and the seats sitting out, from the actions alone."""
     trump, out = None, set()
     for a in actions:
         if a["type"] in ("order_up", "call", "name_trump"):
-            trump = upcard[1] if a["type"] == "order_up" and upcard != "JK" else a.get("suit")
+            trump = upcard[1] if a["type"] == "order_up" and upcard and upcard != "JK" else a.get("suit")
             if a.get("alone"):
                 out.add((a["seat"] + 2) % 4)
         elif a["type"] == "defend_alone":
@@ -153,12 +153,18 @@ def _trump_and_out(actions: Sequence[ActionJSON], upcard: str) -> tuple[str | No
     return trump, out
 
 
-def _bidding(table: _Table, dealer: int, upcard: str, actions: Sequence[ActionJSON]) -> list[str]:
+def _bidding(table: _Table, dealer: int, upcard: str | None, actions: Sequence[ActionJSON]) -> list[str]:
     """Every action before play, in order, as a sentence."""
     lines, passes, made, calling, given = [], 0, False, set(), False
     for a in actions:
         seat, kind = a["seat"], a["type"]
         who = ("dealer " if seat == dealer else "") + table.who(seat)
+        if kind == "bid":  # Hasenpfeffer's auction and the high bidder's declaration
+            lines.append(f"{who} bids {a.get('tricks')}")
+            continue
+        if kind == "declare":
+            lines.append(f"{who} takes the widow, names {_suit(str(a.get('suit')))} and puts away {a.get('discard')}")
+            continue
         if a.get("alone") or kind == "defend_alone":
             calling.add(seat)  # Railroad: a lone player may be asked to call for best
         if kind == "pass" and seat in calling:
@@ -178,14 +184,15 @@ def _bidding(table: _Table, dealer: int, upcard: str, actions: Sequence[ActionJS
         elif kind == "pass":
             passes += 1
             lines.append(f"{who} passes")
-            if passes == table.n:
+            if passes == table.n and upcard is not None:
                 lines.append(f"{upcard} is turned down")
-        elif kind == "order_up":
+        elif kind == "order_up" and upcard is not None:
             lines.append(f"{who} orders up {_suit(upcard[1], a['alone'])}")
         elif kind == "call":
             lines.append(f"{who} calls {_suit(a['suit'], a['alone'])}")
         elif kind == "name_trump":
-            lines.append(f"{who} names {_suit(a['suit'])} (Benny turned up)")
+            benny = " (Benny turned up)" if upcard is not None else ""
+            lines.append(f"{who} names {_suit(a['suit'])}{benny}")
         elif kind == "discard" and a["card"] == upcard and upcard != "JK":
             lines.append(f"{who} declines the upcard (discards it)")
         elif kind == "discard":
@@ -222,7 +229,10 @@ def _hand(
         notes = ", ".join(([] if seat != dealer else ["dealer"]) + ([] if seat not in out else ["sits out"]))
         notes = f" ({notes})" if notes else ""
         lines.append(f"  seat {seat} {table.names[seat]}{notes}: {sort_cards(cards, trump)}")
-    lines.append(f"  upcard {upcard}; kitty {' '.join(deal['kitty']) or '-'}")
+    if upcard is None:  # Hasenpfeffer
+        lines.append(f"  widow {' '.join(deal['kitty'])}")
+    else:
+        lines.append(f"  upcard {upcard}; kitty {' '.join(deal['kitty']) or '-'}")
     lines += [f"  {s}" for s in _bidding(table, dealer, upcard, actions)]
     if out:
         no_exchange = " (no exchange)" if dealer in out and any(a["type"] == "order_up" for a in actions) else ""

@@ -48,12 +48,13 @@ from arena.errors import RecordError
 
 SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 MAX_HANDS = 400  # a game (or rubber) that has not ended after this many hands is a bug
+EUCHRE = sorted(name for name, v in VARIANTS.items() if v.game == "euchre")  # the upcard's games
 
 
 @st.composite
 def rule_sets(draw: st.DrawFn, *, points: list[int] | None = None) -> Rules:
     """Coherent rules: any variant with any combination of the options that make sense for it."""
-    variant = draw(st.sampled_from(sorted(VARIANTS)))
+    variant = draw(st.sampled_from(EUCHRE))  # Hasenpfeffer's hand has its own (tests/engine/test_hasenpfeffer.py)
     players = VARIANTS[variant].players
     overrides: dict[str, Any] = {
         "stick_the_dealer": draw(st.booleans()),

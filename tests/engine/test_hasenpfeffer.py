@@ -1,5 +1,5 @@
-"""Hasenpfeffer's hand (RULES-more section 3; arena.engine.hasenpfeffer, not yet a variant): properties over random
-play under every option, and a test per fine point on a hand-built deal."""
+"""Hasenpfeffer's hand (docs/rules.md section 14; arena.engine.hasenpfeffer): properties over random play under
+every option, and a test per fine point on a hand-built deal."""
 
 from __future__ import annotations
 
@@ -11,26 +11,17 @@ from helpers import cases, parse_cards, trick_winner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.engine.actions import PASS, Play
+from arena.engine.actions import BIDS, NAME_TRUMP, PASS, Bid, Declare, Play
 from arena.engine.cards import JOKER, Card, Suit, make_deck
-from arena.engine.hasenpfeffer import (
-    BIDS,
-    NAME_SUIT,
-    Bid,
-    Declare,
-    HasenpfefferDeal,
-    HasenpfefferHand,
-    HasenpfefferOptions,
-    HasenpfefferResult,
-    game_winner,
-)
+from arena.engine.hasenpfeffer import HasenpfefferDeal, HasenpfefferHand, game_winner
+from arena.engine.options import RuleOptions, Rules, make_rules
 from arena.engine.phases import Phase
 from arena.errors import IllegalActionError
 
 SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 
 options_strategy = st.builds(
-    HasenpfefferOptions,
+    lambda **keys: make_rules("hasenpfeffer", keys),
     bidding=st.sampled_from(["auction", "single"]),
     min_bid=st.sampled_from([1, 2, 3]),
     all_pass=st.sampled_from(["joker_bids_three", "stick_dealer", "redeal"]),
@@ -53,7 +44,7 @@ def check_step(hand: HasenpfefferHand) -> None:
     assert bool(hand.legal_actions()) != hand.is_over()
 
 
-def expected_points(options: HasenpfefferOptions, bidder: int, bid: int, tricks: list[int]) -> tuple[int, ...]:
+def expected_points(options: RuleOptions, bidder: int, bid: int, tricks: list[int]) -> tuple[int, ...]:
     """RULES-more 3.5's table, read again: made scores tricks (or the bid), set loses the bid; defenders score
     their tricks only with the option."""
     side = [s for s in range(4) if s % 2 == bidder % 2]
@@ -66,11 +57,12 @@ def expected_points(options: HasenpfefferOptions, bidder: int, bid: int, tricks:
 
 @settings(SETTINGS, max_examples=cases(300))
 @given(
-    options=options_strategy, dealer=st.integers(0, 3), seed=st.integers(0, 2**32), bias=st.sampled_from([0, 0.5, 0.9])
+    rules=options_strategy, dealer=st.integers(0, 3), seed=st.integers(0, 2**32), bias=st.sampled_from([0, 0.5, 0.9])
 )
-def test_random_hands_keep_every_rule(options: HasenpfefferOptions, dealer: int, seed: int, bias: float) -> None:
+def test_random_hands_keep_every_rule(rules: Rules, dealer: int, seed: int, bias: float) -> None:
+    options = rules.options
     rng = random.Random(seed)
-    hand = HasenpfefferHand(options, dealer, HasenpfefferDeal.shuffled(dealer, rng))
+    hand = HasenpfefferHand(rules, dealer, HasenpfefferDeal.shuffled(dealer, rng))
     high = 0
     while not hand.is_over():
         check_step(hand)
@@ -104,19 +96,20 @@ def test_random_hands_keep_every_rule(options: HasenpfefferOptions, dealer: int,
         assert not bids and options.all_pass != "stick_dealer"
         assert options.all_pass == "redeal" or hand.deal.widow == JOKER
         return
-    if result.forced:  # nobody bid: the joker's holder bids exactly three
-        assert not bids and options.all_pass == "joker_bids_three" and result.bid == 3
-        assert JOKER in hand.deal.hands[result.bidder]
+    if hand.forced is not None:  # nobody bid: the joker's holder bids exactly three
+        assert not bids and options.all_pass == "joker_bids_three" and hand.bid == 3
+        assert JOKER in hand.deal.hands[result.maker]
     else:
-        assert (result.bidder, result.bid) == (bids[-1][0], bids[-1][1].tricks)
+        assert (result.maker, hand.bid) == (bids[-1][0], bids[-1][1].tricks)
     assert len(result.tricks) == 6
-    leader = result.bidder if options.first_lead == "bidder" else (dealer + 1) % 4
+    leader = result.maker if options.first_lead == "bidder" else (dealer + 1) % 4
     for trick in result.tricks:
         assert trick.leader == leader == trick.cards[0][0] and len(trick.cards) == 4
         assert trick.winner == trick_winner(list(trick.cards), result.trump)
         leader = trick.winner
     won = hand.tricks_won()
-    assert result.points == expected_points(options, result.bidder, result.bid, won)
+    assert result.maker is not None and hand.bid is not None
+    assert result.points == expected_points(options, result.maker, hand.bid, won)
 
 
 # ---- fine points on hand-built deals (dealer 3, so seat 0 is eldest) ----
@@ -128,7 +121,7 @@ DEAL = ("9C TC JC 9D TD JD", "QC KC AC QD KD 9H", "JK TH JH QH KH AH", "9S TS JS
 def make(widow_card: str = "AD", hands: tuple[str, ...] = DEAL, dealer: int = 3, **options: Any) -> HasenpfefferHand:
     deal = HasenpfefferDeal(tuple(tuple(parse_cards(h)) for h in hands), Card.parse(widow_card))
     assert sorted([*(c for h in deal.hands for c in h), deal.widow]) == sorted(make_deck(25))
-    return HasenpfefferHand(HasenpfefferOptions(**options), dealer, deal)
+    return HasenpfefferHand(make_rules("hasenpfeffer", options), dealer, deal)
 
 
 def say(hand: HasenpfefferHand, script: str) -> None:
@@ -198,8 +191,8 @@ def test_the_bidder_may_put_away_the_widow_and_names_any_suit() -> None:
 def test_with_the_widow_unused_the_bidder_names_trump_and_eldest_may_lead() -> None:
     hand = make(widow="unused", first_lead="eldest")
     say(hand, "0 pass, 1 pass, 2 3, 3 pass")
-    assert hand.legal_actions() == NAME_SUIT and len(hand.hands[2]) == 6
-    hand.apply(NAME_SUIT[2], 2)
+    assert hand.legal_actions() == NAME_TRUMP and len(hand.hands[2]) == 6
+    hand.apply(NAME_TRUMP[2], 2)
     assert hand.trump == Suit.H and hand.current_seat() == 0
 
 
@@ -216,13 +209,30 @@ def test_scores_as_the_table_says(options: dict[str, Any], taken: int, points: t
     from arena.engine.hasenpfeffer import hand_points
 
     won = [taken, 6 - taken, 0, 0]
-    assert hand_points(HasenpfefferOptions(**options), 0, 3, won) == (points, taken >= 3)
+    assert hand_points(make_rules("hasenpfeffer", options).options, 0, 3, won) == (points, taken >= 3)
 
 
 def test_both_sides_at_the_target_at_once_the_bidders_win_if_they_made_it() -> None:
-    options = HasenpfefferOptions(defenders_score_tricks=True)
-    made = HasenpfefferResult(False, 1, 3, False, Suit.S, (), (0,) * 4, True)
-    set_ = HasenpfefferResult(False, 1, 5, False, Suit.S, (), (0,) * 4, False)
-    assert game_winner(options, (10, 11), made) == 1 and game_winner(options, (11, 10), made) == 1
-    assert game_winner(options, (10, 12), set_) == 0
-    assert game_winner(options, (9, 10), made) == 1 and game_winner(options, (9, 9), made) is None
+    options = make_rules("hasenpfeffer", {"defenders_score_tricks": True}).options
+    assert game_winner(options, (10, 11), 1, True) == 1 and game_winner(options, (11, 10), 1, True) == 1
+    assert game_winner(options, (10, 12), 1, False) == 0
+    assert game_winner(options, (9, 10), 1, True) == 1 and game_winner(options, (9, 9), 1, True) is None
+
+
+def test_a_game_record_replays_and_reads_back_whole() -> None:
+    """A played game's record replays to the same record, and the record reader (pydantic, strict) keeps every
+    field of Hasenpfeffer's actions (a bid's tricks, a declaration's suit and discard)."""
+    import json
+
+    from arena.bots.heuristic_bot import HeuristicBot
+    from arena.engine.record import game_record, read_record, replay
+    from arena.play.local import play_game
+
+    bots = [HeuristicBot() for _ in range(4)]
+    record = play_game([b.handle for b in bots], "hasenpfeffer", {"widow": "bidder_takes"}, 3)
+    kinds = {a["type"] for h in record["hands"] for a in h["actions"]}
+    assert {"bid", "declare", "play"} <= kinds
+    text = json.dumps(record)
+    assert read_record(text) == json.loads(text)
+    engine_part = game_record(replay(json.loads(text)))
+    assert {k: record[k] for k in engine_part} == engine_part

@@ -55,6 +55,8 @@ def test_the_variants_are_the_rule_books() -> None:
         "british",
         "railroad",
         "railroad-33",
+        "hasenpfeffer",
+        "hasenpfeffer-single",
     }
 
 

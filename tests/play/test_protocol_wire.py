@@ -238,7 +238,15 @@ def capture(
 
 
 GAMES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
-    *((variant, {}, {}) for variant in VARIANTS),
+    *((variant, {}, {}) for variant, v in VARIANTS.items() if v.game == "euchre"),
+    # Hasenpfeffer with defenders scoring their tricks: random play ends its games (with the defaults it rarely
+    # does: sides bid high, are set, and sink below zero)
+    *(
+        (variant, {"defenders_score_tricks": True, "points_to_win": 3}, {})
+        for variant, v in VARIANTS.items()
+        if v.game != "euchre"
+    ),
+    ("hasenpfeffer", {"widow": "unused", "defenders_score_tricks": True, "points_to_win": 3}, {"views": False}),
     ("four-hand", {"defend_alone": True, "stick_the_dealer": True}, {"views": [True, False, False, True]}),
     ("british", {"defend_alone": True, "dealer_exchange": "mandatory"}, {"views": False}),
     ("three-hand", {"stick_the_dealer": True}, {"views": [False, True, False]}),
@@ -275,7 +283,8 @@ def test_every_message_of_every_variant_is_valid_against_the_schema() -> None:
     assert kinds == {"game_start", "act", "events", "game_end"}  # the rest only from a real referee (below)
     public_actions = {"pass", "order_up", "call", "defend_alone", "name_trump", "play"}  # every action but discard
     best = {"call_for_best", "give_best", "best_discard"}  # Railroad's calls for best have events of their own
-    assert events == {"hand_start", "cards", "exchange", "trick", "hand_end", *public_actions, *best}
+    auction = {"bid", "contract", "widow", "declare"}  # Hasenpfeffer's
+    assert events == {"hand_start", "cards", "exchange", "trick", "hand_end", *public_actions, *best, *auction}
 
 
 def received(kind: str) -> list[Message]:
@@ -340,7 +349,7 @@ def test_every_field_is_required_but_act_view() -> None:
     }
     # and a call for best's card, absent where the caller discards after receiving (best_order = "receive_first")
     # and a view's calls for best, absent where the rules have none (protocol.md section 7)
-    assert optional == {("Act", "view"), ("CallForBestAction", "card"), ("ViewModel", "best")}
+    assert optional == {("Act", "view"), ("CallForBestAction", "card"), ("ViewModel", "best"), ("ViewModel", "auction")}
     views = [m["view"] for m in received("act") if "view" in m]
     assert any("best" in v for v in views) and all(v.get("best") is not None for v in views if "best" in v)
     calls = [a for m in received("act") for a in m["legal"] if a["type"] == "call_for_best"]

@@ -56,7 +56,10 @@ def all_variants(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A JSONL of real records: the six of tests/data plus a four-hand-32, a british and a railroad game (with calls
     for best and a lone defence) played here."""
     path = tmp_path_factory.mktemp("records") / "games.jsonl"
-    records = [*real_records(), played("four-hand-32", 3), played("british", 5), played("railroad", 0)]
+    records = [
+        *real_records(),
+        *(played("four-hand-32", 3), played("british", 5), played("railroad", 0), played("hasenpfeffer", 0)),
+    ]
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     return path
 
@@ -537,6 +540,10 @@ def test_viewer_replays_every_variant_to_the_recorded_end(browser: Any, all_vari
             assert winners == [t["winner"] for t in record["hands"][h]["result"]["tricks"]]
             scores = [int(score) for score in step["scores"]]
             assert scores == record["hands"][h]["result"]["scores_after"]
+        if record["variant"] == "hasenpfeffer":  # each declaration told, the widow and the card put away
+            texts = browser.execute_script("return arenaViewer.frames.map((f) => f.text)")
+            declared = [a for h in record["hands"] for a in h["actions"] if a["type"] == "declare"]
+            assert declared and sum("takes the widow" in t for t in texts) == len(declared)
         if record["variant"].startswith("railroad"):  # each call for best told, the card passed where it went
             texts = browser.execute_script("return arenaViewer.frames.map((f) => f.text)")
             passed = [a for h in record["hands"] for a in h["actions"] if a["type"] == "give_best"]
@@ -568,7 +575,7 @@ def test_viewer_replays_every_variant_to_the_recorded_end(browser: Any, all_vari
             screenshot(browser, shot)
             press(browser, "h", webdriver=real)
         seen.add(record["variant"])
-    assert seen == {"two-hand", "three-hand", "four-hand", "four-hand-32", "british", "railroad"}
+    assert seen == {"two-hand", "three-hand", "four-hand", "four-hand-32", "british", "railroad", "hasenpfeffer"}
     assert console_errors(browser) == []
 
 

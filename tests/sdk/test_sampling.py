@@ -29,10 +29,13 @@ from arena.sdk.solver import Position, Solver, distinct_cards, solve, teams_of
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 
 
+EUCHRE = sorted(name for name, v in VARIANTS.items() if v.game == "euchre")  # the sampler knows the upcard's games
+
+
 @st.composite
 def rule_sets(draw: st.DrawFn) -> Rules:
     """Any variant, with the options that change who holds what: exchange, stick, lone hands, defending alone."""
-    variant = draw(st.sampled_from(sorted(VARIANTS)))
+    variant = draw(st.sampled_from(EUCHRE))
     overrides: dict[str, Any] = {
         "stick_the_dealer": draw(st.booleans()),
         "dealer_exchange": draw(st.sampled_from(["optional", "mandatory"])),
@@ -242,7 +245,7 @@ def ending(rules: Rules, seed: int, tricks_left: int, extra: int, pass_bias: flo
 
 @SETTINGS
 @given(
-    variant=st.sampled_from(sorted(VARIANTS)),
+    variant=st.sampled_from(EUCHRE),
     alone=st.sampled_from(["no", "alone", "both"]),
     seed=st.integers(0, 10**6),
     tricks_left=st.integers(1, 3),

@@ -57,7 +57,8 @@ function buildFrames(record) {
     const res = hand.result;
     const hands = hand.deal.hands.map((cards) => cards.slice());
     const state = {
-      hand: h, dealer: hand.dealer, hands, upcard: hand.deal.upcard, upcardShown: true, kitty: hand.deal.kitty,
+      hand: h, dealer: hand.dealer, hands, upcard: hand.deal.upcard, upcardShown: hand.deal.upcard !== null,
+      kitty: hand.deal.kitty,
       trump: null, maker: null, alone: false, sittingOut: null, defender: null, table: [], trickWinner: null,
       tricks: [], scores: scores.slice(), gamePoints: gamePoints.slice(), kind: "deal", text: "",
     };
@@ -66,7 +67,9 @@ function buildFrames(record) {
         tricks: state.tricks.slice(), scores: state.scores.slice(), gamePoints: state.gamePoints.slice(), kind, text,
         ...extra });
     };
-    push("deal", `Hand ${h + 1}: ${name(hand.dealer)} deals; the upcard is ${cardText(hand.deal.upcard)}.`);
+    push("deal", hand.deal.upcard === null  // Hasenpfeffer: six cards each, the widow face down
+      ? `Hand ${h + 1}: ${name(hand.dealer)} deals six cards each; the widow lies face down.`
+      : `Hand ${h + 1}: ${name(hand.dealer)} deals; the upcard is ${cardText(hand.deal.upcard)}.`);
     let trick = 0;
     let bidding = true;
     let passes = 0;
@@ -108,6 +111,15 @@ function buildFrames(record) {
       } else if (action.type === "defend_alone") {
         state.defender = action.seat;
         push("bid", `${who} defends alone.`);
+      } else if (action.type === "bid") {
+        push("bid", `${who} bids ${action.tricks}.`);
+      } else if (action.type === "declare") {
+        const widow = hand.deal.kitty[0];
+        state.hands[action.seat].push(widow);
+        take(action.seat, action.discard);
+        endBidding();
+        push("exchange", `${who} takes the widow ${cardText(widow)} (he alone sees it), names ` +
+          `${SUIT_NAMES[action.suit]} ${SUITS[action.suit]} trump and puts away ${cardText(action.discard)}.`);
       } else if (action.type === "call_for_best") {
         if (action.card) take(action.seat, action.card);
         const away = action.card ? `, putting away ${cardText(action.card)} (he alone sees it)` : "";
