@@ -325,7 +325,7 @@ class SearchBot(Bot):
         if len(legal) == 1:
             return legal[0]
         self._start = time.perf_counter()
-        if view.upcard is None:  # Hasenpfeffer: the heuristic's rules, for now (its search is to come)
+        if view.upcard is None and view.phase is not Phase.PLAY:  # Hasenpfeffer: the heuristic bids and declares
             return self.heuristic(view, legal)
         if view.phase is Phase.PLAY:
             return self.play(view, legal)
@@ -357,10 +357,15 @@ class SearchBot(Bot):
         if len(moves) == 1:
             return Play(moves[0])
         teams = teams_of(n, view.maker)
-        table = self._stakes(view).table(view.maker, alone=view.alone, defender_alone=view.defender_alone is not None)
-        left = 5 - len(view.tricks)
         made = sum(view.tricks_won[s] for s in range(n) if teams[s] == teams[view.maker])
         ours = teams[seat] == teams[view.maker]
+        if view.auction is None:
+            table = self._stakes(view).table(
+                view.maker, alone=view.alone, defender_alone=view.defender_alone is not None
+            )
+        else:  # Hasenpfeffer: six tricks, scored by the contract
+            table = self._auction_table(view)
+        left = len(table) - 1 - len(view.tricks)
         # The worth of taking t of the tricks left (a trick more is a little better even when it scores nothing:
         # real play is not double-dummy, a spare trick is a safety margin), and the counts at which it changes.
         bonus = self.trick_bonus * (max(table) - min(table)) / 4
@@ -381,6 +386,20 @@ class SearchBot(Bot):
             nodes += solver.nodes
         power = TRUMP_POWER[trump]
         return Play(max(moves, key=lambda c: (round(totals[c], 6), -power[c], -(c >> 2), -c)))
+
+    def _auction_table(self, view: SeatView) -> tuple[float, ...]:
+        """Hasenpfeffer: what the bidding side taking 0 to 6 tricks is worth to this seat's side, in points gained
+        less the other side's (docs/rules.md section 14.4)."""
+        assert view.auction is not None and view.auction.contract is not None and view.maker is not None
+        assert self.table is not None
+        options, bid = self.table.rules.options, view.auction.contract
+        mine = (view.seat - view.maker) % 2 == 0
+        table = []
+        for taken in range(7):
+            bidders = (taken if options.made_score == "tricks" else bid) if taken >= bid else -bid
+            defenders = 6 - taken if options.defenders_score_tricks else 0
+            table.append(float(bidders - defenders if mine else defenders - bidders))
+        return tuple(table)
 
     def discard(self, view: SeatView, legal: tuple[Action, ...]) -> Action:
         """Try the cheapest card of each suit (and declining) on imagined deals; keep the best hand."""
@@ -534,6 +553,8 @@ class SearchBot(Bot):
         """
         know = Knowledge.from_view(view, self._deck(view))
         rng = self.rng
+        if view.upcard is None:  # Hasenpfeffer: no bid model yet, deals drawn uniformly
+            return [sample(know, rng) for _ in range(count)]
         model = self._model(view)
         if not model.said and not (model.play_model and (view.tricks or view.trick)):
             return [sample(know, rng) for _ in range(count)]
