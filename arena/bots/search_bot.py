@@ -29,8 +29,21 @@ import time
 from collections.abc import Sequence
 
 from arena.bots.heuristic_bot import HeuristicBot, call_for_best
-from arena.engine.actions import DEFEND_ALONE, PASS, Action, Call, Discard, NameTrump, OrderUp, Pass, Play
-from arena.engine.cards import EFFECTIVE_SUIT, JOKER_ID, TRICK_POWER, TRUMP_POWER, Card, make_deck
+from arena.engine.actions import (
+    DEFEND_ALONE,
+    NAME_TRUMP,
+    PASS,
+    Action,
+    Bid,
+    Call,
+    Declare,
+    Discard,
+    NameTrump,
+    OrderUp,
+    Pass,
+    Play,
+)
+from arena.engine.cards import EFFECTIVE_SUIT, JOKER_ID, TRICK_POWER, TRUMP_POWER, Card, Suit, make_deck
 from arena.engine.phases import Phase
 from arena.engine.scoring import hand_points
 from arena.engine.view import SeatView
@@ -41,6 +54,8 @@ from arena.sdk.solver import Position, Solver, distinct_cards, teams_of
 PLAY_DEALS = (24, 80)  # at least, at most imagined deals per card played
 PLAY_NODES = 5000  # ... adding deals while the searches have stored fewer positions than this
 BID_DEALS = 40
+AUCTION_DEALS = 24  # imagined deals for a Hasenpfeffer bid or declaration
+AUCTION_MARGIN = 0.25  # points a bid must be expected to gain over passing
 DISCARD_DEALS = 32
 DEFEND_DEALS = 32
 SAFETY = 0.3  # seconds: a decision this late answers on the deals it has solved (never on a quiet machine)
@@ -325,8 +340,10 @@ class SearchBot(Bot):
         if len(legal) == 1:
             return legal[0]
         self._start = time.perf_counter()
-        if view.upcard is None and view.phase is not Phase.PLAY:  # Hasenpfeffer: the heuristic bids and declares
-            return self.heuristic(view, legal)
+        if view.phase is Phase.BID:  # Hasenpfeffer's auction
+            return self.auction(view, legal)
+        if view.upcard is None and view.phase is not Phase.PLAY:  # Hasenpfeffer's declaration
+            return self.declare(view, legal)
         if view.phase is Phase.PLAY:
             return self.play(view, legal)
         if view.phase is Phase.NAME_TRUMP:
@@ -386,6 +403,66 @@ class SearchBot(Bot):
             nodes += solver.nodes
         power = TRUMP_POWER[trump]
         return Play(max(moves, key=lambda c: (round(totals[c], 6), -power[c], -(c >> 2), -c)))
+
+    # ---- Hasenpfeffer's auction and declaration ----
+
+    def _contract_tricks(self, view: SeatView, hand: Sequence[Card], suits: Sequence[int]) -> dict[int, list[int]]:
+        """For each suit, the tricks this seat's side takes double-dummy with it as trump and ``hand`` as this
+        seat's cards, on imagined deals (the widow unseen and unused)."""
+        assert self.table is not None
+        options = self.table.rules.options
+        know = Knowledge.from_view(view, self._deck(view))
+        seat = view.seat
+        leader = seat if options.first_lead == "bidder" else (view.dealer + 1) % 4
+        found: dict[int, list[int]] = {suit: [] for suit in suits}
+        for done in range(self._count(AUCTION_DEALS)):
+            if self._late(done, ahead=len(suits)):  # out of time: the deals so far
+                break
+            deal = sample(know, self.rng)
+            hands = tuple(tuple(hand) if s == seat else h for s, h in enumerate(deal.hands))
+            for suit in suits:
+                found[suit].append(Solver(Position(suit, hands, leader, (0, 1, 0, 1)), team=seat % 2).value())
+        return found
+
+    def _contract_worth(self, bid: int, tricks: Sequence[int]) -> float:
+        """The mean points of a contract of ``bid`` to the bidder's side less the defenders', over tricks taken."""
+        assert self.table is not None
+        options = self.table.rules.options
+        total = 0.0
+        for taken in tricks:
+            ours = (taken if options.made_score == "tricks" else bid) if taken >= bid else -bid
+            total += ours - (6 - taken if options.defenders_score_tricks else 0)
+        return total / len(tricks)
+
+    def auction(self, view: SeatView, legal: tuple[Action, ...]) -> Action:
+        """The highest bid whose contract, with its best trump, is worth nearly as much as the best on imagined
+        deals (a higher bid keeps the contract from the others: the model does not see them bid); a pass unless a
+        contract is worth more than ``AUCTION_MARGIN`` (the lowest bid where passing is not allowed)."""
+        bids = [a for a in legal if isinstance(a, Bid)]
+        tricks = self._contract_tricks(view, list(view.hand), range(4))
+        worth = {bid: max(self._contract_worth(bid.tricks, tricks[suit]) for suit in range(4)) for bid in bids}
+        best = max(worth.values())
+        if best <= AUCTION_MARGIN and PASS in legal:
+            return PASS
+        return max((bid for bid in bids if worth[bid] >= best - AUCTION_MARGIN), key=lambda bid: bid.tricks)
+
+    def declare(self, view: SeatView, legal: tuple[Action, ...]) -> Action:
+        """The trump (and, holding the widow, the card put away: the least worth keeping under it) worth most on
+        imagined deals for the contract won."""
+        assert view.auction is not None and view.auction.contract is not None
+        bid, hand = view.auction.contract, list(view.hand)
+        holding_widow = any(isinstance(a, Declare) for a in legal)
+        kept = {
+            suit: [c for c in hand if c != cheapest(hand, suit, hand)] if holding_widow else hand for suit in range(4)
+        }
+        worth = {}
+        for suit in range(4):
+            tricks = self._contract_tricks(view, kept[suit], [suit])
+            worth[suit] = self._contract_worth(bid, tricks[suit])
+        suit = max(range(4), key=lambda s: (round(worth[s], 6), hand_strength(hand, s), -s))
+        if holding_widow:
+            return Declare(Suit(suit), cheapest(hand, suit, hand))
+        return NAME_TRUMP[suit]
 
     def _auction_table(self, view: SeatView) -> tuple[float, ...]:
         """Hasenpfeffer: what the bidding side taking 0 to 6 tricks is worth to this seat's side, in points gained

@@ -9,13 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from helpers import action, bot_decision
+from helpers import action, bot_decision, parse_cards
 
 from arena.bots.heuristic_bot import HeuristicBot
 from arena.bots.random_bot import RandomBot
 from arena.bots.search_bot import SearchBot, hand_strength
-from arena.engine.actions import Action, Discard
-from arena.engine.cards import Suit, cards
+from arena.engine.actions import BIDS, PASS, Action, Bid, Declare, Discard, parse_action
+from arena.engine.cards import Card, Suit, cards
+from arena.engine.game import Game
 from arena.engine.options import make_rules
 from arena.play.local import play_game
 from arena.sdk import Bot
@@ -136,3 +137,53 @@ def play_duel(variant: str, seats: set[int], seed: int) -> dict[str, Any]:
     record = play_game([b.handle for b in bots], variant, {}, seed)
     assert record["violations"] == []
     return record
+
+
+# ---- Hasenpfeffer: the auction and the declaration by search ----
+
+
+def hasenpfeffer_decision(hands: tuple[str, ...], script: str, *, widow: str = "AD", **options: Any) -> Action:
+    """What the search bot on turn decides in a set Hasenpfeffer deal (dealer 3) after ``script``: its bids,
+    passes and declarations as ``SEAT pass``, ``SEAT bid N``."""
+    from arena.engine.hasenpfeffer import HasenpfefferDeal, HasenpfefferHand
+    from arena.engine.options import make_rules as rules_of
+    from arena.play import outgoing as wire
+
+    rules = rules_of("hasenpfeffer", options)
+    game = Game(rules, 0)
+    deal = HasenpfefferDeal(tuple(tuple(parse_cards(h)) for h in hands), Card.parse(widow))
+    game.hand = HasenpfefferHand(rules, 3, deal)
+    bots = [SearchBot(samples=0.5) for _ in hands]
+    pending = [[event] for event in wire.hand_start_events(game)]
+    for seat, bot in enumerate(bots):
+        bot.handle(wire.game_start(game, 0, seat, {"bank_ms": 60000, "increment_ms": 1000, "max_decision_ms": 60000}))
+    for step in filter(None, (s.strip() for s in script.split(","))):
+        seat_text, *words = step.split()
+        seat, hand = int(seat_text), game.hand
+        move = PASS if words == ["pass"] else BIDS[int(words[1])]
+        game.apply(move, seat)
+        wire.add_action_events(pending, game, hand, 0, seat, move, 0)
+    turn = game.current_seat()
+    assert turn is not None
+    reply = bots[turn].handle(wire.act_request(game, turn, 1, pending[turn], 60000))
+    assert reply is not None
+    return parse_action(reply["action"])
+
+
+# Seat 0 holds the joker and the top hearts; seat 1 nothing to speak of.
+STRONG = ("JK JH JD AH KH QH", "9C TC QC 9D TD QD", "9H TH AC KC JC AS", "9S TS JS QS KS KD")
+
+
+def test_search_bids_the_tricks_a_strong_hand_takes_and_less_with_a_weak_one() -> None:
+    opening = hasenpfeffer_decision(STRONG, "")
+    assert opening == BIDS[6]  # six trumps, the joker and both bowers: every trick
+    # seat 1, no trump worth naming: under the default scoring (a made bid scores the tricks taken, the defenders
+    # nothing) a low bid is worth making, a high one is not
+    weak = hasenpfeffer_decision(STRONG, "0 pass")
+    assert weak == PASS or (isinstance(weak, Bid) and weak.tricks <= 3)
+
+
+def test_search_declares_the_suit_its_hand_is_strong_in_and_puts_away_a_low_card() -> None:
+    declared = hasenpfeffer_decision(STRONG, "0 bid 6")
+    assert isinstance(declared, Declare) and declared.suit == Suit.H
+    assert declared.discard in (Card.parse("AD"),)  # the widow, the one card off trump
