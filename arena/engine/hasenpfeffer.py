@@ -82,6 +82,7 @@ class HasenpfefferHand:
         self.trick: list[tuple[int, Card]] = []
         self.leader: int | None = None
         self.made = False
+        self._legal: tuple[Action, ...] | None = None
         self.result: HandResult | None = None
         # what a euchre hand has and this game has not (no upcard, no lone hands, no call for best)
         self.alone, self.defender_alone, self.upcard_taken = False, None, None
@@ -137,6 +138,11 @@ class HasenpfefferHand:
 
     def legal_actions(self) -> tuple[Action, ...]:
         """The legal actions of the seat to act, in a fixed order (empty when the hand is over)."""
+        if self._legal is None:  # made once a state: a driver asks, then apply checks
+            self._legal = self._compute_legal()
+        return self._legal
+
+    def _compute_legal(self) -> tuple[Action, ...]:
         if self.phase is Phase.BID:
             return self._legal_bids()
         if self.phase is Phase.DECLARE:
@@ -183,6 +189,7 @@ class HasenpfefferHand:
         if action not in self.legal_actions():
             raise IllegalActionError(f"{action.to_json()} is not legal now (phase {self.phase.value})")
         actor = self.turn
+        self._legal = None
         self.actions.append((actor, action))
         if self.phase is Phase.BID:
             self._bid(actor, action)

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import random
 
-from arena.engine.game import Game
+from arena.engine.game import AnyHand, Game
 from arena.engine.hand import Deal, HandState
+from arena.engine.hasenpfeffer import HasenpfefferDeal, HasenpfefferHand
 from arena.engine.options import Rules
 
 
-def random_hand(rules: Rules, rng: random.Random, dealer: int = 0) -> HandState:
+def random_hand(rules: Rules, rng: random.Random, dealer: int = 0) -> AnyHand:
     """Deal one hand from ``rng`` and play it to the end with uniformly random legal actions."""
-    hand = HandState(rules, dealer, Deal.shuffled(rules, dealer, rng))
+    hand: AnyHand
+    if rules.game == "hasenpfeffer":
+        hand = HasenpfefferHand(rules, dealer, HasenpfefferDeal.shuffled(dealer, rng))
+    else:
+        hand = HandState(rules, dealer, Deal.shuffled(rules, dealer, rng))
     while not hand.is_over():
         hand.apply(rng.choice(hand.legal_actions()))
     return hand

@@ -287,3 +287,21 @@ def test_bids_are_read_from_words_and_suits() -> None:
     assert parse_choice("qd", discards, hand=HAND, upcard=UPCARD) == Discard(Card.parse("QD"))
     with pytest.raises(ChoiceError, match="no card is asked for now"):
         parse_choice("JH", first, hand=HAND, upcard=UPCARD)
+
+
+@needs_tmux
+@pytest.mark.parametrize(
+    ("variant", "options"),
+    [("hasenpfeffer", []), ("hasenpfeffer", ["-o", "widow=unused"]), ("railroad", ["-o", "best_order=receive_first"])],
+)
+def test_a_person_plays_the_new_games_hands(pane: Pane, tmp_path: Path, variant: str, options: list[str]) -> None:
+    """Railroad's calls for best, Hasenpfeffer's bids and declarations typed as the choices show them."""
+    out = tmp_path / "games.jsonl"
+    args = ["--variant", variant, *options, "--seat", "0", "random", "--seed", "5", "--max-hands", "3"]
+    pane.start(arena_play(tmp_path, *args, "--record", str(out)))
+    screen = play_to_the_end(pane)
+    assert "[exit 0]" in screen and "Traceback" not in screen
+    (record,) = [json.loads(line) for line in out.read_text().splitlines()]
+    check_record(record, 0, screen)
+    kinds = {a["type"] for h in record["hands"] for a in h["actions"] if a["seat"] == 0}
+    assert kinds & ({"bid", "pass"} if variant == "hasenpfeffer" else {"order_up", "pass", "call"})
