@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 import pytest
-from helpers import cases, parse_cards, trick_winner
+from helpers import cases, leaked_cards, parse_cards, trick_winner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,6 +16,7 @@ from arena.engine.cards import JOKER, Card, Suit, make_deck
 from arena.engine.hasenpfeffer import HasenpfefferDeal, HasenpfefferHand, game_winner
 from arena.engine.options import RuleOptions, Rules, make_rules
 from arena.engine.phases import Phase
+from arena.engine.view import hand_view
 from arena.errors import IllegalActionError
 
 SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
@@ -30,6 +31,22 @@ options_strategy = st.builds(
     made_score=st.sampled_from(["tricks", "bid"]),
     defenders_score_tricks=st.booleans(),
 )
+
+
+def check_views(hand: HasenpfefferHand) -> None:
+    """No seat's view shows a card it may not know (docs/rules.md section 14.5): another seat's unplayed cards, the
+    widow (but to the bidder who took it), the bidder's discard (but to him)."""
+    played = {str(c) for t in hand.tricks for _, c in t.cards} | {str(c) for _, c in hand.trick}
+    for seat in range(4):
+        hidden = {str(c) for s, cards in enumerate(hand.hands) if s != seat for c in cards} - played
+        if not (hand.widow_taken and seat == hand.bidder):
+            hidden.add(str(hand.deal.widow))
+        if hand.discarded is not None and seat != hand.bidder:
+            hidden.add(str(hand.discarded))
+        hidden -= played
+        view = hand_view(hand, seat, hand_number=0, scores=(0, 0, 0, 0))
+        assert not leaked_cards(view.to_json(), hidden), f"seat {seat} sees {leaked_cards(view.to_json(), hidden)}"
+        assert view.upcard is None and view.auction is not None
 
 
 def check_step(hand: HasenpfefferHand) -> None:
@@ -66,6 +83,7 @@ def test_random_hands_keep_every_rule(rules: Rules, dealer: int, seed: int, bias
     high = 0
     while not hand.is_over():
         check_step(hand)
+        check_views(hand)
         legal = hand.legal_actions()
         action = PASS if PASS in legal and rng.random() < bias else rng.choice(legal)
         seat = hand.current_seat()
