@@ -81,6 +81,7 @@ _ALLOWED: dict[str, type | tuple[OptionValue, ...]] = {
     if name != "__pydantic_config__"
 }
 OPTION_NAMES: tuple[str, ...] = tuple(field.name for field in dataclasses.fields(RuleOptions))
+BOOK_OPTIONS = OPTION_NAMES[:7]  # deck .. rubber: the rule book's, stated in every game_start and record
 OPTION_DEFAULTS: dict[str, OptionValue] = RuleOptions().to_json()
 
 
@@ -163,6 +164,19 @@ class Rules:
     def calls_for_best(self) -> bool:
         """Whether a lone player may call for his partner's best card in these rules (Railroad)."""
         return self.options.call_for_best or self.options.defender_calls_best
+
+    def told_options(self) -> dict[str, OptionValue]:
+        """The options as a game's messages and records state them: the rule book's seven always, every option the
+        variant's preset sets, every option of the game's own (Hasenpfeffer's), and every other that differs from its
+        default. So the five variants of the rule book, played as they come, are told exactly what they always
+        were, and no option that differs from its default goes untold."""
+        preset = VARIANTS[self.variant].preset if self.variant in VARIANTS else {}
+        own = HASENPFEFFER_OPTIONS if self.game == "hasenpfeffer" else ()
+        return {
+            name: value
+            for name, value in self.options.to_json().items()
+            if name in BOOK_OPTIONS or name in preset or name in own or value != OPTION_DEFAULTS[name]
+        }
 
     def upcard_suit(self, upcard: int) -> Suit:
         """The suit an upcard proposes in round 1: its own; a turned-up joker's is ``joker_suit`` (Railroad)."""

@@ -12,7 +12,7 @@ from arena.engine.actions import parse_action
 from arena.engine.game import AnyHand, Game
 from arena.engine.hand import Deal
 from arena.engine.hasenpfeffer import HasenpfefferDeal
-from arena.engine.options import OPTION_DEFAULTS, make_rules
+from arena.engine.options import make_rules
 from arena.engine.view import ActionJSON as ActionJSON  # a record's actions are a view's bids
 from arena.engine.view import TrickJSON, actions_json, trick_json
 from arena.errors import ArenaError, RecordError
@@ -234,7 +234,7 @@ def game_record(game: Game) -> GameRecord:
     record: GameRecord = {
         "format": FORMAT,
         "variant": game.rules.variant,
-        "options": game.rules.options.to_json(),
+        "options": game.rules.told_options(),
         "seed": game.seed,
         "players": list(game.players),
         "hands": [hand_json(h, s) for h, s in zip(game.hands, game.scores_after, strict=True)],
@@ -319,9 +319,8 @@ def replay(record: object) -> Game:
     for key, value in produced.items():
         if key == "forfeit":
             value = {**record["forfeit"], **produced["forfeit"]}  # the referee adds why
-        if key == "options":  # a record written before an option existed names it not: it was at its default
-            written = record["options"]
-            value = {k: v for k, v in produced["options"].items() if k in written or v != OPTION_DEFAULTS[k]}
+        if key == "options":  # the options built the rules replayed: stated fully or not, they are the game's
+            continue
         if record.get(key) != value:
             raise RecordError(f"replay differs from the record in {key!r}")
     return game

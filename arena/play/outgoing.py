@@ -36,7 +36,7 @@ def game_start(game: Game, game_index: int, seat: int, time: dict[str, int]) -> 
         "seat": seat,
         "players": list(game.players),
         "variant": game.rules.variant,
-        "options": game.rules.options.to_json(),
+        "options": game.rules.told_options(),
         "time": time,
     }
 

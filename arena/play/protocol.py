@@ -21,7 +21,7 @@ from arena import PROTOCOL_VERSION
 from arena.engine.actions import PASS, PLAY, Action, parse_action
 from arena.engine.cards import Card, Suit
 from arena.engine.hand import Phase, Trick
-from arena.engine.options import RuleOptions
+from arena.engine.options import BOOK_OPTIONS, RuleOptions
 from arena.engine.view import SeatView
 from arena.play import incoming, runner
 from arena.play.incoming import MAX_MESSAGE_BYTES, MessageError
@@ -515,10 +515,16 @@ class TimeControlModel(_Message):
 
 
 def _option_fields() -> dict[str, Any]:
-    """RuleOptions' fields (arena.engine.options) as pydantic field definitions: each required, as the referee
-    sends every option resolved."""
+    """RuleOptions' fields (arena.engine.options) as pydantic field definitions: the rule book's seven required,
+    the others sent where they belong to the game or differ from their defaults (``RuleOptions.told``), absent
+    (never null) elsewhere."""
     hints = get_type_hints(RuleOptions)
-    return {f.name: (hints[f.name], ...) for f in dataclasses.fields(RuleOptions)}
+    return {
+        f.name: (hints[f.name], ...)
+        if f.name in BOOK_OPTIONS
+        else (hints[f.name], Field(default=None, json_schema_extra=_absent_not_null))
+        for f in dataclasses.fields(RuleOptions)
+    }
 
 
 RulesModel: type[_Message] = create_model(

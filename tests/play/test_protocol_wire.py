@@ -23,7 +23,7 @@ from configs import match_spec
 from helpers import ROOT
 from sandboxing import open_to_bots
 
-from arena.engine.options import VARIANTS, make_rules
+from arena.engine.options import BOOK_OPTIONS, HASENPFEFFER_OPTIONS, OPTION_NAMES, VARIANTS, make_rules
 from arena.play.local import play_game
 from arena.play.matchspec import BotEntry
 from arena.play.referee import run_match
@@ -349,7 +349,19 @@ def test_every_field_is_required_but_act_view() -> None:
     }
     # and a call for best's card, absent where the caller discards after receiving (best_order = "receive_first")
     # and a view's calls for best, absent where the rules have none (protocol.md section 7)
-    assert optional == {("Act", "view"), ("CallForBestAction", "card"), ("ViewModel", "best"), ("ViewModel", "auction")}
+    # and game_start's options beyond the rule book's seven, stated where they belong to the game or differ from the
+    # variant's preset (so the rule book's variants are told what they always were)
+    beyond_the_book = {("RulesModel", name) for name in OPTION_NAMES if name not in BOOK_OPTIONS}
+    assert optional == {
+        ("Act", "view"),
+        ("CallForBestAction", "card"),
+        ("ViewModel", "best"),
+        ("ViewModel", "auction"),
+        *beyond_the_book,
+    }
+    starts = received("game_start")
+    assert any(set(m["options"]) == set(BOOK_OPTIONS) for m in starts if m["variant"] == "four-hand")
+    assert all(set(HASENPFEFFER_OPTIONS) <= set(m["options"]) for m in starts if m["variant"] == "hasenpfeffer")
     views = [m["view"] for m in received("act") if "view" in m]
     assert any("best" in v for v in views) and all(v.get("best") is not None for v in views if "best" in v)
     calls = [a for m in received("act") for a in m["legal"] if a["type"] == "call_for_best"]
