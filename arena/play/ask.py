@@ -35,6 +35,16 @@ class AskState(enum.Enum):
 WAITING, ANSWERED, VIOLATED, TIMED_OUT, FLOODED, DIED = AskState
 
 
+def answered(
+    endpoint: Channel, answered: set[int], request_id: int, action: Action, quoted: str, elapsed: float
+) -> Response:
+    """A valid answer read in time (WAITING -> ANSWERED): it ends the bot's burst of unasked frames (those that come
+    after it are a new one), and a copy of it later is part of a burst, not an answer."""
+    endpoint.burst = endpoint.late = 0
+    answered.add(request_id)
+    return Response(action, None, elapsed, quoted)
+
+
 class Ask:
     """A decision request sent to one bot's ``endpoint`` at ``start`` (``time.perf_counter()``), allowed ``allowed``
     seconds. ``expired`` and ``answered``: the ids of the bot's requests that timed out and that it answered
@@ -114,10 +124,10 @@ class Ask:
             late = Violation("timeout", f"answered after {elapsed:.3f} s, allowed {self.allowed:.3f} s")
             self._end(AskState.TIMED_OUT, late, elapsed, quoted)
             return True
-        # A valid answer ends the bot's burst of unasked frames: those that come after it are a new one.
-        self.endpoint.burst = self.endpoint.late = 0
-        self.answered.add(self.request_id)
-        self.state, self.answer = ANSWERED, Response(action, None, elapsed, quoted)
+        self.state, self.answer = (
+            ANSWERED,
+            answered(self.endpoint, self.answered, self.request_id, action, quoted, elapsed),
+        )
         return True
 
     def _violated(self, violation: Violation, elapsed: float) -> bool:

@@ -25,13 +25,13 @@ from arena.engine.options import make_rules
 from arena.engine.record import GameRecord
 from arena.errors import ArenaError
 from arena.play import forkserver
-from arena.play.ask import ANSWERED, DIED, TIMED_OUT, Ask
+from arena.play.ask import ANSWERED, DIED, TIMED_OUT, Ask, answered
 from arena.play.botproc import BotCommand, BotProcess, Process
 from arena.play.clock import TimeControl
 from arena.play.cpus import pin_match, unpin, unpin_thread
 from arena.play.handshake import Handshake
 from arena.play.inbox import Inbox
-from arena.play.incoming import Hello
+from arena.play.incoming import Hello, canonical_reply
 from arena.play.linux import raise_open_files
 from arena.play.matchspec import MIN_OPEN_FILES, Limits, MatchSpec, SpecError
 from arena.play.memory_guard import MEMORY_LOOK, MemoryGuard, MemoryOverrun
@@ -306,18 +306,28 @@ class Referee:
         # give the bot that time for free (it was charged 489 ms for a 500 ms think once).
         start = time.perf_counter()
         self.send(b, frame)
+        first = endpoint.receive_within(min(allowed, 0.05))
+        if first is not None and first[0] == endpoint.peer:  # the usual answer: canonical and in time, settled here
+            action, elapsed = canonical_reply(first[1], request_id), time.perf_counter() - start
+            if action is not None and elapsed <= allowed:
+                quick = answered(endpoint, self.answered[b], request_id, action, first[1].decode("ascii"), elapsed)
+                self.inbox.read_behind(b, endpoint)
+                return quick
         asked = Ask(self.inbox, endpoint, request_id, allowed, start, self.expired[b], self.answered[b])
         while True:
             now = time.perf_counter()
-            if now >= asked.deadline:
+            if first is None and now >= asked.deadline:
                 asked.expire(now - asked.start)
                 if asked.state is ANSWERED:
                     self.inbox.read_behind(b, endpoint)
                 break
-            first = endpoint.receive_within(min(asked.deadline - now, 0.05))
+            if first is None:
+                first = endpoint.receive_within(min(asked.deadline - now, 0.05))
             if first is not None:
                 elapsed = time.perf_counter() - asked.start
-                if asked.frame(*first, elapsed) or asked.look(None, elapsed):
+                settled = asked.frame(*first, elapsed) or asked.look(None, elapsed)
+                first = None
+                if settled:
                     if asked.state is not TIMED_OUT:  # what came behind it is read now, as unasked
                         self.inbox.read_behind(b, endpoint)
                     break
