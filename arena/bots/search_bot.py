@@ -28,7 +28,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from arena.bots.heuristic_bot import HeuristicBot, call_for_best
+from arena.bots.heuristic_bot import call_for_best
 from arena.engine.actions import (
     DEFEND_ALONE,
     NAME_TRUMP,
@@ -45,7 +45,7 @@ from arena.engine.actions import (
 )
 from arena.engine.cards import EFFECTIVE_SUIT, JOKER_ID, TRICK_POWER, TRUMP_POWER, Card, Suit, make_deck
 from arena.engine.phases import Phase
-from arena.engine.scoring import hand_points
+from arena.engine.scoring import contract_points, hand_points
 from arena.engine.view import SeatView
 from arena.sdk import Bot, run
 from arena.sdk.sampling import Knowledge, Sample, sample
@@ -430,8 +430,8 @@ class SearchBot(Bot):
         options = self.table.rules.options
         total = 0.0
         for taken in tricks:
-            ours = (taken if options.made_score == "tricks" else bid) if taken >= bid else -bid
-            total += ours - (6 - taken if options.defenders_score_tricks else 0)
+            bidders, defenders = contract_points(options, bid, taken)
+            total += bidders - defenders
         return total / len(tricks)
 
     def auction(self, view: SeatView, legal: tuple[Action, ...]) -> Action:
@@ -473,8 +473,7 @@ class SearchBot(Bot):
         mine = (view.seat - view.maker) % 2 == 0
         table = []
         for taken in range(7):
-            bidders = (taken if options.made_score == "tricks" else bid) if taken >= bid else -bid
-            defenders = 6 - taken if options.defenders_score_tricks else 0
+            bidders, defenders = contract_points(options, bid, taken)
             table.append(float(bidders - defenders if mine else defenders - bidders))
         return tuple(table)
 
@@ -608,12 +607,6 @@ class SearchBot(Bot):
         table, up = self.table, view.upcard
         assert up is not None
         return int(table.rules.upcard_suit(up)) if table is not None else up & 3
-
-    def heuristic(self, view: SeatView, legal: tuple[Action, ...]) -> Action:
-        """The heuristic bot's answer, on this bot's table."""
-        helper = HeuristicBot()
-        helper.table = self.table
-        return helper.act(view, legal)
 
     def _model(self, view: SeatView) -> BidModel:
         stick = self.table.rules.options.stick_the_dealer if self.table is not None else False

@@ -18,6 +18,7 @@ from arena.engine.cards import EFFECTIVE_SUIT, JOKER, TRICK_POWER, Card, Suit, m
 from arena.engine.hand import HandResult
 from arena.engine.options import RuleOptions, Rules
 from arena.engine.phases import AuctionView, BestCall, Phase, Trick
+from arena.engine.scoring import contract_points
 from arena.errors import IllegalActionError
 
 PLAYERS = 4
@@ -289,13 +290,9 @@ class HasenpfefferHand:
 def hand_points(options: RuleOptions, bidder: int, bid: int, tricks_won: list[int]) -> tuple[tuple[int, ...], bool]:
     """Points per seat (partners alike) of a played hand (RULES-more 3.5), and whether the bid was made."""
     side = bidder % 2
-    taken = [tricks_won[s] + tricks_won[s + 2] for s in (0, 1)]
-    made = taken[side] >= bid
-    gain = [0, 0]
-    gain[side] = (taken[side] if options.made_score == "tricks" else bid) if made else -bid
-    if options.defenders_score_tricks:
-        gain[1 - side] = taken[1 - side]
-    return tuple(gain[s % 2] for s in range(PLAYERS)), made
+    taken = tricks_won[side] + tricks_won[side + 2]
+    bidders, defenders = contract_points(options, bid, taken)
+    return tuple(bidders if s % 2 == side else defenders for s in range(PLAYERS)), taken >= bid
 
 
 def game_winner(options: RuleOptions, scores: tuple[int, ...], bidder: int | None, made: bool) -> int | None:

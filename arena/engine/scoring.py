@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (a bot imports this table: it starts without the options' module)
+    from arena.engine.options import RuleOptions
+
 
 def _same_side(players: int, seat: int, maker: int) -> bool:
     return seat == maker or (players == 4 and (seat - maker) % 2 == 0)
@@ -29,6 +34,13 @@ def hand_points(
     else:
         gain = 2
     return tuple([gain if with_maker is makers_score else 0 for with_maker in SAME_SIDE[players][maker]])
+
+
+def contract_points(options: RuleOptions, bid: int, taken: int) -> tuple[int, int]:
+    """Hasenpfeffer's table (docs/rules.md section 14.4): the points of the bidding side and of the defenders when
+    the bidding side took ``taken`` of the six tricks on a bid of ``bid``."""
+    bidders = (taken if options.made_score == "tricks" else bid) if taken >= bid else -bid
+    return bidders, (6 - taken if options.defenders_score_tricks else 0)
 
 
 def rubber_game_points(loser_score: int) -> int:
