@@ -302,11 +302,12 @@ NOT_BIDS = frozenset({"discard", "play", "declare"})
 its own fields. The steps of a call for best are left out too (``HandState.best_steps``): they have theirs."""
 
 
-def bidding(hand: AnyHand) -> tuple[tuple[int, Action], ...]:
-    """The bidding of ``hand`` so far as every seat saw it: its actions less the discards, the calls for best and
-    the play."""
+def bidding(hand: AnyHand, start: int = 0) -> tuple[tuple[int, Action], ...]:
+    """The bidding of ``hand`` so far as every seat saw it, from its action ``start`` on: its actions less the
+    discards, the calls for best and the play."""
     steps = hand.best_steps
-    return tuple((s, a) for i, (s, a) in enumerate(hand.actions) if a.type not in NOT_BIDS and i not in steps)
+    actions = enumerate(hand.actions[start:], start)
+    return tuple((s, a) for i, (s, a) in actions if a.type not in NOT_BIDS and (not steps or i not in steps))
 
 
 def hand_view(hand: AnyHand, seat: int, *, hand_number: int, scores: tuple[int, ...]) -> SeatView:

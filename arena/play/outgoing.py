@@ -14,12 +14,12 @@ from arena.engine.game import AnyHand, Game
 from arena.engine.hasenpfeffer import HasenpfefferHand
 from arena.engine.phases import Phase
 from arena.engine.view import (
-    NOT_BIDS,
     TrickJSON,
     action_json,
     auction_json,
     best_json,
     best_seen,
+    bidding,
     seat_view,
     trick_json,
 )
@@ -179,10 +179,8 @@ class ViewCache:
             self._won = [0] * hand.players
             self._scores = game.scores()  # scores change only between hands
             self._calls_for_best = hand.rules.calls_for_best
-        steps = hand.best_steps
-        for i, (s, action) in enumerate(hand.actions[self._seen_actions :], self._seen_actions):
-            if action.type not in NOT_BIDS and (not steps or i not in steps):
-                self._bids.append({"seat": s, **action.to_json()})
+        for s, action in bidding(hand, self._seen_actions):
+            self._bids.append({"seat": s, **action.to_json()})
         self._seen_actions = len(hand.actions)
         for trick in hand.tricks[len(self._tricks) :]:
             self._tricks.append(trick_json(trick))
