@@ -69,7 +69,6 @@ class HasenpfefferHand:
         self.phase, self.turn = Phase.BID, self.eldest
         self.actions: list[tuple[int, Action]] = []
         self.out_of_auction: set[int] = set()  # seats that passed: out of the auction
-        self.spoken: set[int] = set()  # seats that have had a turn (single bidding: one each)
         self.high: tuple[int, int] | None = None  # (seat, bid)
         self.forced: int | None = None  # the joker holder made to bid 3 when nobody bid
         self.widow_joker = False  # nobody bid and the joker was the widow: thrown in
@@ -206,7 +205,6 @@ class HasenpfefferHand:
             self._play(actor, action.card)
 
     def _bid(self, seat: int, action: Action) -> None:
-        self.spoken.add(seat)
         self.auction_end = len(self.actions) - 1  # (the last so far: it stays once the auction is over)
         if isinstance(action, Bid):
             self.high = (seat, action.tricks)
@@ -225,7 +223,7 @@ class HasenpfefferHand:
 
     def _bidding_over(self) -> bool:
         if self.options.bidding == "single":
-            return len(self.spoken) == PLAYERS
+            return len(self.actions) == PLAYERS  # one turn each: every action so far is a bid or a pass
         if self.high is None:
             return len(self.out_of_auction) == PLAYERS
         return len(self.out_of_auction) == PLAYERS - 1  # every other player has passed since the high bid
