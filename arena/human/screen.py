@@ -80,7 +80,7 @@ class Screen:
             for s in range(len(self.names))
         )
         self.console.print(Text(f"Seats: {seats}"))
-        options = rules.options.to_json()
+        options = rules.told_options()  # as game_start states them: the rule book's, the variant's, the game's own
         self.console.print(Text("Rules: " + ", ".join(f"{k}={v}" for k, v in options.items())))
         self.console.print(Text("Type ? at any prompt for help."))
 
@@ -89,7 +89,8 @@ class Screen:
         if event["type"] == "hand_start":
             dealer = event["dealer"]
             header = f"Hand {event['hand_number']}: {self.who(dealer)} deal{'' if dealer == self.seat else 's'}"
-            self.console.print(Rule(Text(f"{header}, upcard {event['upcard']}")))
+            upcard = "" if event["upcard"] is None else f", upcard {event['upcard']}"  # (Hasenpfeffer turns up none)
+            self.console.print(Rule(Text(header + upcard)))
             self.console.print(self._cards_line("Your cards", event["hand"], None))
         elif event["type"] == "action":
             self._action(event, table)
@@ -100,7 +101,9 @@ class Screen:
         elif event["type"] == "trick":
             self._trick(event, table)
         elif event["type"] == "hand_end":
-            self._hand_end(event)
+            self._hand_end(event, table)
+        else:
+            self._contract_or_best(event)
 
     def _action(self, event: ActionEvent, table: Table) -> None:
         action = event["action"]
@@ -113,12 +116,14 @@ class Screen:
         if kind == "pass":
             text = f"{who} decline{s} to defend alone" if table.maker is not None else f"{who} pass{s and 'es'}"
         elif kind == "order_up":
-            suit = "" if upcard is None or upcard.suit is None else f" {SUIT_NAMES[upcard.suit]}"
+            suit = "" if upcard is None else f" {SUIT_NAMES[table.rules.upcard_suit(upcard)]}"  # a joker's: joker_suit
             text = f"{who} order{s} up{suit}{alone}"
         elif kind == "call":
             text = f"{who} call{s} {SUIT_NAMES[Suit.parse(action['suit'])]}{alone}"
         elif kind == "name_trump":
             text = f"{who} name{s} {SUIT_NAMES[Suit.parse(action['suit'])]} as trump"
+        elif kind == "bid":
+            text = f"{who} bid{s} {action.get('tricks')}"
         else:
             text = f"{who} defend{s} alone"
         self.console.print(Text(f"  {text}"))
@@ -152,17 +157,62 @@ class Screen:
     def _leads(self, seat: int) -> str:
         return " lead" if seat == self.seat else " leads"
 
-    def _hand_end(self, event: HandEnd) -> None:
+    def _contract_or_best(self, event: Event) -> None:
+        """Hasenpfeffer's auction's outcome, widow and declaration; Railroad's calls for best."""
+        if event["type"] == "contract":
+            seat = event["seat"]
+            if seat is None:  # nobody bid: the hand's end says it is thrown in
+                if event["widow_joker"]:
+                    self.console.print(Text("  The joker is the widow"))
+                return
+            forced = " (forced: the joker's holder)" if event["forced"] else ""
+            self.console.print(
+                Text(f"  {self.who(seat)} win{self._s(seat)} the auction, {event['bid']} tricks{forced}")
+            )
+        elif event["type"] == "widow":
+            self.console.print(Text(f"  you take the widow: {event['card']}"))
+        elif event["type"] == "declare":
+            seat = event["seat"]
+            away = event["discard"] or "a card"
+            suit = SUIT_NAMES[Suit.parse(event["suit"])]
+            self.console.print(Text(f"  {self.who(seat)} name{self._s(seat)} {suit} as trump, putting away {away}"))
+        elif event["type"] == "call_for_best":
+            seat = event["seat"]
+            if not event["called"]:
+                self.console.print(Text(f"  {self.who(seat)} keep{self._s(seat)} the hand: no call for best"))
+                return
+            away = f", putting away {event['discard']}" if event["discard"] else ""
+            partner = self.who((seat + 2) % 4)
+            self.console.print(Text(f"  {self.who(seat)} call{self._s(seat)} for {partner}'s best card{away}"))
+        elif event["type"] == "give_best":
+            seat, card = event["seat"], event["card"] or "a card"
+            self.console.print(
+                Text(f"  {self.who(seat)} pass{self._s(seat, 'es')} {card} to {self.who(event['receiver'])}")
+            )
+        elif event["type"] == "best_discard":
+            seat = event["seat"]
+            self.console.print(Text(f"  {self.who(seat)} put{self._s(seat)} away {event['card'] or 'a card'}"))
+
+    def _s(self, seat: int, ending: str = "s") -> str:
+        """A verb's ending: none for ``you``."""
+        return "" if seat == self.seat else ending
+
+    def _hand_end(self, event: HandEnd, table: Table) -> None:
+        contract = table.contract  # Hasenpfeffer's bid (None in the other games)
         if event["passed_out"]:
-            self.console.print(Text("  Everyone passed twice: no score this hand."))
+            why = "Nobody bid: the hand is thrown in" if table.rules.game == "hasenpfeffer" else "Everyone passed twice"
+            self.console.print(Text(f"  {why}: no score this hand."))
         else:
             maker = event["maker"]
             assert maker is not None  # a hand that was played has a maker
             makers = {maker, (maker + 2) % 4} if len(self.names) == 4 else {maker}
             won = sum(event["tricks_won"][s] for s in makers)
-            outcome = "march" if won == 5 else "made it" if won >= 3 else "euchred"
+            if contract is not None:
+                outcome = f"bid {contract}, {'made it' if won >= contract else 'set'}"
+            else:
+                outcome = "march" if won == 5 else "made it" if won >= 3 else "euchred"
             points = event["points"]
-            gains = ", ".join(f"{self.side(s)} +{points[s]}" for s in self._one_per_side(points))
+            gains = ", ".join(f"{self.side(s)} {points[s]:+d}" for s in self._one_per_side(points))
             trump = SUIT_NAMES[Suit.parse(event["trump"])]
             alone = " alone" if event["alone"] else ""
             self.console.print(
@@ -174,7 +224,7 @@ class Screen:
 
     def _one_per_side(self, points: Sequence[int]) -> list[int]:
         seats = range(2) if len(self.names) == 4 else range(len(self.names))
-        return [s for s in seats if points[s] > 0]
+        return [s for s in seats if points[s]]  # (a Hasenpfeffer bid that was set loses points)
 
     def game_end(self, message: GameEnd) -> None:
         """How the game ended: final scores, who won (or a draw, or a forfeit)."""

@@ -156,6 +156,9 @@ Event = (
     | CallForBestEvent
     | GiveBestEvent
     | BestDiscardEvent
+    | ContractEvent
+    | WidowEvent
+    | DeclareEvent
 )
 """What a seat is told of the game as it goes (protocol.md section 6)."""
 

@@ -115,7 +115,7 @@ def hands_shown(screen: str) -> dict[int, set[str]]:
     shown: dict[int, set[str]] = {}
     lines = screen.splitlines()
     for i, line in enumerate(lines):
-        header = re.search(r"Hand (\d+): .* upcard", line)
+        header = re.search(r"Hand (\d+): ", line)  # the hand's header (a decision's status line says "Hand 0, ")
         if header and lines[i + 1].startswith("Your cards: "):
             shown[int(header.group(1))] = set(lines[i + 1].removeprefix("Your cards: ").split())
     return shown

@@ -48,3 +48,14 @@ def test_each_referee_message_and_event_has_its_typed_dict_with_the_same_fields(
 
 def test_the_views_typed_dict_has_the_views_fields() -> None:
     assert keys(SeatViewJSON) == set(protocol.ViewModel.model_fields)
+
+
+def test_the_event_union_holds_every_event_the_referee_sends() -> None:
+    """messages.Event is what a bot's on_event is typed with: an event left out of it is one the type checker
+    says can never come (and so flags the code that handles it)."""
+    sent = {
+        typing.get_args(m.model_fields["type"].annotation)[0]
+        for m in typing.get_args(typing.get_args(protocol.Event)[0])
+    }
+    typed = {typing.get_args(typing.get_type_hints(t)["type"])[0] for t in typing.get_args(messages.Event)}
+    assert typed == sent
