@@ -165,18 +165,6 @@ class Declare:
         return {"type": "declare", "suit": str(self.suit), "discard": str(self.discard)}
 
 
-@dataclass(frozen=True, slots=True)
-class NameSuit:
-    """The high bidder names trump (the widow unused)."""
-
-    suit: Suit
-    type: ClassVar[str] = "name_trump"
-
-    def to_json(self) -> WireAction:
-        """The wire form."""
-        return {"type": "name_trump", "suit": str(self.suit)}
-
-
 Action = Pass | OrderUp | Call | Discard | DefendAlone | NameTrump | Play | CallForBest | GiveBest | Bid | Declare
 
 # Shared instances: legal-action lists are built from these without allocating.

@@ -242,7 +242,7 @@ class HasenpfefferHand:
                 self.forced = holder
                 self._won_by(holder, FORCED_BID)
                 return
-            self.widow_joker = True  # the joker is the widow: the hand is thrown in (RULES-more 3.3)
+            self.widow_joker = True  # the joker is the widow: the hand is thrown in (docs/rules.md 14.2)
         self._finish(passed_out=True)
 
     def _won_by(self, seat: int, bid: int) -> None:
@@ -286,7 +286,7 @@ class HasenpfefferHand:
 
 
 def hand_points(options: RuleOptions, bidder: int, bid: int, tricks_won: list[int]) -> tuple[tuple[int, ...], bool]:
-    """Points per seat (partners alike) of a played hand (RULES-more 3.5), and whether the bid was made."""
+    """Points per seat (partners alike) of a played hand (docs/rules.md section 14.4), and whether the bid was made."""
     side = bidder % 2
     taken = tricks_won[side] + tricks_won[side + 2]
     bidders, defenders = contract_points(options, bid, taken)
@@ -294,9 +294,9 @@ def hand_points(options: RuleOptions, bidder: int, bid: int, tricks_won: list[in
 
 
 def game_winner(options: RuleOptions, scores: tuple[int, ...], bidder: int | None, made: bool) -> int | None:
-    """The side (0: seats 0 and 2) that has won after ``last`` with side scores ``scores``, else None: the first to
-    ``points_to_win``; both at once (possible only when defenders score tricks): the bidders if they made their bid,
-    else the defenders (RULES-more 3.6)."""
+    """The side (0: seats 0 and 2) that has won with side scores ``scores`` after a hand bid by ``bidder`` (``made``:
+    whether the bid was made), else None: the first to ``points_to_win``; both at once (possible only when defenders
+    score tricks): the bidders if they made their bid, else the defenders (docs/rules.md section 14.4)."""
     reached = [side for side in (0, 1) if scores[side] >= options.points_to_win]
     if len(reached) == 1:
         return reached[0]

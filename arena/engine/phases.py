@@ -28,7 +28,7 @@ class Phase(StrEnum):
     CALL_BEST = "call_best"  # a lone player (or lone defender) may call for his partner's best card
     GIVE_BEST = "give_best"  # his partner passes him a card
     BEST_DISCARD = "best_discard"  # he discards one of six (best_order = "receive_first")
-    BID = "bid"  # Hasenpfeffer's auction (arena.engine.hasenpfeffer; not yet a variant of the arena)
+    BID = "bid"  # Hasenpfeffer's auction (arena.engine.hasenpfeffer)
     DECLARE = "declare"  # Hasenpfeffer: the high bidder, holding the widow, names trump and discards
     PLAY = "play"
     DONE = "done"

@@ -62,7 +62,7 @@ class Greeting:
                 return self._end(GreetingState.FLOODED, flood)
             return False
         if message.protocol != PROTOCOL_VERSION:
-            detail = f"protocol {message.protocol} not spoken (this referee speaks 1)"
+            detail = f"protocol {message.protocol} not spoken (this referee speaks {PROTOCOL_VERSION})"
             return self._end(GreetingState.REFUSED, Violation("handshake", detail))
         self.endpoint.peer = ident
         self.hello = message

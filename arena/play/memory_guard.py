@@ -42,7 +42,7 @@ class MemoryGuard:
 
     def check(self, *, handshake: bool = False) -> float:
         """A look (every ``MEMORY_LOOK`` seconds at most) at whether this process's memory grew past
-        ``MEMORY_MARGIN`` since the match began: if so, the bot that holds it is charged (``_memory_holder``) or, in
+        ``MEMORY_MARGIN`` since the match began: if so, the bot that holds it is charged (``_holder``) or, in
         a handshake or where none does, the match stops (``MemoryOverrun``). Returns the seconds the search for
         the holder took (the clock of a bot being asked stops meanwhile)."""
         now = time.monotonic()

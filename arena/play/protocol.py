@@ -516,7 +516,7 @@ class TimeControlModel(_Message):
 
 def _option_fields() -> dict[str, Any]:
     """RuleOptions' fields (arena.engine.options) as pydantic field definitions: the rule book's seven required,
-    the others sent where they belong to the game or differ from their defaults (``RuleOptions.told``), absent
+    the others sent where they belong to the game or differ from their defaults (``Rules.told_options``), absent
     (never null) elsewhere."""
     hints = get_type_hints(RuleOptions)
     return {

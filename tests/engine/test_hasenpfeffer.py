@@ -62,8 +62,8 @@ def check_step(hand: HasenpfefferHand) -> None:
 
 
 def expected_points(options: RuleOptions, bidder: int, bid: int, tricks: list[int]) -> tuple[int, ...]:
-    """RULES-more 3.5's table, read again: made scores tricks (or the bid), set loses the bid; defenders score
-    their tricks only with the option."""
+    """docs/rules.md section 14.4's table, read again: made scores tricks (or the bid), set loses the bid; defenders
+    score their tricks only with the option."""
     side = [s for s in range(4) if s % 2 == bidder % 2]
     ours = sum(tricks[s] for s in side)
     theirs = 6 - ours
