@@ -13,7 +13,7 @@ import orjson
 from arena import PROTOCOL_VERSION
 from arena.play.inbox import READ_BUDGET, Inbox
 from arena.play.incoming import Hello, MessageError, read_bot_message
-from arena.play.runner import DETAIL_LIMIT, Violation, excerpt
+from arena.play.runner import Violation, excerpt, violation_notice
 
 if TYPE_CHECKING:
     from arena.play.botproc import Process
@@ -173,13 +173,8 @@ class Handshake:
         """Tell a bot why its hello was refused (sent even though no peer was accepted on its endpoint)."""
         endpoint = self.referee.endpoints[b]
         if endpoint.last_sender is not None and endpoint.peer is None:
-            notice = {
-                "type": "violation",
-                "kind": "handshake",
-                "detail": violation.detail[:DETAIL_LIMIT],
-                "strikes": self.referee.strikes[b] + 1,
-                "max_strikes": self.referee.spec.max_strikes,
-            }
+            strikes = self.referee.strikes[b] + 1
+            notice = violation_notice("handshake", violation.detail, strikes, self.referee.spec.max_strikes)
             endpoint.send_to(endpoint.last_sender, orjson.dumps(notice))
 
 

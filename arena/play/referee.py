@@ -35,7 +35,7 @@ from arena.play.incoming import Hello, canonical_reply
 from arena.play.linux import raise_open_files
 from arena.play.matchspec import MIN_OPEN_FILES, Limits, MatchSpec, SpecError
 from arena.play.memory_guard import MEMORY_LOOK, MemoryGuard, MemoryOverrun
-from arena.play.runner import DETAIL_LIMIT, Message, Response, Violation, play
+from arena.play.runner import Message, Response, Violation, play, violation_notice
 from arena.play.sandbox import Jail, require_isolation
 from arena.play.transport import Channel, Channels, Hub
 from arena.signals import stop_like_ctrl_c
@@ -409,16 +409,7 @@ class Referee:
             self.needs_restart[b] = True
         if violation.kind == "flood":  # stop the flood now: the process, all it started, and its connections
             self.cut_off(b)
-        self.send(
-            b,
-            {
-                "type": "violation",
-                "kind": violation.kind,
-                "detail": violation.detail[:DETAIL_LIMIT],
-                "strikes": self.strikes[b],
-                "max_strikes": self.spec.max_strikes,
-            },
-        )
+        self.send(b, violation_notice(violation.kind, violation.detail, self.strikes[b], self.spec.max_strikes))
         if self.strikes[b] >= self.spec.max_strikes and not self.struck_out[b]:
             self.send(b, {"type": "match_end", "reason": "out of strikes"})  # (send() says nothing to a bot out)
             self.struck_out[b] = True

@@ -262,6 +262,17 @@ def _violation_json(violation: Violation, seat: int, hand_number: int, at: float
     }
 
 
+def violation_notice(kind: str, detail: str, strikes: int, max_strikes: int) -> Message:
+    """The ``violation`` message that tells a bot what it did (``kind``, ``detail``) and where it stands."""
+    return {
+        "type": "violation",
+        "kind": kind,
+        "detail": detail[:DETAIL_LIMIT],
+        "strikes": strikes,
+        "max_strikes": max_strikes,
+    }
+
+
 def excerpt(raw: bytes) -> str:
     """The start of a frame as printable text: every byte a bot controls is escaped before it reaches a terminal."""
     return printable(raw[:EXCERPT_LIMIT].decode("utf-8", errors="replace"))
