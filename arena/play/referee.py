@@ -284,9 +284,8 @@ class Referee:
         assert process is not None
         if (failure := self.relaunched.pop(b, None)) is not None:
             return Response(None, failure, 0.0)
-        if (
-            flood := self.inbox.flood_found(b)
-        ) is not None:  # stopped since its last request (at a restart's handshake)
+        # a flood that stopped it since its last request (at a restart's handshake) is this request's answer
+        if (flood := self.inbox.flood_found(b)) is not None:
             return Response(None, flood, 0.0)
         # A process that died since its last answer is found below, when it does not answer (no wait() per request).
         if endpoint.peer is None or (self.needs_restart[b] and self.spec.policy == "forfeit"):
@@ -303,7 +302,7 @@ class Referee:
             if each is not None:
                 each.favour(other == b)
         # The clock starts as the request leaves: a referee held up right after the send (a busy host) must not
-        # give the bot that time for free (it was charged 489 ms for a 500 ms think once).
+        # give the bot that time for free.
         start = time.perf_counter()
         self.send(b, frame)
         first = endpoint.receive_within(min(allowed, 0.05))
@@ -606,8 +605,6 @@ def main() -> None:
     With ``--serve``: one spec per line on stdin, played in turn (``serve``), each followed by a ``match_done`` line;
     the process ends at the end of its input. A tournament keeps one such referee per parallel slot.
     """
-    import sys
-
     stop_like_ctrl_c()
     forkserver.warm()  # it imports what Python bots need while this process reads its first spec
 
