@@ -14,8 +14,10 @@ from arena.engine.game import AnyHand, Game
 from arena.engine.hasenpfeffer import HasenpfefferHand
 from arena.engine.phases import Phase
 from arena.engine.view import (
+    ActionJSON,
     TrickJSON,
     action_json,
+    actions_json,
     auction_json,
     best_json,
     best_seen,
@@ -165,7 +167,7 @@ class ViewCache:
     def __init__(self) -> None:
         self._hand: AnyHand | None = None
         self._seen_actions = 0
-        self._bids: list[Message] = []
+        self._bids: list[ActionJSON] = []
         self._tricks: list[TrickJSON] = []
         self._won: list[int] = []
         self._scores: tuple[int, ...] = ()
@@ -179,8 +181,7 @@ class ViewCache:
             self._won = [0] * hand.players
             self._scores = game.scores()  # scores change only between hands
             self._calls_for_best = hand.rules.calls_for_best
-        for s, action in bidding(hand, self._seen_actions):
-            self._bids.append({"seat": s, **action.to_json()})
+        self._bids += actions_json(bidding(hand, self._seen_actions))
         self._seen_actions = len(hand.actions)
         for trick in hand.tricks[len(self._tricks) :]:
             self._tricks.append(trick_json(trick))
