@@ -28,7 +28,7 @@ from arena.engine.actions import (
     OrderUp,
     Play,
 )
-from arena.engine.cards import EFFECTIVE_SUIT, JOKER_ID, SUITS, TRICK_POWER, Card, Suit, make_deck
+from arena.engine.cards import EFFECTIVE_SUIT, JOKER_ID, TRICK_POWER, Card, Suit, make_deck
 from arena.engine.options import Rules
 from arena.engine.phases import BestCall
 from arena.engine.phases import Phase as Phase  # re-exported: a hand's phases and tricks are defined apart, for bots
@@ -156,7 +156,7 @@ class HandState:
         self._legal: tuple[Action, ...] | None = None
         opts = rules.options
         benny = deal.upcard == JOKER_ID and opts.joker_upcard == "dealer_names"
-        self.upsuit = SUITS[deal.upcard & 3] if deal.upcard != JOKER_ID else rules.upcard_suit(deal.upcard)
+        self.upsuit = rules.upcard_suit(deal.upcard)
         if benny:
             self.phase, self.turn = _NAME_TRUMP_PHASE, dealer
         else:

@@ -241,8 +241,7 @@ class Table:
         """What this seat knows of a Hasenpfeffer auction, as a view holds it (None in the other games)."""
         if self.rules.game != "hasenpfeffer":
             return None
-        over = self.contract is not None or self.widow_joker or self.maker is not None
-        return AuctionView(self.contract if over else None, self.forced, self.widow_joker, self.widow)
+        return AuctionView(self.contract, self.forced, self.widow_joker, self.widow)  # (a contract once it is over)
 
     def _discard_for_best(self, card: Card) -> None:
         self.hand.remove(card)
