@@ -424,15 +424,18 @@ class SearchBot(Bot):
                 found[suit].append(Solver(Position(suit, hands, leader, (0, 1, 0, 1)), team=seat % 2).value())
         return found
 
-    def _contract_worth(self, bid: int, tricks: Sequence[int]) -> float:
-        """The mean points of a contract of ``bid`` to the bidder's side less the defenders', over tricks taken."""
+    def _contract_table(self, bid: int, *, bidding: bool = True) -> tuple[float, ...]:
+        """Hasenpfeffer: what the bidding side taking 0 to 6 tricks on a bid of ``bid`` is worth to the bidding side
+        (or, ``bidding`` false, to the defenders), in points gained less the other side's (docs/rules.md 14.4)."""
         assert self.table is not None
         options = self.table.rules.options
-        total = 0.0
-        for taken in tricks:
-            bidders, defenders = contract_points(options, bid, taken)
-            total += bidders - defenders
-        return total / len(tricks)
+        margins = [bidders - defenders for bidders, defenders in (contract_points(options, bid, t) for t in range(7))]
+        return tuple([float(m if bidding else -m) for m in margins])
+
+    def _contract_worth(self, bid: int, tricks: Sequence[int]) -> float:
+        """The mean worth of a contract of ``bid`` to the bidding side, over the tricks it takes on imagined deals."""
+        table = self._contract_table(bid)
+        return _mean([table[taken] for taken in tricks])
 
     def auction(self, view: SeatView, legal: tuple[Action, ...]) -> Action:
         """The highest bid whose contract, with its best trump, is worth nearly as much as the best on imagined
@@ -465,17 +468,9 @@ class SearchBot(Bot):
         return NAME_TRUMP[suit]
 
     def _auction_table(self, view: SeatView) -> tuple[float, ...]:
-        """Hasenpfeffer: what the bidding side taking 0 to 6 tricks is worth to this seat's side, in points gained
-        less the other side's (docs/rules.md section 14.4)."""
+        """Hasenpfeffer: the contract's table (``_contract_table``) for this seat's side."""
         assert view.auction is not None and view.auction.contract is not None and view.maker is not None
-        assert self.table is not None
-        options, bid = self.table.rules.options, view.auction.contract
-        mine = (view.seat - view.maker) % 2 == 0
-        table = []
-        for taken in range(7):
-            bidders, defenders = contract_points(options, bid, taken)
-            table.append(float(bidders - defenders if mine else defenders - bidders))
-        return tuple(table)
+        return self._contract_table(view.auction.contract, bidding=(view.seat - view.maker) % 2 == 0)
 
     def discard(self, view: SeatView, legal: tuple[Action, ...]) -> Action:
         """Try the cheapest card of each suit (and declining) on imagined deals; keep the best hand."""
