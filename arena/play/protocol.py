@@ -14,7 +14,16 @@ import json
 import types
 from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    create_model,
+    field_validator,
+)
 from pydantic.json_schema import SkipJsonSchema
 
 from arena import PROTOCOL_VERSION
@@ -514,15 +523,32 @@ class TimeControlModel(_Message):
     max_decision_ms: int
 
 
-def _option_fields() -> dict[str, Any]:
-    """RuleOptions' fields (arena.engine.options) as pydantic field definitions: the rule book's seven required,
-    the others sent where they belong to the game or differ from their defaults (``Rules.told_options``), absent
-    (never null) elsewhere."""
-    hints = get_type_hints(RuleOptions)
+def _no_bool(value: object) -> object:
+    if type(value) is bool:
+        raise ValueError("a bool is no integer")
+    return value
+
+
+def option_types() -> dict[str, Any]:
+    """Each of RuleOptions' fields (arena.engine.options) as a strict pydantic type: its hint, and for a Literal of
+    integers a refusal of bools, which strict mode lets through a Literal (True == 1)."""
     return {
-        f.name: (hints[f.name], ...)
+        name: Annotated[hint, BeforeValidator(_no_bool)]
+        if get_origin(hint) is Literal and any(type(value) is int for value in get_args(hint))
+        else hint
+        for name, hint in get_type_hints(RuleOptions).items()
+        if name != "__pydantic_config__"
+    }
+
+
+def _option_fields() -> dict[str, Any]:
+    """RuleOptions' fields as pydantic field definitions: the rule book's seven required, the others sent where
+    they belong to the game or differ from their defaults (``Rules.told_options``), absent (never null) elsewhere."""
+    types = option_types()
+    return {
+        f.name: (types[f.name], ...)
         if f.name in BOOK_OPTIONS
-        else (hints[f.name], Field(default=None, json_schema_extra=_absent_not_null))
+        else (types[f.name], Field(default=None, json_schema_extra=_absent_not_null))
         for f in dataclasses.fields(RuleOptions)
     }
 

@@ -32,10 +32,11 @@ from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 
 from arena import JSONObject
-from arena.engine.options import OPTION_DEFAULTS, OPTION_NAMES, VARIANTS, RuleOptions, make_rules
+from arena.engine.options import OPTION_DEFAULTS, OPTION_NAMES, VARIANTS, make_rules
 from arena.errors import ArenaError
 from arena.play.clock import TimeControl
 from arena.play.matchspec import DEFAULT_MAX_DECISION, DEFAULT_MAX_HANDS, DEFAULT_TIME, Limits, exposable
+from arena.play.protocol import option_types
 
 
 class ConfigError(ArenaError, ValueError):
@@ -45,8 +46,8 @@ class ConfigError(ArenaError, ValueError):
 # create_model's field definitions, given as **kwargs beside its own keywords (__config__, __base__): mypy checks
 # each value against all of those, which only Any matches.
 def _option_fields() -> dict[str, Any]:
-    hints = get_type_hints(RuleOptions)
-    return {name: (hints[name], default) for name, default in OPTION_DEFAULTS.items()}
+    types = option_types()
+    return {name: (types[name], default) for name, default in OPTION_DEFAULTS.items()}
 
 
 RuleOptionsModel: type[BaseModel] = create_model(
