@@ -159,6 +159,7 @@ def _plain_reply(data: dict[str, object]) -> Reply | None:
     return None if found is None else Reply(request_id, found)
 
 
+_MOST_VARIANTS = next(f.metadata["max_length"] for f in dataclasses.fields(Hello) if f.name == "variants")
 # A hello's text fields as its definition bounds them: name -> (shortest, longest, may be null or left out).
 _HELLO_TEXT = {
     f.name: (f.metadata.get("min_length", 0), f.metadata["max_length"], f.default is None)
@@ -176,7 +177,7 @@ def _plain_hello(data: dict[str, object]) -> Hello | None:
         return None
     variants = data.get("variants")
     if variants is not None:
-        if not (type(variants) is list and len(variants) <= 64 and all(_ascii(v) for v in variants)):
+        if not (type(variants) is list and len(variants) <= _MOST_VARIANTS and all(_ascii(v) for v in variants)):
             return None
         variants = tuple(variants)
     texts = {"name": name, "token": token, "version": version}

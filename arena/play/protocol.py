@@ -695,22 +695,10 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return found
 
 
+# pydantic's tags in a location: the bot messages' types and the actions' (the ``type`` of each model of a union)
 _TAGS = frozenset(
-    {
-        "hello",
-        "action",
-        "pass",
-        "order_up",
-        "call",
-        "discard",
-        "defend_alone",
-        "name_trump",
-        "play",
-        "call_for_best",
-        "give_best",
-        "bid",
-        "declare",
-    }
+    get_args(model.model_fields["type"].annotation)[0]
+    for model in (Hello, ActionReply, *get_args(get_args(ActionModel)[0]))
 )
 
 
