@@ -24,7 +24,7 @@ from arena.engine.actions import (
     OrderUp,
     Play,
 )
-from arena.engine.cards import EFFECTIVE_SUIT, TRICK_POWER, Card, Suit, card_power, effective_suit
+from arena.engine.cards import ACE, EFFECTIVE_SUIT, TRICK_POWER, Card, Suit, card_power, effective_suit
 from arena.engine.phases import Phase
 from arena.engine.view import SeatView
 from arena.sdk import Bot, Table, run
@@ -57,7 +57,7 @@ def strength(cards: Iterable[Card], trump: Suit) -> float:
         held = [c for c in hand if eff[c] == suit]
         if not held and len(trumps) >= 2:
             total += VOID_RUFF
-        elif any(c.rank == 7 for c in held):
+        elif any(c.rank == ACE for c in held):
             total += OFF_ACE if len(held) <= 2 else OFF_ACE - 0.2
     return total
 
@@ -69,7 +69,7 @@ def keep_value(card: Card, trump: Suit, hand: Iterable[Card]) -> tuple[int, int,
     if suit == trump:
         return (1, 0, 0, power(card, trump))
     length = sum(1 for c in hand if eff[c] == suit)
-    return (0, int(card.rank == 7), int(length > 1), card.rank)
+    return (0, int(card.rank == ACE), int(length > 1), card.rank)
 
 
 def best_discard(hand: list[Card], trump: Suit, allowed: Iterable[Card]) -> Card:

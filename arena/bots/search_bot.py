@@ -43,7 +43,17 @@ from arena.engine.actions import (
     Pass,
     Play,
 )
-from arena.engine.cards import EFFECTIVE_SUIT, JOKER_ID, TRICK_POWER, TRUMP_POWER, Card, Suit, make_deck
+from arena.engine.cards import (
+    ACE,
+    EFFECTIVE_SUIT,
+    JOKER_ID,
+    RANK_LETTERS,
+    TRICK_POWER,
+    TRUMP_POWER,
+    Card,
+    Suit,
+    make_deck,
+)
 from arena.engine.phases import Phase
 from arena.engine.scoring import contract_points, hand_points
 from arena.engine.view import SeatView
@@ -65,7 +75,7 @@ MARGIN = 0.0
 UNLIKELY = 0.02  # a bid by another player this unlikely is not played out
 
 # The model of a player's bidding: expected tricks of a hand by a common count, bid above a threshold.
-TOP_TRUMP = {100: 1.0, 99: 1.0, 98: 0.85, 57: 0.75, 56: 0.6, 55: 0.5}
+TOP_TRUMP = {100: 1.0, 99: 1.0, 98: 0.85, 50 + ACE: 0.75, 49 + ACE: 0.6, 48 + ACE: 0.5}  # by power: A, K, Q 50 + rank
 LOW_TRUMP = 0.4
 OFF_ACE = 0.7
 VOID_RUFF = 0.3
@@ -147,7 +157,7 @@ def hand_strength(hand: Sequence[int], trump: int) -> float:
         else:
             suit = eff[c]
             held[suit] += 1
-            if c >> 2 == 7 and c != JOKER_ID:
+            if c >> 2 == ACE and c != JOKER_ID:
                 aces[suit] = True
     trumps = len(values)
     total = sum(values) + 0.2 * max(0, trumps - 2)
@@ -169,7 +179,7 @@ def keep_value(card: int, trump: int, hand: Sequence[int]) -> tuple[int, int, in
     if power >= 0:
         return (1, 0, 0, power)
     length = sum(1 for c in hand if eff[c] == eff[card])
-    return (0, int(card >> 2 == 7), int(length > 1), card >> 2)
+    return (0, int(card >> 2 == ACE), int(length > 1), card >> 2)
 
 
 def cheapest(hand: Sequence[int], trump: int, allowed: Sequence[int]) -> Card:
@@ -691,7 +701,7 @@ def _guess_deck(view: SeatView) -> int:
     seen += [] if view.upcard is None else [view.upcard]
     if any(c == JOKER_ID for c in seen):
         return 25
-    if any(c >> 2 < 2 for c in seen):
+    if any(c.rank < RANK_LETTERS.index("9") for c in seen):
         return 32
     return 24
 

@@ -1,7 +1,7 @@
 """Cards, suits and decks, and how a card ranks once a trump suit is known.
 
-A card is a small int: ``rank_index * 4 + suit`` for the ranks 7 8 9 T J Q K A and the suits C D H S, and 32 for the
-joker (the Benny). The effective suit of a bower or the Benny is computed from the trump suit, never stored.
+A card is a small int: ``rank_index * 4 + suit`` for the ranks 2 3 4 5 6 7 8 9 T J Q K A and the suits C D H S, and
+52 for the joker (the Benny). The effective suit of a bower or the Benny is computed from the trump suit, never stored.
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from enum import IntEnum
 from arena.errors import InvalidActionError
 
 SUIT_LETTERS = "CDHS"
-RANK_LETTERS = "789TJQKA"
-JOKER_ID = 32
+RANK_LETTERS = "23456789TJQKA"
+JOKER_ID = 52
 JACK = RANK_LETTERS.index("J")
+ACE = RANK_LETTERS.index("A")
 
 
 class Suit(IntEnum):
@@ -60,7 +61,7 @@ class Card(int):
         that is not text too, raises."""
         card = _BY_TEXT.get(text) if isinstance(text, str) else None
         if card is None:
-            raise InvalidActionError(f"not a card: {text!r} (expected rank 789TJQKA then suit CDHS, or JK)")
+            raise InvalidActionError(f"not a card: {text!r} (expected rank 23456789TJQKA then suit CDHS, or JK)")
         return card
 
     @property
@@ -75,8 +76,8 @@ class Card(int):
 
     @property
     def rank(self) -> int:
-        """Index of the printed rank in ``789TJQKA`` (8 for the joker)."""
-        return 8 if self == JOKER_ID else self >> 2
+        """Index of the printed rank in ``23456789TJQKA`` (13 for the joker)."""
+        return 13 if self == JOKER_ID else self >> 2
 
     def __str__(self) -> str:
         return _TEXT[self]
@@ -93,13 +94,14 @@ CARD_TEXT: tuple[str, ...] = tuple(_TEXT)  # text of a card by id, for hot paths
 CARD_BY_TEXT: dict[str, Card] = dict(_BY_TEXT)  # the card of a text, for hot paths reading trusted input
 
 
-DECK_SIZES = (24, 25, 32, 33)
-"""The packs: 9 to ace (24), 7 to ace (32), each also with the joker (25, 33)."""
+DECK_SIZES = (24, 25, 28, 29, 32, 33, 36, 37, 52, 53)
+"""The packs by card count: 9 to ace (24), 8 to ace (28), 7 to ace (32), 6 to ace (36), 2 to ace (52), each also with
+the joker (the odd count)."""
 
 
 def _build_deck(size: int) -> tuple[Card, ...]:
-    low = 2 if size < 32 else 0
-    deck = [_CARDS[r * 4 + s] for s in range(4) for r in range(low, 8)]
+    low = ACE + 1 - size // 4  # the lowest rank: 13 ranks in 52 cards, 6 in 24 (and in 25, with the joker)
+    deck = [_CARDS[r * 4 + s] for s in range(4) for r in range(low, ACE + 1)]
     return (*deck, JOKER) if size % 2 else tuple(deck)
 
 

@@ -35,7 +35,7 @@ from arena.engine.view import SeatView
 from arena.play import incoming, runner
 from arena.play.incoming import MAX_MESSAGE_BYTES, MessageError
 
-CardText = Annotated[str, Field(pattern=r"^([789TJQKA][CDHS]|JK)$", description="rank then suit, or JK")]
+CardText = Annotated[str, Field(pattern=r"^([2-9TJQKA][CDHS]|JK)$", description="rank then suit, or JK")]
 SuitText = Literal["C", "D", "H", "S"]
 Seat = Annotated[int, Field(ge=0, le=3)]
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TypeVar, cast
 
 from arena import JSONObject
 from arena.engine.actions import Action, action_from_json, parse_action
+from arena.engine.cards import JOKER_ID
 from arena.engine.phases import Phase, Trick
 from arena.engine.view import SeatView, SeatViewJSON, action_json
 from arena.errors import ArenaError, IllegalActionError
@@ -42,11 +43,17 @@ def view_seed(view: SeatView | SeatViewJSON) -> int:
     v = view if isinstance(view, SeatView) else parse_view(view)
     # ``{v.phase}`` is the phase's value (a StrEnum formats as its value) without the enum's slow ``.value``
     head = f"{v.seat}|{v.hand_number}|{v.phase}|{len(v.bids)}|{len(v.tricks)}|{v.scores}|".encode()
-    cards = bytes(v.hand) + b"|" + bytes(_flat(v.trick))  # card ids are < 256: (seat, card) pairs as bytes
+    # card ids are < 256: the hand, then the trick's (seat, card) pairs, as bytes
+    cards = bytes(v.hand).translate(_SEED_BYTES) + b"|" + bytes(_flat((s, _SEED_BYTES[c]) for s, c in v.trick))
     return int.from_bytes(blake2b(head + cards, digest_size=16).digest(), "big")
 
 
 _flat = itertools.chain.from_iterable
+# The byte hashed for a card: its id before the ranks 2 to 6 were numbered (7C 0 ... AS 31, JK 32), those five ranks
+# after them (33 on), so that every view of the older games hashes, and every bot's choice falls, as it always did.
+_SEED_BYTES = bytes(
+    c - 20 if 20 <= c < JOKER_ID else 32 if c == JOKER_ID else 33 + c if c < 20 else c for c in range(256)
+)
 
 
 def view_rng(view: SeatView | SeatViewJSON) -> random.Random:

@@ -35,7 +35,7 @@ def _index_tables(trump: int) -> tuple[tuple[int, ...], dict[int, Card]]:
     for c in range(JOKER_ID + 1):
         suit = EFFECTIVE_SUIT[trump][c]
         power = TRUMP_POWER[trump][c]
-        rank = c >> 2 if power < 0 else (power - 50 if power < 98 else power - 90)
+        rank = c >> 2 if power < 0 else (power - 50 if power < 98 else power - 85)  # bowers and joker: 13, 14, 15
         to_index.append(16 * blocks[suit] + rank)
     return tuple(to_index), {i: Card(c) for c, i in enumerate(to_index)}
 

@@ -29,7 +29,7 @@ def winner(text: str, trump: str) -> str:
 # ---- notation ----
 
 
-@pytest.mark.parametrize("text", ["9C", "TD", "JH", "QS", "KC", "AD", "7H", "8S", "JK"])
+@pytest.mark.parametrize("text", ["9C", "TD", "JH", "QS", "KC", "AD", "7H", "8S", "2C", "6D", "JK"])
 def test_card_text_round_trips_and_repr_rebuilds_the_card(text: str) -> None:
     c = Card.parse(text)
     assert str(c) == text
@@ -42,7 +42,7 @@ def test_bad_card_text_raises_invalid_action_error(text: str) -> None:
         Card.parse(text)
 
 
-@pytest.mark.parametrize("value", [-1, 33, 100])
+@pytest.mark.parametrize("value", [-1, 53, 100])
 def test_card_ids_out_of_range_raise_invalid_action_error(value: int) -> None:
     with pytest.raises(InvalidActionError):
         Card(value)
@@ -72,6 +72,19 @@ def test_24_card_deck_is_nine_to_ace_of_each_suit() -> None:
 
 def test_32_card_deck_adds_sevens_and_eights() -> None:
     assert sorted(map(str, make_deck(32))) == sorted(r + s for s in "CDHS" for r in "789TJQKA")
+
+
+@pytest.mark.parametrize(("size", "ranks"), [(28, "89TJQKA"), (36, "6789TJQKA"), (52, "23456789TJQKA")])
+def test_each_even_deck_is_its_ranks_in_every_suit_and_the_odd_one_adds_the_joker(size: int, ranks: str) -> None:
+    assert sorted(map(str, make_deck(size))) == sorted(r + s for s in "CDHS" for r in ranks)
+    assert make_deck(size + 1) == [*make_deck(size), JOKER]
+
+
+def test_card_ids_keep_the_sorted_order_rank_first_then_suit_with_the_joker_last() -> None:
+    """Sorted order (protocol.md's convention for hands) is by rank over 23456789TJQKA, then suit, the joker last."""
+    ordered = sorted(make_deck(53))
+    assert format_cards(ordered[:5]) == "2C 2D 2H 2S 3C"
+    assert format_cards(ordered[-5:]) == "AC AD AH AS JK"
 
 
 def test_25_card_deck_is_the_24_card_deck_plus_the_benny() -> None:

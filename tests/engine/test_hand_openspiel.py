@@ -30,9 +30,9 @@ SEED = 20_240_611
 HANDS = 10_000
 PASS_BIAS = 0.7  # chance of passing when a bid is legal, so round 2 and the stuck dealer come up often
 
-# Both engines number a card rank * 4 + suit (suits CDHS); our ranks count from the 7 (789TJQKA), OpenSpiel's
+# Both engines number a card rank * 4 + suit (suits CDHS); our ranks count from the 2 (23456789TJQKA), OpenSpiel's
 # from the 9 (9TJQKA).
-CARD_OFFSET = 8
+CARD_OFFSET = 28
 PS_PASS = 24
 PS_FIRST_TRUMP = 25  # 25 + suit: clubs, diamonds, hearts, spades
 PS_ALONE = 29
@@ -251,8 +251,8 @@ def test_random_hands_offer_the_same_legal_actions_and_score_the_same_as_openspi
         assert seen[what] >= 10, f"only {seen[what]} hands exercised {what!r}: {dict(seen)}"
 
 
-def test_openspiel_card_id_is_ours_minus_eight_and_prints_suit_first() -> None:
-    """OpenSpiel's card ids count ranks from the 9, ours from the 7; its text is suit then rank."""
+def test_openspiel_card_id_is_ours_minus_28_and_prints_suit_first() -> None:
+    """OpenSpiel's card ids count ranks from the 9, ours from the 2; its text is suit then rank."""
     state = GAME.new_initial_state()
     state.apply_action(0)
     for card in make_deck(24):
