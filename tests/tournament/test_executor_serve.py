@@ -282,23 +282,26 @@ def test_a_watchdog_that_fires_as_its_match_ends_never_signals_the_released_pid(
 ) -> None:
     """The watchdog has decided to kill (no game for its limit) when the match's thread stops it and ends the
     referee: its kill comes before the end or not at all. Here the watchdog's kill waits (up to 2 s) for the end."""
-    executor = LocalExecutor(stall_timeout=0.05)  # it fires while the bots start
+    executor = LocalExecutor(stall_timeout=0.05)
     spec = two_hand(tmp_path, [(20, [0, 1]), (21, [1, 0])])
     ended = threading.Event()
     spy = KillSpy(monkeypatch, ended.set)
-    fired = threading.Event()
+    firing, fired = threading.Event(), threading.Event()
 
     def killpg(pid: int, sig: int) -> None:
         if threading.current_thread() is threading.main_thread():
             spy.killpg(pid, sig)
             return
-        ended.wait(2)  # the watchdog's thread
+        firing.set()  # the watchdog's thread
+        ended.wait(2)
         spy.killpg(pid, sig)
         fired.set()
 
     monkeypatch.setattr(os, "killpg", killpg)
 
     def fail(record: Any) -> None:
+        # no game follows while this waits, so the watchdog fires now (the first game may come within its limit)
+        assert firing.wait(5)
         raise KeyError("on_game failed")
 
     with slot(executor):
