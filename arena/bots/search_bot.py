@@ -618,7 +618,7 @@ class SearchBot(Bot):
         return BidModel(view, stick=stick, upsuit=self._upsuit(view))
 
     def _deck(self, view: SeatView) -> int:
-        return self.table.rules.options.deck if self.table is not None else _guess_deck(view)
+        return self.table.rules.deck if self.table is not None else _guess_deck(view)
 
     def _deals(self, view: SeatView, count: int) -> list[Sample]:
         """``count`` deals consistent with the view, drawn in proportion to how well they fit the others' bids.

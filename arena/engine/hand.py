@@ -69,7 +69,7 @@ class Deal:
     @classmethod
     def shuffled(cls, rules: Rules, dealer: int, rng: random.Random) -> Deal:
         """Shuffle a fresh deck with ``rng`` and deal it."""
-        deck = make_deck(rules.options.deck)
+        deck = make_deck(rules.deck)
         rng.shuffle(deck)
         return cls.from_deck(deck, rules.players, dealer)
 

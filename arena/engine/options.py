@@ -25,7 +25,7 @@ class RuleOptions:
 
     __pydantic_config__: ClassVar[dict[str, bool | str]] = {"strict": True, "extra": "forbid"}
 
-    deck: Literal[24, 32, 25, 33] = 24
+    deck: Literal[24, 32, 25, 33, 28, 29, 36, 37, 52, 53, "stripped"] = 24
     dealer_exchange: Literal["optional", "mandatory"] = "optional"
     stick_the_dealer: bool = False
     going_alone: bool = True
@@ -44,11 +44,32 @@ class RuleOptions:
     # Hasenpfeffer's (docs/rules.md section 14): the other games refuse them but at their defaults
     bidding: Literal["auction", "single"] = "auction"
     min_bid: Literal[1, 2, 3] = 1
-    all_pass: Literal["joker_bids_three", "stick_dealer", "redeal"] = "joker_bids_three"
+    all_pass: Literal["joker_bids_three", "stick_dealer", "redeal", "dealer_must_bid"] = "joker_bids_three"
     widow: Literal["bidder_takes", "unused"] = "bidder_takes"
     first_lead: Literal["bidder", "eldest"] = "bidder"
     made_score: Literal["tricks", "bid"] = "tricks"
     defenders_score_tricks: bool = False
+    # The number of seats, for the games played by several (Nap, call-partner Euchre): 0 is the variant's own
+    players: int = 0
+    # Nap's (docs/rules.md section 15): the other games refuse them but at their defaults
+    joker: bool = False
+    misere: bool = True
+    misere_trumps: bool = False
+    misere_stakes: Literal["3/3", "3/6"] = "3/3"
+    wellington: bool = True
+    bluecher: bool = True
+    scoring: Literal["settlement", "bidder_only"] = "settlement"
+    deals_per_player: int = 3
+    target_score: int = 0  # 0: none (the game lasts deals_per_player deals a seat)
+    # Call-partner Euchre's (five-hand, call-ace, seven-hand; docs/rules.md section 16)
+    call: Literal["any_card", "non_trump", "ace"] = "any_card"
+    called_cards: Literal[1, 2] = 1
+    march_points: Literal[2, 3] = 3
+    lone_march_points: int = 0  # 0: the game's own (the number of players; six-hand 5, or 4 in teams of two)
+    buried_call: Literal["alone", "partnered"] = "alone"
+    # Six-hand Euchre's (six-hand, six-hand-pairs; docs/rules.md section 16)
+    sides: Literal["two_teams_of_three", "three_teams_of_two"] = "two_teams_of_three"
+    lone_call_for_best: Literal["none", "one", "each"] = "none"
 
     @classmethod
     def checked(cls, values: Mapping[str, object]) -> RuleOptions:
@@ -106,19 +127,66 @@ EUCHRE_ONLY = (
     *("dealer_exchange", "stick_the_dealer", "going_alone", "defend_alone", "rubber", "joker_upcard", "joker_suit"),
     *("call_for_best", "best_order", "defender_calls_best", "lone_euchred_points", "laps", "slam"),
 )
-"""The options of the upcard's euchre that Hasenpfeffer has not: refused there but at the preset's values."""
+"""The options of the upcard's euchre that Hasenpfeffer and Nap have not: refused there but at the preset's values."""
 
-Game = Literal["euchre", "hasenpfeffer"]
+NAP_OPTIONS = (
+    *("joker", "min_bid", "misere", "misere_trumps", "misere_stakes", "wellington", "bluecher"),
+    *("all_pass", "scoring", "deals_per_player", "target_score"),
+)
+"""Nap's own rule options."""
+
+NAP: dict[str, OptionValue] = {"deck": 52, "going_alone": False, "min_bid": 2, "all_pass": "redeal"}
+"""Nap: the full pack, no lone hands (every declarer plays alone), bids from Two, a redeal when all pass."""
+
+CALL_PARTNER_OPTIONS = ("call", "called_cards", "march_points", "lone_march_points", "buried_call")
+"""Call-partner Euchre's own rule options (five-hand, call-ace, seven-hand)."""
+
+SIX_HAND_OPTIONS = ("sides", "lone_call_for_best", "lone_march_points")
+"""Six-hand Euchre's own rule options."""
+
+Game = Literal["euchre", "hasenpfeffer", "nap", "call_partner", "six_hand"]
+
+OWN_OPTIONS: dict[Game, tuple[str, ...]] = {
+    "euchre": (),
+    "hasenpfeffer": HASENPFEFFER_OPTIONS,
+    "nap": NAP_OPTIONS,
+    "call_partner": CALL_PARTNER_OPTIONS,
+    "six_hand": SIX_HAND_OPTIONS,
+}
+"""Each game's own options: every other game refuses them but at their defaults. (``deck`` and ``players`` are
+every game's, checked apart.)"""
+
+DECKS: dict[Game, tuple[int | str, ...]] = {
+    "euchre": (24, 25, 32, 33),
+    "hasenpfeffer": (25,),
+    "nap": (52, "stripped"),
+    "call_partner": (28, 29, 32, 33, 36, 37),
+    "six_hand": (32, 33),
+}
+"""The packs each game is played with."""
+
+CALL_PARTNER_DECKS: dict[int, tuple[int, ...]] = {5: (32, 28, 29, 33), 6: (32, 33), 7: (36, 37)}
+"""Call-partner Euchre's packs by the number of players, the default first."""
+
+STRIPPED_DECKS = {2: 24, 3: 24, 4: 28, 5: 32, 6: 32, 7: 36}
+"""Nap's stripped pack by the number of players: five cards each and at least one to spare."""
 
 
 @dataclass(frozen=True, slots=True)
 class Variant:
-    """A named preset: a number of players and the options that differ from the defaults."""
+    """A named preset: a number of players (and the others it may be played by) and the options that differ from
+    the defaults."""
 
     name: str
     players: int
     preset: dict[str, OptionValue]
     game: Game = "euchre"
+    seats: tuple[int, ...] = ()  # every number of players it is played by; () for ``players`` alone
+
+    @property
+    def player_counts(self) -> tuple[int, ...]:
+        """The numbers of players the variant may be played by."""
+        return self.seats or (self.players,)
 
 
 VARIANTS: dict[str, Variant] = {
@@ -148,17 +216,20 @@ class Rules:
 
     @property
     def partnerships(self) -> bool:
-        """Whether seats play in fixed partnerships (four-hand)."""
-        return self.players == 4
+        """Whether seats play in fixed partnerships: four-hand's two pairs, six-hand's teams."""
+        return (self.players == 4 and self.game not in ("nap", "call_partner")) or self.game == "six_hand"
 
     @property
     def sides(self) -> int:
-        """Number of scoring sides: 2 in four-hand, otherwise one per player."""
-        return 2 if self.players == 4 else self.players
+        """Number of scoring sides: 2 in four-hand and six-hand in teams of three, 3 in six-hand's teams of two,
+        otherwise one per player."""
+        if not self.partnerships:
+            return self.players
+        return 3 if self.options.sides == "three_teams_of_two" else 2
 
     def side_of(self, seat: int) -> int:
-        """The scoring side of a seat."""
-        return seat % 2 if self.players == 4 else seat
+        """The scoring side of a seat: the lowest seat of its side is the side's number."""
+        return seat % self.sides if self.partnerships else seat
 
     @property
     def calls_for_best(self) -> bool:
@@ -171,12 +242,20 @@ class Rules:
         default. So the five variants of the rule book, played as they come, are told exactly what they always
         were, and no option that differs from its default goes untold."""
         preset = VARIANTS[self.variant].preset if self.variant in VARIANTS else {}
-        own = HASENPFEFFER_OPTIONS if self.game == "hasenpfeffer" else ()
+        own = OWN_OPTIONS[self.game]
         return {
             name: value
             for name, value in self.options.to_json().items()
             if name in BOOK_OPTIONS or name in preset or name in own or value != OPTION_DEFAULTS[name]
         }
+
+    @property
+    def deck(self) -> int:
+        """The number of cards in the pack: ``deck``, Nap's stripped pack by the number of players, and Nap's
+        joker."""
+        deck = self.options.deck
+        size = STRIPPED_DECKS[self.players] if deck == "stripped" else deck
+        return size + 1 if self.options.joker else size
 
     def upcard_suit(self, upcard: int) -> Suit:
         """The suit an upcard proposes in round 1: its own; a turned-up joker's is ``joker_suit`` (Railroad)."""
@@ -188,17 +267,25 @@ def make_rules(variant: str, overrides: Mapping[str, object] | None = None) -> R
     if variant not in VARIANTS:
         raise OptionsError(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
     preset = VARIANTS[variant]
-    options = RuleOptions.checked({**preset.preset, **(overrides or {})})
-    _check_coherent(preset.players, options)
-    _check_game(preset.game, options)
-    return Rules(variant=variant, players=preset.players, options=options, game=preset.game)
+    given = {**preset.preset, **(overrides or {})}
+    options = RuleOptions.checked(given)
+    players = options.players or preset.players
+    if players not in preset.player_counts:
+        counts = preset.player_counts
+        allowed = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+        raise OptionsError(f"rule option 'players' must be {allowed} in {variant} (got {options.players})")
+    if preset.game == "call_partner" and "deck" not in (overrides or {}):  # the pack that fits the table
+        options = RuleOptions.checked({**given, "deck": CALL_PARTNER_DECKS[players][0]})
+    _check_coherent(players, options)
+    _check_game(variant, preset.game, players, options)
+    return Rules(variant=variant, players=players, options=options, game=preset.game)
 
 
 def _check_coherent(players: int, options: RuleOptions) -> None:
     if options.points_to_win < 1:
         raise OptionsError(f"rule option 'points_to_win' must be at least 1 (got {options.points_to_win})")
-    if options.going_alone and players != 4:
-        raise OptionsError("rule option 'going_alone' exists only in four-hand variants")
+    if options.going_alone and players < 4:
+        raise OptionsError("rule option 'going_alone' exists only at tables of four or more")
     if options.defend_alone and not options.going_alone:
         raise OptionsError("rule option 'defend_alone' needs 'going_alone' (a lone bid to defend against)")
     if options.rubber and players == 3:
@@ -207,7 +294,7 @@ def _check_coherent(players: int, options: RuleOptions) -> None:
         raise OptionsError("rule option 'call_for_best' needs 'going_alone' (only a lone player calls for best)")
     if options.defender_calls_best and not options.defend_alone:
         raise OptionsError("rule option 'defender_calls_best' needs 'defend_alone' (a lone defender to call)")
-    if options.joker_upcard == "fixed_suit" and options.deck % 2 == 0:
+    if options.joker_upcard == "fixed_suit" and (options.deck == "stripped" or options.deck % 2 == 0):
         raise OptionsError(
             f"rule option 'joker_upcard' needs a pack with the joker (deck 25 or 33, not {options.deck})"
         )
@@ -218,20 +305,64 @@ def _check_coherent(players: int, options: RuleOptions) -> None:
             "rule option 'laps' needs 'rubber': the arena's games are independent deals, so points can only carry "
             "into the next game of a rubber"
         )
+    for key in ("deals_per_player", "lone_march_points", "target_score"):
+        if getattr(options, key) < 0 or (key == "deals_per_player" and options.deals_per_player < 1):
+            least = 1 if key == "deals_per_player" else 0
+            raise OptionsError(f"rule option {key!r} must be at least {least} (got {getattr(options, key)})")
 
 
-def _check_game(game: Game, options: RuleOptions) -> None:
-    """Each game's own options at their defaults in the others; Hasenpfeffer's pack and its refusals."""
-    for key in HASENPFEFFER_OPTIONS if game != "hasenpfeffer" else ():
-        if getattr(options, key) != OPTION_DEFAULTS[key]:
-            raise OptionsError(f"rule option {key!r} exists only in Hasenpfeffer (hasenpfeffer, hasenpfeffer-single)")
-    if game != "hasenpfeffer":
-        return
-    if options.deck != 25:
-        raise OptionsError(f"rule option 'deck' must be 25 in Hasenpfeffer (24 and the joker), not {options.deck}")
-    for key in EUCHRE_ONLY:
-        if getattr(options, key) != HASENPFEFFER_DEFAULTS[key]:
-            raise OptionsError(f"rule option {key!r} does not exist in Hasenpfeffer (docs/rules.md section 14)")
+_GAME_NAMES: dict[Game, str] = {
+    "euchre": "the upcard's euchre",
+    "hasenpfeffer": "Hasenpfeffer (hasenpfeffer, hasenpfeffer-single)",
+    "nap": "Nap (nap)",
+    "call_partner": "call-partner Euchre (five-hand, call-ace, seven-hand)",
+    "six_hand": "six-hand Euchre (six-hand, six-hand-pairs)",
+}
+
+
+def _check_game(variant: str, game: Game, players: int, options: RuleOptions) -> None:
+    """Each game's own options at their defaults in the others, its packs, and what it refuses."""
+    own = OWN_OPTIONS[game]
+    for other, keys in OWN_OPTIONS.items():
+        for key in keys:
+            if key not in own and getattr(options, key) != OPTION_DEFAULTS[key]:
+                raise OptionsError(f"rule option {key!r} exists only in {_GAME_NAMES[other]}")
+    decks = CALL_PARTNER_DECKS[players] if game == "call_partner" else DECKS[game]
+    if options.deck not in decks:
+        where = f"{variant} with {players} players" if game == "call_partner" else variant
+        known = ", ".join(map(str, decks[:-1])) + f" or {decks[-1]}" if len(decks) > 1 else str(decks[0])
+        raise OptionsError(f"rule option 'deck' must be {known} in {where}, not {options.deck!r}")
+    if game in ("hasenpfeffer", "nap"):
+        defaults = {**OPTION_DEFAULTS, **(HASENPFEFFER if game == "hasenpfeffer" else NAP)}
+        for key in EUCHRE_ONLY:
+            if getattr(options, key) != defaults[key]:
+                raise OptionsError(f"rule option {key!r} does not exist in {_GAME_NAMES[game]}")
+    if game == "hasenpfeffer" and options.all_pass == "dealer_must_bid":
+        raise OptionsError(
+            "rule option 'all_pass' = 'dealer_must_bid' is Nap's; Hasenpfeffer's stuck dealer is 'stick_dealer'"
+        )
+    if game == "nap":
+        _check_nap(options)
+    if game in ("call_partner", "six_hand") and (options.rubber or options.defend_alone or options.call_for_best):
+        key = "rubber" if options.rubber else "defend_alone" if options.defend_alone else "call_for_best"
+        raise OptionsError(f"rule option {key!r} does not exist in {_GAME_NAMES[game]}")
+    if game == "call_partner" and options.called_cards == 2 and players < 6:
+        raise OptionsError("rule option 'called_cards' = 2 needs six or seven players")
+
+
+def _check_nap(options: RuleOptions) -> None:
+    if options.min_bid == 1:
+        raise OptionsError("rule option 'min_bid' must be 2 or 3 in Nap (One is only the dealer's forced bid)")
+    if options.all_pass not in ("redeal", "dealer_must_bid"):
+        raise OptionsError(
+            f"rule option 'all_pass' must be 'redeal' or 'dealer_must_bid' in Nap, not {options.all_pass!r}"
+        )
+    if options.bluecher and not options.wellington:
+        raise OptionsError("rule option 'bluecher' needs 'wellington' (Bluecher is bid only over Wellington)")
+    if options.misere_trumps and not options.misere:
+        raise OptionsError("rule option 'misere_trumps' needs 'misere'")
+    if options.misere_stakes != "3/3" and not options.misere:
+        raise OptionsError("rule option 'misere_stakes' needs 'misere'")
 
 
 def parse_option_value(key: str, text: str) -> OptionValue:
@@ -243,13 +374,16 @@ def parse_option_value(key: str, text: str) -> OptionValue:
     stripped = text.strip()
     choices = allowed if isinstance(allowed, tuple) else ()
     words = {value.lower(): value for value in choices if isinstance(value, str)}
-    if words:
-        return words.get(stripped.lower(), stripped)
-    if allowed is int or isinstance(allowed, tuple):
+    if stripped.lower() in words:
+        return words[stripped.lower()]
+    if allowed is int or any(type(value) is int for value in choices):
         try:
             return int(stripped)
         except ValueError:
-            raise OptionsError(f"rule option {key!r} needs an integer (got {text!r})") from None
+            need = "an integer" + "".join(f" or {word!r}" for word in words.values())
+            raise OptionsError(f"rule option {key!r} needs {need} (got {text!r})") from None
+    if words:
+        return stripped  # RuleOptions.checked names the words allowed
     lowered = stripped.lower()
     if lowered in ("true", "1", "yes", "on"):
         return True

@@ -377,7 +377,7 @@ class Table:
             gone.add(self.discarded)
         if self.upcard is not None and (not self.upcard_in_hand() or self.dealer == self.seat):
             gone.add(self.upcard)
-        return set(make_deck(self.rules.options.deck)) - gone
+        return set(make_deck(self.rules.deck)) - gone
 
     def upcard_in_hand(self) -> bool:
         """Whether the upcard is in the dealer's hand (taken up, or about to be exchanged), not in the kitty."""

@@ -173,6 +173,18 @@ def test_bad_cli_option_text_raises_options_error_naming_the_option(key: str, te
         parse_option_value(key, text)
 
 
+@pytest.mark.parametrize(
+    ("key", "text", "value"), [("deck", "52", 52), ("deck", "Stripped", "stripped"), ("call", "ACE", "ace")]
+)
+def test_an_option_of_numbers_and_words_parses_either(key: str, text: str, value: Any) -> None:
+    assert parse_option_value(key, text) == value
+
+
+def test_a_word_that_is_no_choice_is_refused_naming_the_choices() -> None:
+    with pytest.raises(OptionsError, match="'call': must be 'any_card', 'non_trump' or 'ace'"):
+        RuleOptions.checked({"call": parse_option_value("call", "king")})
+
+
 def test_every_option_of_the_model_has_a_name() -> None:
     assert tuple(f.name for f in dataclasses.fields(RuleOptions)) == OPTION_NAMES
     assert tuple(RuleOptionsModel.model_fields) == OPTION_NAMES

@@ -135,8 +135,9 @@ def test_max_hands_reaches_every_match_and_counts_in_the_fingerprint_only_when_s
             id="a-bots-own-folder",
         ),
         pytest.param(
-            BASE + "[options]\ndeck = 28\n", "bad value for rule option 'deck': must be 24, 32, 25 or 33 (got 28)"
+            BASE + "[options]\ndeck = 28\n", "rule option 'deck' must be 24, 25, 32 or 33 in four-hand, not 28"
         ),
+        pytest.param(BASE + "[options]\ndeck = 30\n", "bad value for rule option 'deck': must be 24, 32, 25, 33, 28"),
         pytest.param('name = ""\n', "missing key 'entrants': the bots that play", id="missing-entrants"),
     ],
 )
@@ -199,7 +200,7 @@ def test_a_bad_rule_option_on_the_command_line_is_told_like_one_in_a_config() ->
 
     result = CliRunner().invoke(main, ["match", "random", "random", "--variant", "two-hand", "--option", "deck=28"])
     assert result.exit_code == 2
-    assert result.stderr == "Error: bad value for rule option 'deck': must be 24, 32, 25 or 33 (got 28)\n"
+    assert result.stderr == "Error: rule option 'deck' must be 24, 25, 32 or 33 in two-hand, not 28\n"
 
 
 def test_a_results_file_played_with_copies_goes_on_with_them_when_its_config_does_not_say(tmp_path: Path) -> None:
