@@ -3,7 +3,10 @@
 ``{"type":"pass"}``, ``{"type":"order_up","alone":false}``, ``{"type":"call","suit":"H","alone":false}``,
 ``{"type":"discard","card":"9C"}``, ``{"type":"defend_alone"}``, ``{"type":"name_trump","suit":"S"}``,
 ``{"type":"play","card":"JH"}``; Railroad's ``{"type":"call_for_best","card":"9C"}`` (or without the card, where
-the caller discards after receiving) and ``{"type":"give_best","card":"AH"}``.
+the caller discards after receiving) and ``{"type":"give_best","card":"AH"}``; Hasenpfeffer's
+``{"type":"bid","tricks":4}`` and ``{"type":"declare","suit":"H","discard":"9C"}``; Nap's
+``{"type":"nap_bid","contract":"misere"}`` and its declarer's first lead of the joker, naming trump,
+``{"type":"play","card":"JK","trump":"S"}``.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar, NotRequired, TypedDict
 
-from arena.engine.cards import CARD_BY_TEXT, JOKER_ID, Card, Suit
+from arena.engine.cards import CARD_BY_TEXT, JOKER, JOKER_ID, Card, Suit
 from arena.errors import InvalidActionError
 
 WireAction = dict[str, str | bool | int]
@@ -30,6 +33,8 @@ class ActionObject(TypedDict):
     alone: NotRequired[bool]
     tricks: NotRequired[int]
     discard: NotRequired[str]
+    contract: NotRequired[str]
+    trump: NotRequired[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +170,54 @@ class Declare:
         return {"type": "declare", "suit": str(self.suit), "discard": str(self.discard)}
 
 
-Action = Pass | OrderUp | Call | Discard | DefendAlone | NameTrump | Play | CallForBest | GiveBest | Bid | Declare
+NAP_CONTRACTS = ("one", "two", "three", "misere", "four", "nap", "wellington", "bluecher")
+"""Nap's bids, lowest first (docs/rules.md section 15): One is only the dealer's forced bid."""
+
+
+@dataclass(frozen=True, slots=True)
+class NapBid:
+    """Nap: undertake a contract of NAP_CONTRACTS, playing alone against every other player."""
+
+    contract: str
+    type: ClassVar[str] = "nap_bid"
+
+    def to_json(self) -> WireAction:
+        """The wire form."""
+        return {"type": "nap_bid", "contract": self.contract}
+
+
+@dataclass(frozen=True, slots=True)
+class JokerLead:
+    """Nap: the declarer leads the joker to the first trick and names the trump suit with it."""
+
+    trump: Suit
+    type: ClassVar[str] = "play"
+
+    @property
+    def card(self) -> Card:
+        """The card played: the joker."""
+        return JOKER
+
+    def to_json(self) -> WireAction:
+        """The wire form."""
+        return {"type": "play", "card": "JK", "trump": str(self.trump)}
+
+
+Action = (
+    Pass
+    | OrderUp
+    | Call
+    | Discard
+    | DefendAlone
+    | NameTrump
+    | Play
+    | CallForBest
+    | GiveBest
+    | Bid
+    | Declare
+    | NapBid
+    | JokerLead
+)
 
 # Shared instances: legal-action lists are built from these without allocating.
 PASS = Pass()
@@ -179,6 +231,8 @@ CALL_FOR_BEST = tuple(CallForBest(Card(c)) for c in range(JOKER_ID + 1))
 CALL_FOR_BEST_FIRST = CallForBest()  # receive first, discard after
 GIVE_BEST = tuple(GiveBest(Card(c)) for c in range(JOKER_ID + 1))
 BIDS = tuple(Bid(n) for n in range(7))  # BIDS[n]: Hasenpfeffer's bid of n tricks (1 to 6; 0 is never legal)
+NAP_BIDS = tuple(NapBid(c) for c in NAP_CONTRACTS)  # NAP_BIDS[i]: the bid of NAP_CONTRACTS[i]
+JOKER_LEADS = tuple(JokerLead(Suit(s)) for s in range(4))
 
 _FIELDS: dict[str, frozenset[str]] = {
     "pass": frozenset({"type"}),
@@ -187,11 +241,12 @@ _FIELDS: dict[str, frozenset[str]] = {
     "discard": frozenset({"type", "card"}),
     "defend_alone": frozenset({"type"}),
     "name_trump": frozenset({"type", "suit"}),
-    "play": frozenset({"type", "card"}),
+    "play": frozenset({"type", "card", "trump"}),
     "call_for_best": frozenset({"type", "card"}),
     "give_best": frozenset({"type", "card"}),
     "bid": frozenset({"type", "tricks"}),
     "declare": frozenset({"type", "suit", "discard"}),
+    "nap_bid": frozenset({"type", "contract"}),
 }
 
 
@@ -224,7 +279,16 @@ def parse_action(data: object) -> Action:
         return BIDS[tricks]
     if kind == "declare":
         return Declare(Suit.parse(_field(data, "suit")), Card.parse(_field(data, "discard")))
+    if kind == "nap_bid":
+        contract = _field(data, "contract")
+        if contract not in NAP_CONTRACTS:
+            raise InvalidActionError(f"a Nap contract is one of {', '.join(NAP_CONTRACTS)}, got {contract!r}")
+        return NAP_BIDS[NAP_CONTRACTS.index(contract)]
     card = Card.parse(_field(data, "card"))
+    if "trump" in data:
+        if kind != "play" or card != JOKER_ID:
+            raise InvalidActionError(f"only the joker names trump as it is played, not {card}")
+        return JOKER_LEADS[Suit.parse(data["trump"])]
     if kind == "give_best":
         return GIVE_BEST[card]
     return PLAY[card] if kind == "play" else DISCARD[card]

@@ -11,13 +11,14 @@ from arena.engine.actions import Action
 from arena.engine.cards import make_deck
 from arena.engine.hand import Deal, HandState
 from arena.engine.hasenpfeffer import HasenpfefferDeal, HasenpfefferHand
+from arena.engine.nap import NapDeal, NapHand
 from arena.engine.options import Rules
 from arena.engine.scoring import RUBBER_BONUS, rubber_game_points
 from arena.errors import IllegalActionError
 
 SEED_PREFIX = "euchre-arena"
 
-AnyHand = HandState | HasenpfefferHand
+AnyHand = HandState | HasenpfefferHand | NapHand
 """A hand of any game of the arena."""
 
 
@@ -109,7 +110,7 @@ class Game:
         rules = self.rules
         self.forfeited_by = seat
         others = [s for s in range(rules.players) if rules.side_of(s) != rules.side_of(seat)]
-        if rules.players == 3:  # cutthroat: the best of the other two wins (both if tied)
+        if not rules.partnerships and rules.players > 2:  # each for himself: the best of the others wins (all tied)
             scores = self.scores()
             top = max(scores[s] for s in others)
             others = [s for s in others if scores[s] == top]
@@ -128,6 +129,8 @@ class Game:
         rng = hand_rng(self.seed, len(self.hands))
         if self.rules.game == "hasenpfeffer":
             return HasenpfefferHand(self.rules, dealer, HasenpfefferDeal.shuffled(dealer, rng))
+        if self.rules.game == "nap":
+            return NapHand(self.rules, dealer, NapDeal.shuffled(self.rules, dealer, rng))
         return HandState(self.rules, dealer, Deal.shuffled(self.rules, dealer, rng))
 
     def _end_hand(self, hand: AnyHand) -> None:
@@ -152,8 +155,16 @@ class Game:
         if isinstance(hand, HasenpfefferHand):
             return hasenpfeffer.game_winner(self.rules.options, tuple(self.side_scores), hand.bidder, hand.made)
         top = max(self.side_scores)
-        won = top >= self.rules.options.points_to_win and self.side_scores.count(top) == 1
+        opts = self.rules.options
+        if self.rules.game == "nap":  # so many deals, or a target; a tie at the top plays on (docs/rules.md 15)
+            ended = top >= opts.target_score if opts.target_score else len(self.hands) >= self._nap_deals()
+            return self.side_scores.index(top) if ended and self.side_scores.count(top) == 1 else None
+        won = top >= opts.points_to_win and self.side_scores.count(top) == 1
         return self.side_scores.index(top) if won else None
+
+    def _nap_deals(self) -> int:
+        """The deals a game of Nap lasts: each seat deals ``deals_per_player`` times."""
+        return self.rules.options.deals_per_player * self.rules.players
 
     def _end_game(self) -> None:
         rules = self.rules

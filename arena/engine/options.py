@@ -201,6 +201,7 @@ VARIANTS: dict[str, Variant] = {
         Variant("railroad-33", 4, {**RAILROAD, "deck": 33}),
         Variant("hasenpfeffer", 4, HASENPFEFFER, "hasenpfeffer"),
         Variant("hasenpfeffer-single", 4, {**HASENPFEFFER, "bidding": "single"}, "hasenpfeffer"),
+        Variant("nap", 4, NAP, "nap", (2, 3, 4, 5, 6, 7)),
     )
 }
 

@@ -12,6 +12,7 @@ from arena.engine.actions import parse_action
 from arena.engine.game import AnyHand, Game
 from arena.engine.hand import Deal
 from arena.engine.hasenpfeffer import HasenpfefferDeal
+from arena.engine.nap import NapDeal
 from arena.engine.options import make_rules
 from arena.engine.view import ActionJSON as ActionJSON  # a record's actions are a view's bids
 from arena.engine.view import TrickJSON, actions_json, trick_json
@@ -195,9 +196,9 @@ def _record_reader() -> TypeAdapter[GameRecord]:
     return TypeAdapter(GameRecord)
 
 
-def deal_json(deal: Deal | HasenpfefferDeal) -> DealJSON:
+def deal_json(deal: Deal | HasenpfefferDeal | NapDeal) -> DealJSON:
     """A deal as JSON: each seat's cards in seat order, the upcard (none in Hasenpfeffer), the kitty in deck order
-    (Hasenpfeffer's: the widow)."""
+    (Hasenpfeffer's: the widow; Nap's: the cards nobody is dealt)."""
     return {
         "hands": [[str(c) for c in h] for h in deal.hands],
         "upcard": None if deal.upcard is None else str(deal.upcard),

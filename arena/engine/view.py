@@ -149,6 +149,8 @@ class ActionJSON(TypedDict):
     alone: NotRequired[bool]
     tricks: NotRequired[int]  # Hasenpfeffer's bid
     discard: NotRequired[str]  # Hasenpfeffer's declare
+    contract: NotRequired[str]  # Nap's bid
+    trump: NotRequired[str]  # Nap: the joker led to the first trick names trump
 
 
 class PlayedCardJSON(TypedDict):

@@ -18,7 +18,9 @@ from arena.engine.actions import (
     DefendAlone,
     Discard,
     GiveBest,
+    JokerLead,
     NameTrump,
+    NapBid,
     OrderUp,
     Pass,
     Play,
@@ -68,6 +70,10 @@ def describe(action: Action, upcard: Card | None) -> str:
         return f"bid {action.tricks}"
     if isinstance(action, Declare):
         return f"{SUIT_NAMES[action.suit]} trump, putting away {action.discard}"
+    if isinstance(action, NapBid):
+        return f"bid {action.contract}"
+    if isinstance(action, JokerLead):
+        return f"JK, naming {SUIT_NAMES[action.trump]} trump"
     return str(action.card)
 
 

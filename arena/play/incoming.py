@@ -24,7 +24,9 @@ from arena.engine.actions import (
     DEFEND_ALONE,
     DISCARD,
     GIVE_BEST,
+    JOKER_LEADS,
     NAME_TRUMP,
+    NAP_BIDS,
     ORDER_UP,
     PASS,
     PLAY,
@@ -95,6 +97,7 @@ CALLS = tuple(a for pair in CALL for a in pair)
 ALL_ACTIONS: tuple[Action, ...] = (PASS, DEFEND_ALONE, *ORDER_UP, *CALLS, *NAME_TRUMP, *PLAY, *DISCARD)
 ALL_ACTIONS += (CALL_FOR_BEST_FIRST, *CALL_FOR_BEST, *GIVE_BEST)
 ALL_ACTIONS += (*BIDS[1:], *(Declare(Suit(s), Card(c)) for s in range(4) for c in range(JOKER_ID + 1)))
+ALL_ACTIONS += (*NAP_BIDS, *JOKER_LEADS)
 _CANONICAL: dict[bytes, Action] = {orjson.dumps(a.to_json()): a for a in ALL_ACTIONS}
 
 

@@ -37,7 +37,8 @@ from arena.play.incoming import MAX_MESSAGE_BYTES, MessageError
 
 CardText = Annotated[str, Field(pattern=r"^([2-9TJQKA][CDHS]|JK)$", description="rank then suit, or JK")]
 SuitText = Literal["C", "D", "H", "S"]
-Seat = Annotated[int, Field(ge=0, le=3)]
+NapContractText = Literal["one", "two", "three", "misere", "four", "nap", "wellington", "bluecher"]  # NAP_CONTRACTS
+Seat = Annotated[int, Field(ge=0, le=6)]
 
 
 class _Message(BaseModel):
@@ -95,10 +96,22 @@ class NameTrumpAction(_Action):
 
 
 class PlayAction(_Action):
-    """Play a card."""
+    """Play a card; in Nap, the declarer's first lead of the joker names trump with it."""
 
     type: Literal["play"]
     card: CardText
+    trump: SuitText | SkipJsonSchema[None] = Field(
+        default=None,
+        description="Nap: the trump suit, named by the declarer leading the joker to the first trick; absent (never "
+        "null) on every other play",
+    )
+
+    @field_validator("trump", mode="before")
+    @classmethod
+    def _trump_not_null(cls, value: object) -> object:
+        if value is None:
+            raise ValueError("trump is absent where none is named, never null")
+        return value
 
 
 class CallForBestAction(_Action):
@@ -140,6 +153,13 @@ class DeclareAction(_Action):
     discard: CardText
 
 
+class NapBidAction(_Action):
+    """Nap: bid a contract, higher than the bids so far (One only as the dealer's forced bid)."""
+
+    type: Literal["nap_bid"]
+    contract: NapContractText
+
+
 ActionModel = Annotated[
     PassAction
     | OrderUpAction
@@ -151,7 +171,8 @@ ActionModel = Annotated[
     | CallForBestAction
     | GiveBestAction
     | BidAction
-    | DeclareAction,
+    | DeclareAction
+    | NapBidAction,
     Field(discriminator="type"),
 ]
 
@@ -268,9 +289,17 @@ class SeatBid(_Message):
     tricks: int
 
 
+class SeatNapBid(_Message):
+    """A Nap bid, with the seat that made it."""
+
+    seat: Seat
+    type: Literal["nap_bid"]
+    contract: NapContractText
+
+
 # A bid in a view: every action of the hand but discards and plays, with the seat that took it.
 SeatAction = Annotated[
-    SeatPass | SeatOrderUp | SeatCall | SeatDefendAlone | SeatNameTrump | SeatBid,
+    SeatPass | SeatOrderUp | SeatCall | SeatDefendAlone | SeatNameTrump | SeatBid | SeatNapBid,
     Field(discriminator="type"),
 ]
 
@@ -377,12 +406,20 @@ SentActionModel = Annotated[
     | CallForBestAction
     | GiveBestAction
     | BidAction
-    | DeclareAction,
+    | DeclareAction
+    | NapBidAction,
     Field(discriminator="type"),
 ]
 # The dealer's discard is never told as an action event (an exchange event tells it, the card to the dealer alone).
 PublicActionModel = Annotated[
-    PassAction | OrderUpAsSent | CallAsSent | DefendAloneAction | NameTrumpAction | PlayAction | BidAction,
+    PassAction
+    | OrderUpAsSent
+    | CallAsSent
+    | DefendAloneAction
+    | NameTrumpAction
+    | PlayAction
+    | BidAction
+    | NapBidAction,
     Field(discriminator="type"),
 ]
 
@@ -714,7 +751,7 @@ def _location(loc: tuple[int | str, ...]) -> str:
 
 def to_engine_action(model: BaseModel) -> Action:
     """Convert a validated action model into the engine's action (the one place where the two meet)."""
-    if isinstance(model, PlayAction):
+    if isinstance(model, PlayAction) and model.trump is None:
         return PLAY[Card.parse(model.card)]
     if isinstance(model, PassAction):
         return PASS

@@ -57,6 +57,7 @@ def test_the_variants_are_the_rule_books() -> None:
         "railroad-33",
         "hasenpfeffer",
         "hasenpfeffer-single",
+        "nap",
     }
 
 

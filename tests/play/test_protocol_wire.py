@@ -244,8 +244,11 @@ GAMES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     *(
         (variant, {"defenders_score_tricks": True, "points_to_win": 3}, {})
         for variant, v in VARIANTS.items()
-        if v.game != "euchre"
+        if v.game == "hasenpfeffer"
     ),
+    # Nap at every table size, its games a deal a seat long; and with the joker, Misere with trumps, a forced bid
+    *(("nap", {"players": n, "deals_per_player": 1}, {}) for n in range(2, 8)),
+    ("nap", {"joker": True, "misere_trumps": True, "all_pass": "dealer_must_bid", "deck": "stripped"}, {}),
     ("hasenpfeffer", {"widow": "unused", "defenders_score_tricks": True, "points_to_win": 3}, {"views": False}),
     ("four-hand", {"defend_alone": True, "stick_the_dealer": True}, {"views": [True, False, False, True]}),
     ("british", {"defend_alone": True, "dealer_exchange": "mandatory"}, {"views": False}),
@@ -283,7 +286,7 @@ def test_every_message_of_every_variant_is_valid_against_the_schema() -> None:
     assert kinds == {"game_start", "act", "events", "game_end"}  # the rest only from a real referee (below)
     public_actions = {"pass", "order_up", "call", "defend_alone", "name_trump", "play"}  # every action but discard
     best = {"call_for_best", "give_best", "best_discard"}  # Railroad's calls for best have events of their own
-    auction = {"bid", "contract", "widow", "declare"}  # Hasenpfeffer's
+    auction = {"bid", "contract", "widow", "declare", "nap_bid"}  # Hasenpfeffer's, and Nap's bids
     assert events == {"hand_start", "cards", "exchange", "trick", "hand_end", *public_actions, *best, *auction}
 
 
@@ -355,6 +358,7 @@ def test_every_field_is_required_but_act_view() -> None:
     assert optional == {
         ("Act", "view"),
         ("CallForBestAction", "card"),
+        ("PlayAction", "trump"),  # and the trump a Nap declarer names as he leads the joker, absent on other plays
         ("ViewModel", "best"),
         ("ViewModel", "auction"),
         *beyond_the_book,
