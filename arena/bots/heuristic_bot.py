@@ -29,8 +29,8 @@ from arena.engine.phases import Phase
 from arena.engine.view import SeatView
 from arena.sdk import Bot, Table, run
 
-# Expected tricks of one trump card, by trump power: Benny 100, right 99, left 98, then 50 + rank (A 57 .. 7 50).
-TOP_TRUMP = {100: 1.0, 99: 1.0, 98: 0.85, 57: 0.75, 56: 0.6, 55: 0.5}
+# Expected tricks of one trump card, by trump power: Benny 100, right 99, left 98, then 50 + rank (A 50 + ACE ...).
+TOP_TRUMP = {100: 1.0, 99: 1.0, 98: 0.85, 50 + ACE: 0.75, 49 + ACE: 0.6, 48 + ACE: 0.5}
 LOW_TRUMP = 0.4
 OFF_ACE = 0.7
 VOID_RUFF = 0.3

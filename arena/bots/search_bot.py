@@ -28,7 +28,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from arena.bots.heuristic_bot import call_for_best
+from arena.bots.heuristic_bot import LOW_TRUMP, OFF_ACE, TOP_TRUMP, VOID_RUFF, call_for_best
 from arena.engine.actions import (
     DEFEND_ALONE,
     NAME_TRUMP,
@@ -75,10 +75,6 @@ MARGIN = 0.0
 UNLIKELY = 0.02  # a bid by another player this unlikely is not played out
 
 # The model of a player's bidding: expected tricks of a hand by a common count, bid above a threshold.
-TOP_TRUMP = {100: 1.0, 99: 1.0, 98: 0.85, 50 + ACE: 0.75, 49 + ACE: 0.6, 48 + ACE: 0.5}  # by power: A, K, Q 50 + rank
-LOW_TRUMP = 0.4
-OFF_ACE = 0.7
-VOID_RUFF = 0.3
 NEEDED = {2: 2.0, 3: 3.0, 4: 2.2}
 ALONE = 3.5
 SLOPE = 0.3  # how soft the threshold is, in counted tricks

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from helpers import action, bot_decision
 
-from arena.bots.heuristic_bot import HeuristicBot, best_discard
+from arena.bots.heuristic_bot import HeuristicBot, best_discard, strength
 from arena.bots.random_bot import RandomBot
 from arena.engine.actions import Action
 from arena.engine.cards import Suit, cards
@@ -140,3 +140,13 @@ def test_heuristic_stuck_dealer_calls_its_best_suit_but_passes_when_free_to() ->
     script = "0 pass, 1 pass, 2 pass, 3 pass, 0 pass, 1 pass, 2 pass"
     assert decision(hands, "9S", script, dealer=3, stick_the_dealer=True) == action("call C")
     assert decision(hands, "9S", script, dealer=3) == action("pass")
+
+
+def test_the_strength_count_values_the_top_trumps_by_their_power() -> None:
+    """Hearts trump: right, left, ace and king (1 + 0.85 + 0.75 + 0.6) and two trumps beyond two (0.4); a lone ace
+    of clubs (0.7); void in diamonds and in spades with two trumps or more (0.3 each). (The table is keyed by trump
+    power, which moved when the card ids did: a table left on the old powers counts every ace, king and queen of
+    trump as low.)"""
+    assert strength(cards("JH JD AH KH AC"), Suit.H) == pytest.approx(1 + 0.85 + 0.75 + 0.6 + 0.4 + 0.7 + 0.3 + 0.3)
+    # The queen and a low trump; an ace with two more of its suit (0.5); void in clubs and diamonds.
+    assert strength(cards("QH 9H AS KS QS"), Suit.H) == pytest.approx(0.5 + 0.4 + 0.5 + 0.3 + 0.3)
