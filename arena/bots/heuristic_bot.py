@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from arena.bots.nap_strategy import nap_bid, nap_play
 from arena.engine.actions import (
     CALL_FOR_BEST,
     CALL_FOR_BEST_FIRST,
@@ -127,6 +128,8 @@ class HeuristicBot(Bot):
         """Pick an action by phase."""
         table = self.table
         assert table is not None
+        if table.rules.game == "nap":
+            return nap_play(view, table, legal) if view.phase is Phase.PLAY else nap_bid(view, legal)
         if view.phase is Phase.PLAY:
             return self.play(view, table, [a.card for a in legal if isinstance(a, Play)])
         if view.phase is Phase.DISCARD or view.phase is Phase.BEST_DISCARD:

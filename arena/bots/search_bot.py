@@ -28,6 +28,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from arena.bots import nap_strategy
 from arena.bots.heuristic_bot import LOW_TRUMP, OFF_ACE, TOP_TRUMP, VOID_RUFF, call_for_best
 from arena.engine.actions import (
     DEFEND_ALONE,
@@ -67,6 +68,8 @@ BID_DEALS = 40
 AUCTION_DEALS = 24  # imagined deals for a Hasenpfeffer bid or declaration
 AUCTION_MARGIN = 0.25  # points a bid must be expected to gain over passing
 DISCARD_DEALS = 32
+NAP_BID_DEALS = 40  # imagined deals for a Nap bid, each played out twice (a trump contract and Misere)
+NAP_PLAY_DEALS = 40  # ... for a card of Nap, each played out once per legal card
 DEFEND_DEALS = 32
 SAFETY = 0.3  # seconds: a decision this late answers on the deals it has solved (never on a quiet machine)
 MIN_DEALS = 4  # ... but on at least these
@@ -346,6 +349,11 @@ class SearchBot(Bot):
         if len(legal) == 1:
             return legal[0]
         self._start = time.perf_counter()
+        table = self.table
+        if table is not None and table.rules.game == "nap":  # sampled deals played out by the heuristic's rules
+            if view.phase is Phase.BID:
+                return nap_strategy.search_bid(view, table, legal, self.rng, self._count(NAP_BID_DEALS))
+            return nap_strategy.search_play(view, table, legal, self.rng, self._count(NAP_PLAY_DEALS))
         if view.phase is Phase.BID:  # Hasenpfeffer's auction
             return self.auction(view, legal)
         if view.upcard is None and view.phase is not Phase.PLAY:  # Hasenpfeffer's declaration

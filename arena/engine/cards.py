@@ -188,6 +188,31 @@ def trick_winner_index(played: Sequence[int], trump: int) -> int:
     return best
 
 
+# ---- ranking without bowers (Nap): a card's suit is its printed suit, the joker's the trump suit ----
+
+
+def plain_suit(card: int, trump: int | None) -> int | None:
+    """A card's suit where there are no bowers: its printed suit; the joker's is trump (None without trump)."""
+    return trump if card == JOKER_ID else card & 3
+
+
+def plain_power(card: int, trump: int | None, led: int | None) -> int:
+    """How strongly ``card`` competes for a trick led in ``led`` where there are no bowers: the joker above all,
+    then trumps by rank, then the suit led by rank; -1 when it cannot win."""
+    if card == JOKER_ID:
+        return 100
+    suit = card & 3
+    if suit == trump:
+        return 50 + (card >> 2)
+    return card >> 2 if suit == led else -1
+
+
+def plain_trick_winner(played: Sequence[tuple[int, int]], trump: int | None) -> int:
+    """The seat that wins a trick of (seat, card) pairs where there are no bowers."""
+    led = plain_suit(played[0][1], trump)
+    return max(played, key=lambda seat_card: plain_power(seat_card[1], trump, led))[0]
+
+
 def format_cards(items: Iterable[int]) -> str:
     """Cards as space-separated text."""
     return " ".join(_TEXT[c] for c in items)

@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass
 
 from arena.engine.actions import JOKER_LEADS, NAP_BIDS, NAP_CONTRACTS, PASS, PLAY, Action, JokerLead, NapBid, Play
-from arena.engine.cards import JOKER_ID, Card, Suit, make_deck
+from arena.engine.cards import JOKER_ID, Card, Suit, make_deck, plain_suit, plain_trick_winner
 from arena.engine.hand import HandResult
 from arena.engine.options import Rules
 from arena.engine.phases import AuctionView, BestCall, Phase, Trick
@@ -51,26 +51,6 @@ class NapDeal:
         hands = [tuple(deck[j:dealt:n]) for j in range(n)]  # hands[j]: the j-th seat after the dealer
         rotation = (n - dealer - 1) % n
         return cls(tuple(hands[rotation:] + hands[:rotation]), tuple(deck[dealt:]))
-
-
-def suit_of(card: int, trump: int | None) -> int | None:
-    """A card's suit in Nap: its printed suit; the joker's is trump (None where there is no trump)."""
-    return trump if card == JOKER_ID else card & 3
-
-
-def trick_winner(cards: tuple[tuple[int, Card], ...], trump: int | None) -> int:
-    """The seat that wins a trick: the joker; else the highest trump; else the highest card of the suit led."""
-    led = suit_of(cards[0][1], trump)
-
-    def power(card: int) -> int:
-        if card == JOKER_ID:
-            return 100
-        suit = card & 3
-        if suit == trump:
-            return 50 + (card >> 2)
-        return card >> 2 if suit == led else -1
-
-    return max(cards, key=lambda played: power(played[1]))[0]
 
 
 class NapHand:
@@ -166,8 +146,8 @@ class NapHand:
             return (*plays, *JOKER_LEADS) if JOKER_ID in hand else tuple(plays)
         trump = None if self.trump is None else int(self.trump)
         if self.trick:
-            led = suit_of(self.trick[0][1], trump)
-            follow = [PLAY[c] for c in hand if led is not None and suit_of(c, trump) == led]
+            led = plain_suit(self.trick[0][1], trump)
+            follow = [PLAY[c] for c in hand if led is not None and plain_suit(c, trump) == led]
             if follow:
                 return tuple(follow)
         return tuple(PLAY[c] for c in hand)
@@ -256,7 +236,7 @@ class NapHand:
             self.turn = (seat + 1) % self.players
             return
         trick = tuple(self.trick)
-        winner = trick_winner(trick, None if self.trump is None else int(self.trump))
+        winner = plain_trick_winner(trick, None if self.trump is None else int(self.trump))
         self.tricks.append(Trick(self.leader, trick, winner))
         self.trick = []
         if len(self.tricks) == CARDS:

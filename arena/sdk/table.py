@@ -10,7 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
-from arena.engine.actions import Action, Call, DefendAlone, NameTrump, OrderUp, Play, action_from_json
+from arena.engine.actions import (
+    Action,
+    Call,
+    DefendAlone,
+    JokerLead,
+    NameTrump,
+    NapBid,
+    OrderUp,
+    Play,
+    action_from_json,
+)
 from arena.engine.cards import (
     CARD_BY_TEXT,
     EFFECTIVE_SUIT,
@@ -20,6 +30,8 @@ from arena.engine.cards import (
     card_power,
     effective_suit,
     make_deck,
+    plain_suit,
+    plain_trick_winner,
     trick_winner_index,
 )
 from arena.engine.options import Rules, make_rules
@@ -166,6 +178,10 @@ class Table:
         if isinstance(action, Play):
             self._play(seat, action.card)
             return
+        if isinstance(action, JokerLead):  # Nap: the declarer's first lead names trump
+            self.trump = action.trump
+            self._play(seat, action.card)
+            return
         self.bids.append((seat, action))
         if isinstance(action, OrderUp):
             assert self.upcard is not None
@@ -248,6 +264,9 @@ class Table:
         self.best_discards.append(card)
 
     def _play(self, seat: int, card: Card) -> None:
+        if self.rules.game == "nap":
+            self._nap_play(seat, card)
+            return
         assert self.trump is not None
         if self.trick:
             suits = EFFECTIVE_SUIT[self.trump]
@@ -258,6 +277,32 @@ class Table:
         self.played[seat].append(card)
         if seat == self.seat and card in self.hand:
             self.hand.remove(card)
+
+    def _nap_play(self, seat: int, card: Card) -> None:
+        """A card played in Nap: the declarer's first lead fixes trump (but in a Misere without trumps); a card off
+        the suit led shows a void. Nap has no bowers: a suit is the printed one."""
+        if not self.tricks and not self.trick:
+            self.maker = seat
+            if self.trump is None and not self.no_trump():
+                self.trump = SUITS[card & 3]
+        if self.trick:
+            trump = None if self.trump is None else int(self.trump)
+            led = plain_suit(self.trick[0][1], trump)
+            if led is not None and plain_suit(card, trump) != led:
+                self.voids[seat].add(SUITS[led])
+        self.trick.append((seat, card))
+        self.played[seat].append(card)
+        if seat == self.seat and card in self.hand:
+            self.hand.remove(card)
+
+    def nap_contract(self) -> str | None:
+        """Nap: the highest bid so far (the contract, once the bidding is over)."""
+        bids = [a.contract for _, a in self.bids if isinstance(a, NapBid)]
+        return bids[-1] if bids else None
+
+    def no_trump(self) -> bool:
+        """Whether the hand is played without trump: Nap's Misere, unless ``misere_trumps``."""
+        return self.nap_contract() == "misere" and not self.rules.options.misere_trumps
 
     def _trick(self, event: TrickEvent) -> None:
         cards = tuple([(c["seat"], CARD_BY_TEXT[c["card"]]) for c in event["cards"]])
@@ -270,6 +315,8 @@ class Table:
         """This picture as the seat's view, for a request that came without one (the seat is the one to act)."""
         if phase is Phase.DISCARD and self.caller is not None:  # a discard after receiving a card for best
             phase = Phase.BEST_DISCARD
+        if phase is Phase.PLAY and self.maker is None and self.rules.game == "nap":  # the bidding is over: it is his
+            self.maker = next(seat for seat, a in reversed(self.bids) if isinstance(a, NapBid))
         return self._as_view(self.rules.players, phase, self.seat)
 
     def _as_view(self, players: int, phase: Phase, turn: int | None) -> SeatView:
@@ -351,6 +398,8 @@ class Table:
         """The partner of ``seat`` (default: this seat) in this hand: fixed in four-hand, the other defender in
         three-hand once trump is made, else None."""
         seat = self.seat if seat is None else seat
+        if self.rules.game == "nap":  # each for himself, the declarer against all
+            return None
         if self.n == 4:
             return (seat + 2) % 4
         if self.n == 3 and self.maker is not None and seat != self.maker:
@@ -405,6 +454,9 @@ class Table:
 
     def winning(self) -> tuple[int, Card] | None:
         """The seat and card winning the current trick so far, or None before its first card."""
+        if self.rules.game == "nap" and self.trick:
+            winner = plain_trick_winner(self.trick, None if self.trump is None else int(self.trump))
+            return next(played for played in self.trick if played[0] == winner)
         if not self.trick or self.trump is None:
             return None
         return self.trick[trick_winner_index([c for _, c in self.trick], self.trump)]

@@ -187,3 +187,37 @@ def test_search_declares_the_suit_its_hand_is_strong_in_and_puts_away_a_low_card
     declared = hasenpfeffer_decision(STRONG, "0 bid 6")
     assert isinstance(declared, Declare) and declared.suit == Suit.H
     assert declared.discard in (Card.parse("AD"),)  # the widow, the one card off trump
+
+
+# ---- Nap: sampled deals played out by the heuristic's rules ----
+
+NAP_CONFIGS: list[dict[str, Any]] = [
+    *({"players": n, "deals_per_player": 1} for n in range(2, 8)),
+    {"players": 3, "joker": True, "misere_trumps": True, "all_pass": "dealer_must_bid", "deals_per_player": 1},
+    {"players": 5, "deck": "stripped", "joker": True, "min_bid": 3, "deals_per_player": 1},
+]
+
+
+@pytest.mark.parametrize("options", NAP_CONFIGS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
+def test_search_bot_plays_nap_legally_at_every_table(options: dict[str, Any]) -> None:
+    """Search, heuristic and random bots at one table of Nap, strict about legality (any illegal answer raises)."""
+    play("nap", {0, 3, 6}, 2, options, samples=0.25)
+
+
+@pytest.mark.slow
+def test_search_bot_beats_the_heuristic_at_nap() -> None:
+    """Three-handed Nap, one search bot against two heuristics, every seat in turn: it scores more than its share
+    (a third of the games won would be the heuristic's level)."""
+    wins = games = 0
+    for seed in STRENGTH_SEEDS:
+        for seat in range(3):
+            bots: list[Bot] = [
+                SearchBot(samples=STRENGTH_BUDGET, strict=True) if s == seat else HeuristicBot(strict=True)
+                for s in range(3)
+            ]
+            record = play_game([b.handle for b in bots], "nap", {"players": 3, "deals_per_player": 1}, seed)
+            assert record["violations"] == []
+            wins += seat in record["winners"]
+            games += 1
+    print(f"search won {wins} of {games} three-hand Nap games against two heuristics")
+    assert wins / games > 0.5
