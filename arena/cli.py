@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Literal, NoReturn
@@ -1069,7 +1070,22 @@ def doctor_command() -> None:
         click.echo(line)
     click.echo(cgroups.describe(limits.memory_mb * 1024 * 1024, limits.processes, limits.cpu_cores))
     click.echo(descriptors_line(limits))
+    click.echo(seats_line(limits))
     click.echo(forkserver.describe())
+
+
+def seats_line(limits: Limits) -> str:
+    """What a match of two, four and seven seats may ask of this host at ``limits``: one bot process tree a seat,
+    each capped at its memory and tasks, all on one core (a bot thinks only while it is asked), and how many such
+    matches fit this host's memory at their caps."""
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1024 * 1024)
+    cores = len(os.sched_getaffinity(0))
+    tables = ", ".join(
+        f"{n} seats {n * limits.memory_mb} MiB and {n * limits.processes} tasks"
+        f" ({memory // (n * limits.memory_mb)} such matches fit at their caps)"
+        for n in (2, 4, 7)
+    )
+    return f"a match at most: {tables}; each on one core; this host: {memory} MiB, {cores} cores (jobs: one per core)"
 
 
 def descriptors_line(limits: Limits) -> str:
@@ -1084,8 +1100,9 @@ def descriptors_line(limits: Limits) -> str:
         return fitted_limits(spec, referees).open_files
 
     return (
-        f"open files a bot process: {files(2, 1)} in a match of two bots, {files(4, 1)} of four; in a tournament"
-        f" {files(2, 2)} and {files(4, 2)} (of {limits.open_files}: what the referee can hold of their connections)"
+        f"open files a bot process: {files(2, 1)} in a match of two bots, {files(4, 1)} of four, {files(7, 1)} of"
+        f" seven; in a tournament {files(2, 2)}, {files(4, 2)} and {files(7, 2)} (of {limits.open_files}: what the"
+        " referee can hold of their connections)"
     )
 
 

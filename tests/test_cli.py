@@ -419,12 +419,14 @@ def test_doctor_says_what_confinement_this_host_gives_a_bot_one_line_each(monkey
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[: len(capabilities().describe())] == capabilities().describe()
-    assert lines[-3].startswith("memory and tasks: ")
+    assert lines[-4].startswith("memory and tasks: ")
     kind = cgroups.detect().kind
-    assert (f"cgroup {kind}" in lines[-3]) if kind != "none" else ("RLIMIT_AS" in lines[-3])
-    two, four = (fitted_limits(spec_of(bots), 2).open_files for bots in (2, 4))  # a tournament's
-    assert lines[-2].startswith("open files a bot process: ")
-    assert f"in a tournament {two} and {four} (of 256" in lines[-2]
+    assert (f"cgroup {kind}" in lines[-4]) if kind != "none" else ("RLIMIT_AS" in lines[-4])
+    two, four, seven = (fitted_limits(spec_of(bots), 2).open_files for bots in (2, 4, 7))  # a tournament's
+    assert lines[-3].startswith("open files a bot process: ")
+    assert f"in a tournament {two}, {four} and {seven} (of 256" in lines[-3]
+    assert lines[-2].startswith("a match at most: 2 seats 2048 MiB and 128 tasks")
+    assert "7 seats 7168 MiB and 448 tasks" in lines[-2]
     assert lines[-1].startswith("python bots: forked" if forkserver.enabled() else "python bots: started by exec")
     monkeypatch.setenv("ARENA_FORK_SERVER", "0")
     off = CliRunner().invoke(main, ["doctor"]).output.splitlines()[-1]

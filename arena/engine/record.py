@@ -13,7 +13,7 @@ from arena.engine.game import AnyHand, Game
 from arena.engine.hand import Deal
 from arena.engine.hasenpfeffer import HasenpfefferDeal
 from arena.engine.nap import NapDeal
-from arena.engine.options import make_rules
+from arena.engine.options import OptionValue, Rules, make_rules
 from arena.engine.view import ActionJSON as ActionJSON  # a record's actions are a view's bids
 from arena.engine.view import TrickJSON, actions_json, trick_json
 from arena.errors import ArenaError, RecordError
@@ -194,6 +194,16 @@ def _record_reader() -> TypeAdapter[GameRecord]:
     from pydantic import TypeAdapter
 
     return TypeAdapter(GameRecord)
+
+
+def record_rules(record: GameRecord) -> Rules:
+    """The rules a record was played under (its variant and options), resolved once per distinct set."""
+    return _rules(record["variant"], tuple(sorted(record["options"].items())))
+
+
+@functools.cache
+def _rules(variant: str, options: tuple[tuple[str, OptionValue], ...]) -> Rules:
+    return make_rules(variant, dict(options))
 
 
 def deal_json(deal: Deal | HasenpfefferDeal | NapDeal) -> DealJSON:

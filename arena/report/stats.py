@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TypedDict
 
-from arena.engine.record import GameRecord
+from arena.engine.record import GameRecord, record_rules
 
 DISTINCT_TIMES = 4096
 """Distinct decision times kept per bot before they are rounded to 3 significant digits (p99 within 0.5 %)."""
@@ -155,7 +155,7 @@ class Stats:
         seats = [self._of(name) for name in players]
         for entry in {id(e): e for e in seats}.values():
             entry.games += 1
-        partners = len(players) == 4
+        rules = record_rules(record)
         for hand in record["hands"]:
             result = hand["result"]
             maker = result["maker"]
@@ -163,7 +163,7 @@ class Stats:
                 continue
             points = result["points"]
             scored = points[maker] > 0
-            partner = (maker + 2) % 4 if partners else None
+            side = rules.side_of(maker) if rules.partnerships else None
             for seat, entry in enumerate(seats):
                 if seat == maker:
                     entry.bids += 1
@@ -175,7 +175,7 @@ class Stats:
                     if result["alone"]:
                         entry.alone += 1
                         entry.alone_made += scored
-                elif seat != partner:
+                elif side is None or rules.side_of(seat) != side:  # (not the maker's partners)
                     entry.defender_hands += 1
                     entry.defender_points += points[seat]
         timing = record.get("timing")

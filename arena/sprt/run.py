@@ -58,14 +58,29 @@ def sprt_pairing(config: TournamentConfig, new: str, base: str) -> tuple[Pairing
 
     Two-hand: the two bots, each deal in both seatings. Four-hand ``self``: a team of two NEW against two BASE, the
     teams changing sides. Four-hand ``mixed``: NEW partnered with a copy of BASE (``BASE-partner``) against two BASE,
-    the teams changing sides, so that NEW's side holds each deal's both hands. Three-hand is refused: a deal has three
-    seatings and NEW against BASE needs a third player, so its results do not come in pairs.
+    the teams changing sides, so that NEW's side holds each deal's both hands. Six-hand ``self``: teams of
+    three NEW against three BASE, likewise. Refused: games each for himself at three seats or more (three-hand, Nap,
+    call-partner), whose deals have as many seatings as seats and need other players beside NEW and BASE, so their
+    results do not come in pairs; six-hand's three teams (three seatings a deal); six-hand ``mixed``.
     """
-    players = make_rules(config.variant, config.options).players
-    if players == 3:
+    rules = make_rules(config.variant, config.options)
+    players = rules.players
+    if players > 2 and not rules.partnerships:
+        table = "three-hand" if config.variant == "three-hand" else f"{config.variant} with {players} players"
         raise SprtError(
-            "three-hand is not supported: a cutthroat deal has three seatings, not two, and NEW against BASE needs a "
-            "third player, so its results do not come in the pairs the pentanomial model counts (use a gauntlet)"
+            f"{table} is not supported: each for himself, a deal has {players} seatings, not two, and NEW against "
+            "BASE needs other players, so its results do not come in the pairs the pentanomial model counts (use a "
+            "gauntlet)"
+        )
+    if rules.sides != 2:
+        raise SprtError(
+            f"{config.variant} is not supported: three teams give a deal three seatings, not the two of a pair (use "
+            "a gauntlet)"
+        )
+    if players == 6 and config.partnership == "mixed":
+        raise SprtError(
+            f'{config.variant} with partnership = "mixed" is not supported: set partnership = "self" (teams of '
+            "copies, for bots you trust) or use a gauntlet"
         )
     if players == 4 and config.partnership == "mixed":
         partner = f"{base}-partner"
@@ -73,7 +88,7 @@ def sprt_pairing(config: TournamentConfig, new: str, base: str) -> tuple[Pairing
         return Pairing(f"{new}+{partner}|{base}+{base}", (new, base, partner, base), ((0, 1, 2, 3), swap)), {
             partner: base
         }
-    return pairings_for([new, base], players, "self")[0], {}
+    return pairings_for([new, base], rules, "self")[0], {}
 
 
 def new_points(record: GameRecord, new: str) -> float:

@@ -205,9 +205,9 @@ class TournamentConfig(BaseModel):
     )
     partnership: Literal["self", "mixed"] = Field(
         default="mixed",
-        description="Four-hand teams: mixed (every split of every four entrants into two teams: at least four "
-        "entrants), or self (two copies of one bot, which can show each other their hands on one host: for bots you "
-        "trust, SECURITY.md)",
+        description="Teams of four-hand and six-hand: mixed (every split of every four, or six, entrants into teams: "
+        "at least as many entrants as seats), or self (copies of one bot as a team, which can show each other their "
+        "hands on one host: for bots you trust, SECURITY.md); see Seating below",
     )
     format: Literal["round-robin", "gauntlet"] = Field(
         default="round-robin",
@@ -328,21 +328,22 @@ def load_config(path: str | Path) -> TournamentConfig:
     return config
 
 
+_WORDS = {4: "four", 6: "six"}
+
+
 def partnership_problem(config: TournamentConfig) -> str | None:
-    """Why the four-hand teams of ``config`` cannot be made, or None: ``mixed`` (the default) needs four entrants.
+    """Why the teams of ``config`` cannot be made, or None: ``mixed`` (the default) needs as many entrants as seats
+    in a game of teams (four-hand, six-hand).
 
     Asked of a config settled with its results file (``growth.settle_seed``): a file played with ``self`` before
     ``mixed`` was the default goes on with ``self`` where its config does not say."""
-    if (
-        config.partnership != "mixed"
-        or len(config.entrants) >= 4
-        or make_rules(config.variant, config.options).players != 4
-    ):
+    rules = make_rules(config.variant, config.options)
+    if config.partnership != "mixed" or not rules.partnerships or len(config.entrants) >= rules.players:
         return None
     return (
-        f'partnership = "mixed" (the default) puts four different entrants at each table, and there are '
-        f'{len(config.entrants)}: add entrants, or set partnership = "self" for bots you trust (two copies of one '
-        "bot as partners can show each other their hands on one host: SECURITY.md)"
+        f'partnership = "mixed" (the default) puts {_WORDS[rules.players]} different entrants at each table, and '
+        f'there are {len(config.entrants)}: add entrants, or set partnership = "self" for bots you trust (two copies '
+        "of one bot as partners can show each other their hands on one host: SECURITY.md)"
     )
 
 
@@ -537,7 +538,7 @@ def config_reference() -> str:
         "| variant | players | preset |",
         "| --- | --- | --- |",
         *(
-            f"| `{v.name}` | {v.players} | "
+            f"| `{v.name}` | {_counts(v.player_counts, v.players)} | "
             + (", ".join(f"`{k} = {_toml(x)}`" for k, x in v.preset.items()) or "the defaults")
             + " |"
             for v in VARIANTS.values()
@@ -549,8 +550,49 @@ def config_reference() -> str:
             f"| `{key}` | {_value_kind(info)} | `{_toml(info.default)}` |"
             for key, info in RuleOptionsModel.model_fields.items()
         ),
+        "",
+        *_SEATING.splitlines(),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _counts(counts: tuple[int, ...], default: int) -> str:
+    """A variant's numbers of players: ``4``, or ``2 to 7 (4 unless `players` says)``."""
+    if len(counts) == 1:
+        return str(default)
+    return f"{counts[0]} to {counts[-1]} ({default} unless `players` says)"
+
+
+_SEATING = """## Seating: who plays whom, in which seats, and how it is rated
+
+A tournament meets its entrants in **pairings**, each a table of the variant's seats, and plays every deal of a
+pairing in each of its **rotations** (with `duplicate = true`; without, one rotation a deal, in turn), so that every
+entrant (or team) holds every seat's cards of a deal once.
+
+- **Two seats** (two-hand, Nap for two): every pair of entrants; 2 rotations (the entrants change seats).
+- **Each for himself, 3 to 7 seats** (three-hand, Nap, five-hand, call-ace, seven-hand): every set of as many
+  different entrants as seats; with fewer entrants than seats, one table of copies in turn (two entrants at five
+  seats: `a b a b a`). One rotation per seat: in rotation `r`, seat `s` holds the entrant of place `s - r`.
+- **Teams, `partnership = "self"`** (four-hand, six-hand): every set of as many entrants as sides, each entrant's
+  copies one side (`a b a b`, `a b a b a b`, or `a b c a b c` in six-hand's teams of two). The teams move one seat
+  on a rotation: 2 rotations with two sides (they change sides), 3 with three.
+- **Teams, `partnership = "mixed"`**: every set of as many different entrants as seats, split every way into teams
+  (four-hand 3 ways, six-hand's teams of three 10, its teams of two 15); rotations as with `self`.
+
+**Ratings.** A game of teams is one result, the winning side over each other side (a slam counts twice; a draw at
+the hand limit, every pair of sides drawn). A game each for himself at three seats or more is ranked by its final
+standing: every seat against every seat of another entrant, the higher final score winning and equal scores drawing
+(a seat that forfeits finishes last; copies of one entrant at a table are never compared). The ranking table's
+`W-D-L` column is then `1st-D-L` (first places, draws, other games), and the crosstable counts these pairwise
+results, so a seven-seat game of seven entrants adds 21 of them.
+
+**Fair play.** The rotations of a deal are played in rounds: a round starts only once every bot process of the round
+before has ended, whatever the table's size (SECURITY.md, duplicate deals).
+
+**Resources.** A match of `N` seats runs `N` bot processes, each under the `[limits]` above (memory, tasks, one
+core); `jobs` counts matches, so seven-seat matches start seven bots a job. `arena doctor` says what one match of
+each table size needs of this host.
+"""
 
 
 def _table(model: type[BaseModel], defaults: dict[str, str] | None = None) -> list[str]:

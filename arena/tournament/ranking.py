@@ -7,8 +7,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
-from arena.engine.record import GameRecord
-from arena.tournament.ratings import Comparison, Result, Tally, standing_results, tally_table
+from arena.engine.record import GameRecord, record_rules
+from arena.tournament.ratings import Comparison, Result, Tally, seat_standing_results, tally_table
 from arena.tournament.tables import render
 
 
@@ -17,26 +17,37 @@ def cluster_of(game_key: str) -> str:
     return game_key.rsplit("/", 1)[0] if game_key.count("/") >= 2 else game_key
 
 
+def by_standing(record: GameRecord) -> bool:
+    """Whether a game is ranked by its final standing: each for himself at a table of three or more (three-hand,
+    Nap, call-partner Euchre), not by one side winning."""
+    return len(record["players"]) > 2 and not record_rules(record).partnerships
+
+
 def _results(record: GameRecord) -> list[Result]:
-    """The pairwise results of one game as (winners, losers, drawn); three-hand by final standing."""
+    """The pairwise results of one game as (winners, losers, drawn); games each for himself at a table of three or
+    more by final standing."""
     players: list[str] = record["players"]
     winners = set(record["winners"])
-    if len(players) == 3:
-        scores = {players[s]: float(record["final_scores"][s]) for s in range(3)}
+    if by_standing(record):
+        scores = [float(score) for score in record["final_scores"]]
         forfeit = record.get("forfeit")
         if forfeit is not None:
-            scores[players[forfeit["seat"]]] = -1.0  # the offender finishes last
-        return standing_results(scores)
-    if not winners:  # drawn at the referee's hand limit: the two sides draw
-        sides = [tuple(dict.fromkeys(players[s] for s in range(len(players)) if s % 2 == side)) for side in (0, 1)]
-        return [(sides[0], sides[1], True)]
+            scores[forfeit["seat"]] = min(scores) - 1.0  # the offender finishes last
+        return seat_standing_results(players, scores)
+    if not winners:  # drawn at the referee's hand limit: the sides draw
+        rules = record_rules(record)
+        sides = [
+            tuple(dict.fromkeys(players[s] for s in range(len(players)) if rules.side_of(s) == side))
+            for side in range(rules.sides)
+        ]
+        return [(a, b, True) for i, a in enumerate(sides) for b in sides[i + 1 :]]
     win = tuple(dict.fromkeys(players[s] for s in sorted(winners)))
     lose = tuple(dict.fromkeys(players[s] for s in range(len(players)) if s not in winners))
     return [(win, lose, False)] * (2 if record.get("slam") else 1)  # Railroad's slam counts as two games won
 
 
 def comparisons(record: GameRecord, cluster: str) -> list[Comparison]:
-    """The pairwise results of one game: winning side over losing side; three-hand by final standing."""
+    """The pairwise results of one game: winning side over losing side; games each for himself by final standing."""
     return [Comparison(w, lo, draw=d, cluster=cluster) for w, lo, d in _results(record)]
 
 
@@ -44,8 +55,9 @@ def comparisons(record: GameRecord, cluster: str) -> list[Comparison]:
 class Row:
     """One line of the ranking table (docs/ratings.md).
 
-    ``wins``, ``draws`` and ``losses`` count games: a draw is a game undecided at the hand limit. In three-hand
-    (``seats`` 3) ``wins`` counts first places and ``losses`` the other decided games. ``group`` numbers the groups
+    ``wins``, ``draws`` and ``losses`` count games: a draw is a game undecided at the hand limit. In games ranked by
+    standing (``standing``: three-hand, Nap, call-partner) ``wins`` counts first places and ``losses`` the other
+    decided games. ``group`` numbers the groups
     of bots linked by games (1 when all are); ``rank`` counts within a group, and ``los_next`` is None on the last row
     of a group (no LOS across groups).
     """
@@ -64,6 +76,7 @@ class Row:
     violations: int
     group: int = 1
     seats: int = 2
+    standing: bool = False
 
 
 def _people(record: GameRecord) -> list[tuple[str, int, int]]:
@@ -86,11 +99,13 @@ class Standings:
         self.stats: dict[str, list[int]] = {}  # games, won, drawn, lost, points, hands, violations
         self._seen: dict[tuple[object, ...], tuple[list[Result], list[tuple[str, int, int]]]] = {}
         self.seats = 0
+        self.standing = False  # whether the games are ranked by standing (each for himself, three seats or more)
 
     def add(self, key: str, record: GameRecord) -> None:
         """Count one game under its game key (its cluster is the key without the rotation)."""
         players, winners = record["players"], record["winners"]
-        if len(players) == 3:  # the standing depends on the scores, and a forfeit
+        if by_standing(record):  # the standing depends on the scores, and a forfeit
+            self.standing = True
             forfeit = record.get("forfeit")
             signature: tuple[object, ...] = (
                 tuple(players),
@@ -146,6 +161,7 @@ class Standings:
                     violations=violations,
                     group=r.group,
                     seats=self.seats,
+                    standing=self.standing,
                 )
             )
         return rows
@@ -175,7 +191,7 @@ def ranking(
 
 def headers(rows: list[Row]) -> list[str]:
     """The column names of ``format_ranking`` for these rows (a group column only when the bots form several)."""
-    record = "1st-D-L" if rows and rows[0].seats == 3 else "W-D-L"
+    record = "1st-D-L" if rows and rows[0].standing else "W-D-L"
     grouped = ["group"] if any(r.group > 1 for r in rows) else []
     return [
         "rank",
@@ -193,9 +209,17 @@ def headers(rows: list[Row]) -> list[str]:
 
 
 def copies_partnered(record: GameRecord) -> bool:
-    """Whether a game had two copies of one bot as partners (four-hand, ``partnership = "self"``)."""
+    """Whether a game had two copies of one bot as partners (four-hand or six-hand, ``partnership = "self"``)."""
     players = record["players"]
-    return len(players) == 4 and (players[0] == players[2] or players[1] == players[3])
+    rules = record_rules(record)
+    if not rules.partnerships:
+        return False
+    seen: set[tuple[int, str]] = set()
+    for seat, name in enumerate(players):
+        if (rules.side_of(seat), name) in seen:
+            return True
+        seen.add((rules.side_of(seat), name))
+    return False
 
 
 def format_ranking(rows: list[Row], fmt: str, *, partnered: int = 0) -> str:

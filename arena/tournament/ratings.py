@@ -146,6 +146,18 @@ def standing_results(scores: Mapping[str, float]) -> list[Result]:
     ]
 
 
+def seat_standing_results(names: Sequence[str], scores: Sequence[float]) -> list[Result]:
+    """Pairwise results from a final standing by seat: each seat against every later seat of another bot, the
+    higher score winning and equal scores drawing (copies of one bot at a table do not play each other)."""
+    order = sorted(range(len(names)), key=lambda s: (-scores[s], names[s], s))
+    return [
+        ((names[first],), (names[second],), scores[first] == scores[second])
+        for i, first in enumerate(order)
+        for second in order[i + 1 :]
+        if names[first] != names[second]
+    ]
+
+
 def standing_comparisons(scores: Mapping[str, float], *, cluster: str = "") -> list[Comparison]:
     """Pairwise comparisons from a final standing: higher score beats lower, equal scores draw."""
     return [Comparison(w, lo, draw=d, cluster=cluster) for w, lo, d in standing_results(scores)]

@@ -15,7 +15,7 @@ import hashlib
 import itertools
 from dataclasses import dataclass
 
-from arena.engine.options import make_rules
+from arena.engine.options import Rules, make_rules
 from arena.errors import ArenaError
 from arena.play.botproc import BotCommand
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
@@ -51,15 +51,31 @@ def deal_seed(tournament_seed: int, deal: int, pairing: str | None = None) -> in
     return int.from_bytes(digest[:6], "big")
 
 
-def pairings_for(names: list[str], players: int, partnership: str) -> list[Pairing]:
-    """Pairings of ``names`` for a table of ``players`` seats."""
+def cyclic(players: int) -> tuple[tuple[int, ...], ...]:
+    """Every rotation of a table: in rotation ``r`` seat ``s`` holds the slot of seat ``s - r``, so over the
+    rotations of a deal each slot holds every seat's cards once."""
+    return tuple(tuple((s - r) % players for s in range(players)) for r in range(players))
+
+
+def pairings_for(names: list[str], rules: Rules, partnership: str) -> list[Pairing]:
+    """Pairings of ``names`` for a table of ``rules.players`` seats (docs/config.md, "Seating").
+
+    Two seats: each pair of entrants, both seatings. Each for himself at three seats or more (three-hand, Nap,
+    call-partner): every set of as many entrants as seats, in every rotation; fewer entrants than seats fill the
+    table with copies, in turn. Teams (four-hand, six-hand): ``self``, each set of as many entrants as sides, each
+    entrant's copies one side; ``mixed``, every set of as many entrants as seats split every way into teams; the
+    teams change seats by one place a rotation (every side's seats held by every team).
+    """
+    players = rules.players
     if players == 2:
         return [Pairing(f"{a}|{b}", (a, b), ((0, 1), (1, 0))) for a, b in itertools.combinations(names, 2)]
-    if players == 3:
-        return [
-            Pairing(f"{a}|{b}|{c}", (a, b, c), ((0, 1, 2), (2, 0, 1), (1, 2, 0)))
-            for a, b, c in itertools.combinations(names, 3)
-        ]
+    if not rules.partnerships:
+        if len(names) < players:  # copies, in turn, fill the table
+            slots = tuple(names[s % len(names)] for s in range(players))
+            return [Pairing("|".join(slots), slots, cyclic(players))]
+        return [Pairing("|".join(group), group, cyclic(players)) for group in itertools.combinations(names, players)]
+    if players != 4:
+        return _team_pairings(names, rules, partnership)
     swap = (3, 0, 1, 2)  # everyone one seat to the left: the teams change sides
     if partnership == "self":
         return [Pairing(f"{a}|{b}", (a, b, a, b), ((0, 1, 2, 3), swap)) for a, b in itertools.combinations(names, 2)]
@@ -71,16 +87,47 @@ def pairings_for(names: list[str], players: int, partnership: str) -> list[Pairi
     return result
 
 
+def _team_pairings(names: list[str], rules: Rules, partnership: str) -> list[Pairing]:
+    """Six-hand's teams: two of three (seats 0, 2, 4 against 1, 3, 5) or three of two (0 and 3, 1 and 4, 2 and 5)."""
+    players, sides = rules.players, rules.sides
+    size = players // sides
+    rotations = cyclic(players)[: 2 if sides == 2 else sides]  # one place on: each team on the other sides' seats
+    if partnership == "self":
+        return [
+            Pairing("|".join(group), tuple(group[rules.side_of(s)] for s in range(players)), rotations)
+            for group in itertools.combinations(names, sides)
+        ]
+    result = []
+    for group in itertools.combinations(names, players):
+        for teams in _splits(group, size):
+            slots = tuple(teams[rules.side_of(s)][s // sides] for s in range(players))
+            result.append(Pairing("|".join("+".join(team) for team in teams), slots, rotations))
+    return result
+
+
+def _splits(group: tuple[str, ...], size: int) -> list[tuple[tuple[str, ...], ...]]:
+    """Every way of splitting ``group`` into unordered teams of ``size`` (each team in the group's order, the
+    teams ordered by their first member)."""
+    if not group:
+        return [()]
+    first, rest = group[0], group[1:]
+    return [
+        ((first, *mates), *others)
+        for mates in itertools.combinations(rest, size - 1)
+        for others in _splits(tuple(n for n in rest if n not in mates), size)
+    ]
+
+
 def scheduled_pairings(config: TournamentConfig, names: list[str]) -> list[Pairing]:
     """The pairings a tournament plays: every one (round-robin), or those of the candidate (gauntlet).
 
     ``names`` are the entrants' resolved names, in the order of ``config.entrants`` (the candidate is found by its
     place there, as it may be written as a path).
     """
-    players = make_rules(config.variant, config.options).players
+    rules = make_rules(config.variant, config.options)
     if (problem := partnership_problem(config)) is not None:
         raise ArenaError(problem)
-    pairings = pairings_for(names, players, config.partnership)
+    pairings = pairings_for(names, rules, config.partnership)
     if config.format != "gauntlet" or config.candidate is None:
         return pairings
     candidate = names[config.entrants.index(config.candidate)]

@@ -20,9 +20,12 @@ from arena.tournament.ratings import Comparison, LiveFit, rank_table
 from arena.tournament.run import Progress, _lead, resolve_entrants, run_tournament
 from arena.tournament.store import Store
 
+VARIANT_OF = {2: "two-hand", 3: "three-hand", 4: "four-hand"}
+
 
 def game(players: list[str], winners: list[int], scores: list[int] | None = None, **extra: Any) -> dict[str, Any]:
-    """A minimal record: two hands, each side scoring a point in one of them."""
+    """A minimal record: two hands, each side scoring a point in one of them (of the rule book's variant for its
+    table, unless ``extra`` says another)."""
     n = len(players)
     hands = []
     for h in range(2):
@@ -32,6 +35,8 @@ def game(players: list[str], winners: list[int], scores: list[int] | None = None
         deal = {"hands": [[] for _ in range(n)], "upcard": "9C", "kitty": []}
         hands.append({"dealer": h % n, "deal": deal, "actions": [], "result": result})
     return {
+        "variant": VARIANT_OF.get(n, "nap"),
+        "options": {} if n <= 4 else {"players": n},
         "players": players,
         "winners": winners,
         "final_scores": scores if scores is not None else [10 if s in winners else 5 for s in range(n)],
@@ -207,3 +212,17 @@ def test_the_progress_line_names_no_leader_while_groups_are_apart() -> None:
     ProgressPrinter(line).update(Progress(done=4, total=10, started=0.0, leader=None, groups=2))
     assert "no leader yet: 2 groups of bots have not met" in line.getvalue()
     assert "leader " not in line.getvalue().replace("no leader yet", "")
+
+
+def test_nap_at_four_ranks_by_standing_each_for_himself_and_copies_never_meet() -> None:
+    """Four players of Nap are four sides, not two partnerships: the table ranks by final standing, as three-hand
+    does, and two copies of one bot at a table give no result between them."""
+    records = [
+        game(["a", "b", "c", "d"], [0], [30, 10, -20, -20], variant="nap"),
+        game(["b", "c", "d", "a"], [1], [-5, 40, -5, -30], variant="nap"),
+        game(["a", "a", "b", "b"], [2], [-10, -10, 25, -5], variant="nap"),
+    ]
+    rows = {r.bot: r for r in ranking((f"k{i}", r) for i, r in enumerate(records))}
+    assert rows["a"].standing and (rows["a"].wins, rows["c"].wins, rows["b"].wins) == (1, 1, 1)
+    assert rows["d"].wins == 0 and rows["d"].losses == 2
+    assert "1st-D-L" in format_ranking(list(rows.values()), "text")

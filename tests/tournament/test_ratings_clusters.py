@@ -118,8 +118,7 @@ def test_a_cluster_is_one_deal_of_one_pairing_in_every_rotation(
     config = tournament_config(
         variant=variant, entrants=entrants, partnership=partnership, games_per_pairing=3, duplicate=duplicate, seed=1
     )
-    players = make_rules(variant).players
-    games = [g for p in pairings_for(entrants, players, partnership) for g in plan_games(config, p)]
+    games = [g for p in pairings_for(entrants, make_rules(variant), partnership) for g in plan_games(config, p)]
     by_cluster: dict[str, set[tuple[str, int]]] = {}
     for game in games:
         by_cluster.setdefault(cluster_of(game.key), set()).add((game.pairing, game.deal))

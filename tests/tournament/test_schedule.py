@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 from configs import tournament_config
 
+from arena.engine.options import Rules, make_rules
 from arena.play.botproc import BotCommand
 from arena.tournament.config import TournamentConfig
 from arena.tournament.schedule import deal_seed, pairing_of, pairings_for, plan_games, plan_matches
@@ -15,12 +16,17 @@ from arena.tournament.schedule import deal_seed, pairing_of, pairings_for, plan_
 NAMES = ["a", "b", "c", "d", "e"]
 
 
+def rules_for(players: int) -> Rules:
+    """The rule book's variant of a table of ``players``."""
+    return make_rules({2: "two-hand", 3: "three-hand", 4: "four-hand"}[players])
+
+
 def config(variant: str, **extra: object) -> TournamentConfig:
     return tournament_config(**{"variant": variant, "entrants": NAMES, "games_per_pairing": 3, "seed": 1, **extra})
 
 
 def all_games(cfg: TournamentConfig, players: int) -> list:
-    return [g for p in pairings_for(NAMES, players, cfg.partnership) for g in plan_games(cfg, p)]
+    return [g for p in pairings_for(NAMES, rules_for(players), cfg.partnership) for g in plan_games(cfg, p)]
 
 
 @pytest.mark.parametrize(
@@ -37,7 +43,7 @@ def test_schedule_counts_for_every_mode(
     variant: str, players: int, partnership: str, pairings: int, rotations: int, duplicate: bool
 ) -> None:
     cfg = config(variant, partnership=partnership, duplicate=duplicate)
-    found = pairings_for(NAMES, players, partnership)
+    found = pairings_for(NAMES, rules_for(players), partnership)
     assert len(found) == pairings
     games = all_games(cfg, players)
     assert len(games) == pairings * 3 * (rotations if duplicate else 1)
@@ -45,14 +51,14 @@ def test_schedule_counts_for_every_mode(
 
 
 def test_every_pair_meets_once_in_two_hand() -> None:
-    keys = {frozenset(p.slots) for p in pairings_for(NAMES, 2, "self")}
+    keys = {frozenset(p.slots) for p in pairings_for(NAMES, rules_for(2), "self")}
     assert len(keys) == 10 and all(len(k) == 2 for k in keys)
 
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_duplicate_gives_every_entrant_every_seat_of_a_deal(players: int) -> None:
     cfg = config("two-hand" if players == 2 else "three-hand")
-    for pairing in pairings_for(NAMES, players, "self"):
+    for pairing in pairings_for(NAMES, rules_for(players), "self"):
         by_deal: dict[int, Counter[tuple[int, str]]] = {}
         for game in plan_games(cfg, pairing):
             seats = by_deal.setdefault(game.deal, Counter())
@@ -64,7 +70,7 @@ def test_duplicate_gives_every_entrant_every_seat_of_a_deal(players: int) -> Non
 
 
 def test_four_hand_self_teams_are_copies_and_swap_sides() -> None:
-    pairing = pairings_for(["a", "b"], 4, "self")[0]
+    pairing = pairings_for(["a", "b"], rules_for(4), "self")[0]
     first, second = pairing.rotations
     names = [[pairing.slots[s] for s in rotation] for rotation in pairing.rotations]
     assert names[0] == ["a", "b", "a", "b"] and names[1] == ["b", "a", "b", "a"]
@@ -72,7 +78,7 @@ def test_four_hand_self_teams_are_copies_and_swap_sides() -> None:
 
 
 def test_mixed_partnerships_use_all_three_splits_of_four() -> None:
-    splits = pairings_for(["a", "b", "c", "d"], 4, "mixed")
+    splits = pairings_for(["a", "b", "c", "d"], rules_for(4), "mixed")
     teams = {frozenset({frozenset(p.slots[0::2]), frozenset(p.slots[1::2])}) for p in splits}
     assert len(teams) == 3
     partners = Counter(frozenset(p.slots[0::2]) for p in splits) + Counter(frozenset(p.slots[1::2]) for p in splits)
@@ -84,7 +90,7 @@ def test_each_pairing_plays_deals_of_its_own_every_rotation_the_same(variant: st
     """An entrant playing two pairings at once must not hold one deal in two seats: no two pairings share a deal
     (``deals = "shared"``, the older files', is one sequence for all); a deal's rotations share its seed."""
     cfg = config(variant)
-    pairings = pairings_for(NAMES, players, "self")
+    pairings = pairings_for(NAMES, rules_for(players), "self")
     seeds = [{g.seed for g in plan_games(cfg, p)} for p in pairings]
     assert all(len(s) == cfg.games_per_pairing for s in seeds)
     assert len(set().union(*seeds)) == cfg.games_per_pairing * len(pairings)
@@ -122,3 +128,19 @@ def test_matches_skip_done_games_and_never_let_one_process_see_two_rotations_of_
     done = set(keys[:7])
     rest = [k for _, ks in plan_matches(cfg, commands, done=done, log_dir="logs") for k in ks]
     assert sorted(rest) == sorted(set(keys) - done)
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6, 7])
+def test_nap_seats_every_set_of_entrants_in_every_rotation_and_copies_when_too_few(players: int) -> None:
+    """Each for himself: every set of as many entrants as seats, each holding every seat of a deal once over its
+    rotations; fewer entrants than seats fill the table with copies in turn."""
+    rules = make_rules("nap", {"players": players})
+    names = list("abcdefgh")[: players + 1]
+    pairings = pairings_for(names, rules, "mixed")
+    assert len(pairings) == math.comb(players + 1, players)
+    for pairing in pairings:
+        assert len(set(pairing.slots)) == players and len(pairing.rotations) == players
+        for seat in range(players):
+            assert sorted(rotation[seat] for rotation in pairing.rotations) == list(range(players))
+    (few,) = pairings_for(["a", "b"], rules, "mixed")
+    assert few.slots == tuple("ab" * 4)[:players] and len(few.rotations) == players
