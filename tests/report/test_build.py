@@ -41,14 +41,17 @@ def real_records() -> list[GameRecord]:
     return [json.loads(line) for line in RECORDS.read_text().splitlines() if line.strip()]
 
 
-def played(variant: str, seed: int) -> GameRecord:
+def played(variant: str, seed: int, options: dict[str, Any] | None = None) -> GameRecord:
     """One real game of ``variant`` between the bundled heuristic and random bots, played in-process."""
-    n = make_rules(variant, {}).players
+    options = options or {}
+    n = make_rules(variant, options).players
     bots = [HeuristicBot() if s % 2 == 0 else RandomBot() for s in range(n)]
     names = ["heuristic" if s % 2 == 0 else "random" for s in range(n)]
     if n == 3:
         names[2] = "heuristic-2"
-    return play_game([b.handle for b in bots], variant, {}, seed, players=names)
+    if n > 4:
+        names = [f"{name}-{s}" for s, name in enumerate(names)]
+    return play_game([b.handle for b in bots], variant, options, seed, players=names)
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +62,7 @@ def all_variants(tmp_path_factory: pytest.TempPathFactory) -> Path:
     records = [
         *real_records(),
         *(played("four-hand-32", 3), played("british", 5), played("railroad", 0), played("hasenpfeffer", 0)),
+        *(played("nap", 1, {"joker": True, "deals_per_player": 1}), played("nap", 2, SEVEN_NAP)),
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     return path
@@ -502,6 +506,25 @@ return {
 )
 
 
+SEVEN_NAP = {"players": 7, "deals_per_player": 1}
+# The seats' boxes on the table (their label and cards), and the table's, in the page's pixels.
+SEAT_BOXES = "return [...document.querySelectorAll('#table .seat')].map((e) => e.getBoundingClientRect().toJSON())"
+TABLE_BOX = "return document.getElementById('table').getBoundingClientRect().toJSON()"
+
+
+def assert_seats_apart(browser: Any, seats: int) -> None:
+    """Every seat of the table the viewer shows is inside the table and overlaps no other."""
+    boxes = browser.execute_script(SEAT_BOXES)
+    table = browser.execute_script(TABLE_BOX)
+    assert len(boxes) == seats
+    for i, box in enumerate(boxes):
+        assert table["left"] <= box["left"] and box["right"] <= table["right"], box
+        assert table["top"] <= box["top"] and box["bottom"] <= table["bottom"], box
+        for other in boxes[i + 1 :]:
+            apart = box["right"] <= other["left"] or other["right"] <= box["left"]
+            assert apart or box["bottom"] <= other["top"] or other["bottom"] <= box["top"], (box, other)
+
+
 @pytest.mark.slow
 @needs_chromium
 def test_viewer_replays_every_variant_to_the_recorded_end(browser: Any, all_variants: Path, tmp_path: Path) -> None:
@@ -544,6 +567,10 @@ def test_viewer_replays_every_variant_to_the_recorded_end(browser: Any, all_vari
             texts = browser.execute_script("return arenaViewer.frames.map((f) => f.text)")
             declared = [a for h in record["hands"] for a in h["actions"] if a["type"] == "declare"]
             assert declared and sum("takes the widow" in t for t in texts) == len(declared)
+        if record["variant"] == "nap":  # each bid told by its name
+            texts = browser.execute_script("return arenaViewer.frames.map((f) => f.text)")
+            bids = [a for h in record["hands"] for a in h["actions"] if a["type"] == "nap_bid"]
+            assert bids and sum(" bids " in t for t in texts) == len(bids)
         if record["variant"].startswith("railroad"):  # each call for best told, the card passed where it went
             texts = browser.execute_script("return arenaViewer.frames.map((f) => f.text)")
             passed = [a for h in record["hands"] for a in h["actions"] if a["type"] == "give_best"]
@@ -571,11 +598,13 @@ def test_viewer_replays_every_variant_to_the_recorded_end(browser: Any, all_vari
             )
             assert sorted(dealt) == sorted(c for hand in record["hands"][0]["deal"]["hands"] for c in hand)
             press(browser, "ArrowRight", 3, webdriver=real)
+            if len(record["players"]) > 4:  # every seat drawn apart, inside the table, its five cards shown
+                assert_seats_apart(browser, len(record["players"]))
             shot = tmp_path / f"viewer-{n}-{record['variant']}.png"
             screenshot(browser, shot)
             press(browser, "h", webdriver=real)
         seen.add(record["variant"])
-    assert seen == {"two-hand", "three-hand", "four-hand", "four-hand-32", "british", "railroad", "hasenpfeffer"}
+    assert seen == {"two-hand", "three-hand", "four-hand", "four-hand-32", "british", "railroad", "hasenpfeffer", "nap"}
     assert console_errors(browser) == []
 
 

@@ -5,6 +5,8 @@ const RECORDS = {};
 const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
 const PLACES = { 2: ["south", "north"], 3: ["south", "west", "east"], 4: ["south", "west", "north", "east"] };
+const NAP_BIDS = { one: "One", two: "Two", three: "Three", misere: "Misère", four: "Four", nap: "Nap",
+  wellington: "Wellington", bluecher: "Blücher" };
 const viewer = { n: 0, record: null, frames: [], at: 0, show: false };
 window.arenaViewer = viewer;
 
@@ -40,8 +42,21 @@ function cardEl(card, faceUp = true) {
   return e;
 }
 
+/* The scoring side of a seat: partners share one in four-hand and six-hand, everyone else plays for himself. */
 function sideOf(record, seat) {
-  return record.players.length === 4 ? seat % 2 : seat;
+  const n = record.players.length;
+  if (record.variant === "nap" || record.variant === "five-hand" || record.variant === "call-ace" ||
+      record.variant === "seven-hand") return seat;
+  if (n === 6) return (record.options && record.options.sides === "three_teams_of_two") ? seat % 3 : seat % 2;
+  return n === 4 ? seat % 2 : seat;
+}
+
+/* Tables of five to seven: the seats round an ellipse, clockwise from seat 0 at the bottom. */
+function ringPlace(box, s, seats, across, down) {
+  const angle = Math.PI / 2 + (2 * Math.PI * s) / seats;
+  box.classList.add("ring");
+  box.style.left = `${50 + across * Math.cos(angle)}%`;
+  box.style.top = `${50 + down * Math.sin(angle)}%`;
 }
 
 /* Every frame of the game: a snapshot of what the table shows after one more event. */
@@ -67,7 +82,10 @@ function buildFrames(record) {
         tricks: state.tricks.slice(), scores: state.scores.slice(), gamePoints: state.gamePoints.slice(), kind, text,
         ...extra });
     };
-    push("deal", hand.deal.upcard === null  // Hasenpfeffer: six cards each, the widow face down
+    const nap = record.variant === "nap";
+    push("deal", nap  // Nap: five cards each, the rest of the pack set aside unseen
+      ? `Hand ${h + 1}: ${name(hand.dealer)} deals five cards each; the rest of the pack is set aside.`
+      : hand.deal.upcard === null  // Hasenpfeffer: six cards each, the widow face down
       ? `Hand ${h + 1}: ${name(hand.dealer)} deals six cards each; the widow lies face down.`
       : `Hand ${h + 1}: ${name(hand.dealer)} deals; the upcard is ${cardText(hand.deal.upcard)}.`);
     let trick = 0;
@@ -113,6 +131,8 @@ function buildFrames(record) {
         push("bid", `${who} defends alone.`);
       } else if (action.type === "bid") {
         push("bid", `${who} bids ${action.tricks}.`);
+      } else if (action.type === "nap_bid") {
+        push("bid", `${who} bids ${NAP_BIDS[action.contract] || action.contract}.`);
       } else if (action.type === "declare") {
         const widow = hand.deal.kitty[0];
         state.hands[action.seat].push(widow);
@@ -155,6 +175,7 @@ function buildFrames(record) {
         const i = cards.indexOf(action.card);
         if (i >= 0) cards.splice(i, 1);
         state.table.push({ seat: action.seat, card: action.card });
+        if (action.trump) state.trump = action.trump; // Nap: the joker led names trump
         const t = res.tricks[trick];
         if (t && state.table.length === t.cards.length) {
           state.trickWinner = t.winner;
@@ -177,8 +198,10 @@ function buildFrames(record) {
       text = `Hand ${h + 1}: everyone passed; no points.`;
     } else {
       const taken = state.tricks.filter((t) => sideOf(record, t.winner) === sideOf(record, res.maker)).length;
-      const pts = res.points.map((p, s) => (p ? `${record.players[s]} (seat ${s}) +${p}` : null)).filter(Boolean);
-      text = `Hand ${h + 1}: the makers took ${taken} of ${state.tricks.length} tricks; ${pts.join(", ") || "no points"}.`;
+      const pts = res.points.map((p, s) => (p ? `${record.players[s]} (seat ${s}) ${p > 0 ? "+" : ""}${p}` : null))
+        .filter(Boolean);
+      const who = nap ? "the declarer" : "the makers";
+      text = `Hand ${h + 1}: ${who} took ${taken} of ${state.tricks.length} tricks; ${pts.join(", ") || "no points"}.`;
     }
     const game = rubberGames.find((g) => g.last_hand === h);
     if (game) game.winners.forEach((s) => { gamePoints[s] += game.game_points; });
@@ -214,9 +237,10 @@ function renderTable(record, f) {
   table.replaceChildren();
   const seats = record.players.length;
   table.className = `seats-${seats}`;
-  const places = PLACES[seats] || PLACES[4];
+  const places = PLACES[seats] || [];
   for (let s = 0; s < seats; s++) {
-    const box = el("div", `seat ${places[s]}`);
+    const box = el("div", `seat ${places[s] || ""}`);
+    if (!places[s]) ringPlace(box, s, seats, 36, 40);
     box.dataset.seat = s;
     if (f.sittingOut === s) box.classList.add("out");
     const label = el("div", "who");
@@ -245,7 +269,8 @@ function renderTable(record, f) {
   }
   const played = el("div", "played");
   for (const p of f.table) {
-    const slot = el("div", `slot ${places[p.seat]}`);
+    const slot = el("div", `slot ${places[p.seat] || ""}`);
+    if (!places[p.seat]) ringPlace(slot, p.seat, seats, 38, 36);
     const c = cardEl(p.card);
     if (f.trickWinner === p.seat) c.classList.add("winner");
     slot.append(c);
