@@ -237,7 +237,10 @@ def test_a_table_without_a_seed_deals_from_a_secret_one(tmp_path: Path) -> None:
     [
         (["--variant", "two-hand", "--seat", "2", "random"], "two-hand has seats 0 to 1: there is no seat 2"),
         (["--variant", "four-hand", "random", "heuristic"], "four-hand needs 3 bots beside you (one per other seat)"),
-        (["--variant", "two-hand", "-o", "going_alone=true", "random"], "'going_alone' exists only in four-hand"),
+        (
+            ["--variant", "two-hand", "-o", "going_alone=true", "random"],
+            "'going_alone' exists only at tables of four or more",
+        ),
     ],
 )
 def test_a_table_that_cannot_be_set_is_one_line_and_exit_code_2(args: list[str], message: str) -> None:
