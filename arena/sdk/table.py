@@ -10,7 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
-from arena.engine.actions import Action, Call, DefendAlone, NameTrump, OrderUp, Play, action_from_json
+from arena.engine.actions import (
+    Action,
+    Call,
+    CallPartner,
+    DefendAlone,
+    GoAlone,
+    NameTrump,
+    OrderUp,
+    Play,
+    action_from_json,
+)
 from arena.engine.cards import (
     CARD_BY_TEXT,
     EFFECTIVE_SUIT,
@@ -23,7 +33,7 @@ from arena.engine.cards import (
     trick_winner_index,
 )
 from arena.engine.options import Rules, make_rules
-from arena.engine.phases import AuctionView, BestCall, BestView, PassedCard, Phase, Trick
+from arena.engine.phases import AuctionView, BestCall, BestView, PartnerCallView, PassedCard, Phase, Trick
 from arena.engine.view import SeatView
 
 if TYPE_CHECKING:  # types alone: a bot does not load them
@@ -40,13 +50,16 @@ if TYPE_CHECKING:  # types alone: a bot does not load them
         GiveBestEvent,
         HandEnd,
         HandStart,
+        PartnerRevealedEvent,
         TrickEvent,
         WidowEvent,
     )
 
 _tuple_new = tuple.__new__  # a NamedTuple made from a tuple of its fields, past its keyword-taking __new__
 
-VIEW_FIELDS = tuple(name for name in SeatView._fields if name not in ("players", "phase", "turn", "best", "auction"))
+VIEW_FIELDS = tuple(
+    name for name in SeatView._fields if name not in ("players", "phase", "turn", "best", "auction", "partner_call")
+)
 """The facts of a SeatView that a Table keeps under the same names (``players`` is the names here, not the count;
 phase and turn belong to a request)."""
 
@@ -87,6 +100,9 @@ class Table:
     widow_joker: bool = False
     widow: Card | None = None  # to the bidder who took it
     results: list[HandEnd] = field(default_factory=list)
+    called: tuple[Card, ...] = ()  # call-partner Euchre: the cards the maker called
+    revealed: list[int] = field(default_factory=list)  # the seats that showed themselves partners, in order
+    is_partner: bool = False  # whether this seat held a called card when it was called
     live: bool = False  # whether the current hand has been followed from its start (or taken from a view)
 
     @classmethod
@@ -143,6 +159,10 @@ class Table:
             self._best(kind, event)
         elif kind in ("contract", "widow", "declare"):
             self._auction(kind, event)
+        elif kind == "partner_revealed":
+            seat = cast("PartnerRevealedEvent", event)["seat"]
+            if seat not in self.revealed:
+                self.revealed.append(seat)
 
     def _hand_start(self, event: HandStart) -> None:
         n = self.rules.players
@@ -156,6 +176,7 @@ class Table:
         self.alone = False
         self.calls, self.passed, self.best_discards = [], [], []
         self.contract, self.forced, self.widow_joker, self.widow = None, False, False, None
+        self.called, self.revealed, self.is_partner = (), [], False
         self.bids, self.tricks, self.trick = [], [], []
         self.sitting_out = set()
         self.played = {s: [] for s in range(n)}
@@ -181,14 +202,23 @@ class Table:
         elif isinstance(action, DefendAlone):
             self.defender_alone = seat
             self.sitting_out.add((seat + 2) % 4)
+        elif isinstance(action, CallPartner):
+            self.called = action.cards
+            self.is_partner = any(c in self.hand for c in action.cards)
+        elif isinstance(action, GoAlone):
+            self.alone = True
 
     def _make(self, seat: int, suit: Suit, alone: bool) -> None:
         self.maker, self.trump, self.alone = seat, suit, alone
-        if alone:
+        if alone and self.n == 4:
             self.sitting_out.add((seat + 2) % 4)
+        elif alone:  # six-hand: every partner of the lone maker sits out
+            side = self.rules.side_of(seat)
+            self.sitting_out.update(s for s in range(self.n) if s != seat and self.rules.side_of(s) == side)
 
     def _exchange(self, event: Exchange) -> None:
-        self.upcard_taken = bool(event["took_upcard"])
+        taken = event["took_upcard"]  # (null in call-partner Euchre but to the dealer)
+        self.upcard_taken = None if taken is None else bool(taken)
         if event["seat"] == self.seat and event.get("discard") is not None:
             self.discarded = Card.parse(event["discard"])
             self.hand.remove(self.discarded)
@@ -203,6 +233,8 @@ class Table:
             discard = call.get("discard")
             if discard is not None and seat == self.seat:
                 self._discard_for_best(Card.parse(discard))
+            for card in call.get("discards") or () if seat == self.seat else ():  # six-hand: one for each partner
+                self._discard_for_best(Card.parse(card))
             return
         if kind == "best_discard":
             put_away = cast("BestDiscardEvent", event)
@@ -218,7 +250,8 @@ class Table:
             self.hand.remove(shown)  # (a dealer who sat out may give the upcard, which is in no hand)
         if shown is not None and receiver == self.seat:
             self.hand = sorted([*self.hand, shown])
-        if self.rules.options.best_order == "discard_first":
+        each = self.rules.options.lone_call_for_best == "each"  # six-hand: every partner sitting out gives one
+        if self.rules.options.best_order == "discard_first" and (not each or len(self.passed) == len(self.sitting_out)):
             self.caller = None
 
     def _auction(self, kind: str, event: Event) -> None:
@@ -306,8 +339,15 @@ class Table:
                 tuple(self.scores),
                 self.best_view(),
                 self.auction_view(),
+                self.partner_call_view(),
             ),
         )
+
+    def partner_call_view(self) -> PartnerCallView | None:
+        """What this seat knows of the maker's call, as a view holds it (None but in call-partner Euchre)."""
+        if self.rules.game != "call_partner":
+            return None
+        return PartnerCallView(self.called, tuple(self.revealed), self.is_partner)
 
     def best_view(self) -> BestView | None:
         """What this seat knows of the hand's calls for best, as a view holds it (None where the rules have none)."""
@@ -329,6 +369,9 @@ class Table:
         auction = view.auction
         if auction is not None:
             self.contract, self.forced, self.widow_joker, self.widow = auction
+        call = view.partner_call
+        if call is not None:
+            self.called, self.revealed, self.is_partner = call.cards, list(call.revealed), call.partner
         self.played = {s: [] for s in range(self.n)}
         self.voids = {s: set() for s in range(self.n)}
         self.tricks, self.trick = [], []
@@ -349,8 +392,10 @@ class Table:
 
     def partner(self, seat: int | None = None) -> int | None:
         """The partner of ``seat`` (default: this seat) in this hand: fixed in four-hand, the other defender in
-        three-hand once trump is made, else None."""
+        three-hand once trump is made, else None (see ``same_side`` for five to seven players)."""
         seat = self.seat if seat is None else seat
+        if self.n > 4:
+            return None
         if self.n == 4:
             return (seat + 2) % 4
         if self.n == 3 and self.maker is not None and seat != self.maker:
@@ -358,8 +403,22 @@ class Table:
         return None
 
     def same_side(self, a: int, b: int) -> bool:
-        """Whether seats ``a`` and ``b`` play together in the current hand."""
-        return a == b or self.partner(a) == b
+        """Whether seats ``a`` and ``b`` play together in the current hand, as far as this seat knows: in
+        call-partner Euchre the maker's side is the maker, the partners shown and this seat if it is one, and
+        the defenders are known to play together only once the whole maker's side is known."""
+        if a == b or self.partner(a) == b:
+            return True
+        if self.n <= 4:
+            return False
+        if self.rules.game == "six_hand":
+            return self.rules.side_of(a) == self.rules.side_of(b)
+        if self.maker is None:
+            return False
+        makers = {self.maker, *self.revealed, *([self.seat] if self.is_partner else [])}
+        if a in makers or b in makers:
+            return a in makers and b in makers
+        whole = self.alone or len(makers) > self.rules.options.called_cards
+        return whole
 
     def active(self) -> list[int]:
         """The seats taking part in the current hand's play."""
@@ -414,4 +473,5 @@ class Table:
         mine = self._as_view(view.players, view.phase, view.turn)
         if mine == view:  # the usual answer, in one comparison of two tuples
             return []
-        return [name for name in (*VIEW_FIELDS, "best", "auction") if getattr(view, name) != getattr(mine, name)]
+        fields = (*VIEW_FIELDS, "best", "auction", "partner_call")
+        return [name for name in fields if getattr(view, name) != getattr(mine, name)]

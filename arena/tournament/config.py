@@ -537,7 +537,7 @@ def config_reference() -> str:
         "| variant | players | preset |",
         "| --- | --- | --- |",
         *(
-            f"| `{v.name}` | {v.players} | "
+            f"| `{v.name}` | {' to '.join(map(str, sorted({v.player_counts[0], v.player_counts[-1]})))} | "
             + (", ".join(f"`{k} = {_toml(x)}`" for k, x in v.preset.items()) or "the defaults")
             + " |"
             for v in VARIANTS.values()
