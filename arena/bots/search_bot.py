@@ -28,7 +28,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from arena.bots.heuristic_bot import call_for_best
+from arena.bots.heuristic_bot import HeuristicBot, call_for_best
 from arena.engine.actions import (
     DEFEND_ALONE,
     NAME_TRUMP,
@@ -335,6 +335,7 @@ class SearchBot(Bot):
         self.margin = margin
         self.trace: list[tuple[SeatView, list[tuple[float, Action]]]] | None = None  # set to a list to record bids
         self._start = time.perf_counter()  # when the current decision began
+        self._heuristic = HeuristicBot()  # five to seven seats: its choices, until the search knows those games
 
     def _count(self, base: int) -> int:
         return max(1, round(base * self.scale))
@@ -350,6 +351,9 @@ class SearchBot(Bot):
         if len(legal) == 1:
             return legal[0]
         self._start = time.perf_counter()
+        if view.players > 4:  # call-partner and six-hand Euchre: the sampler and the bid model know four seats at most
+            self._heuristic.table = self.table
+            return self._heuristic.act(view, legal)
         if view.phase is Phase.BID:  # Hasenpfeffer's auction
             return self.auction(view, legal)
         if view.upcard is None and view.phase is not Phase.PLAY:  # Hasenpfeffer's declaration
