@@ -4,7 +4,10 @@ let SUMMARY = null;
 const RECORDS = {};
 const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
-const PLACES = { 2: ["south", "north"], 3: ["south", "west", "east"], 4: ["south", "west", "north", "east"] };
+const PLACES = { 2: ["south", "north"], 3: ["south", "west", "east"], 4: ["south", "west", "north", "east"],
+  5: ["south", "west", "northwest", "northeast", "east"],
+  6: ["south", "southwest", "northwest", "north", "northeast", "southeast"],
+  7: ["south", "southwest", "west", "northwest", "northeast", "east", "southeast"] };
 const viewer = { n: 0, record: null, frames: [], at: 0, show: false };
 window.arenaViewer = viewer;
 
@@ -41,6 +44,8 @@ function cardEl(card, faceUp = true) {
 }
 
 function sideOf(record, seat) {
+  const sides = record.options && record.options.sides; // six-hand's teams (stated in its records alone)
+  if (sides !== undefined) return seat % (sides === "three_teams_of_two" ? 3 : 2);
   return record.players.length === 4 ? seat % 2 : seat;
 }
 
@@ -111,6 +116,11 @@ function buildFrames(record) {
       } else if (action.type === "defend_alone") {
         state.defender = action.seat;
         push("bid", `${who} defends alone.`);
+      } else if (action.type === "call_partner") {
+        push("bid", `${who} calls ${action.cards.map(cardText).join(" and ")}: its holder is his secret partner.`);
+      } else if (action.type === "go_alone") {
+        state.alone = true;
+        push("bid", `${who} calls no partner and plays alone.`);
       } else if (action.type === "bid") {
         push("bid", `${who} bids ${action.tricks}.`);
       } else if (action.type === "declare") {
@@ -176,7 +186,9 @@ function buildFrames(record) {
     if (res.passed_out) {
       text = `Hand ${h + 1}: everyone passed; no points.`;
     } else {
-      const taken = state.tricks.filter((t) => sideOf(record, t.winner) === sideOf(record, res.maker)).length;
+      const makers = res.partners ? [res.maker, ...res.partners] : null; // call-partner: the maker and his partners
+      const taken = state.tricks.filter((t) => (makers ? makers.includes(t.winner)
+        : sideOf(record, t.winner) === sideOf(record, res.maker))).length;
       const pts = res.points.map((p, s) => (p ? `${record.players[s]} (seat ${s}) +${p}` : null)).filter(Boolean);
       text = `Hand ${h + 1}: the makers took ${taken} of ${state.tricks.length} tricks; ${pts.join(", ") || "no points"}.`;
     }
