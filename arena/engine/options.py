@@ -238,8 +238,10 @@ class Rules:
 
     @property
     def calls_for_best(self) -> bool:
-        """Whether a lone player may call for his partner's best card in these rules (Railroad)."""
-        return self.options.call_for_best or self.options.defender_calls_best
+        """Whether a lone player may call for his partner's best card in these rules (Railroad; six-hand's
+        lone_call_for_best)."""
+        options = self.options
+        return options.call_for_best or options.defender_calls_best or options.lone_call_for_best != "none"
 
     def told_options(self) -> dict[str, OptionValue]:
         """The options as a game's messages and records state them: the rule book's seven always, every option the
