@@ -314,6 +314,9 @@ class Table:
         (tests/sdk/test_bot.py checks every field against the table's attribute of its name). Before the table's
         first hand its upcard is None, which no view has: only ``mismatches`` asks then.
         """
+        best = self.best_view()
+        if best is not None and phase is Phase.CALL_BEST:  # the seat asked whether it calls for best is the caller
+            best = best._replace(caller=turn)
         return _tuple_new(
             SeatView,
             (
@@ -337,7 +340,7 @@ class Table:
                 tuple(self.trick),
                 tuple(self.tricks_won),
                 tuple(self.scores),
-                self.best_view(),
+                best,
                 self.auction_view(),
                 self.partner_call_view(),
             ),
@@ -434,7 +437,9 @@ class Table:
         gone = self.played_cards() | set(self.hand)
         if self.discarded is not None:
             gone.add(self.discarded)
-        if self.upcard is not None and (not self.upcard_in_hand() or self.dealer == self.seat):
+        # (a dealer sitting out may have given the upcard to a lone player calling for best: it may be in play)
+        given = any(p.giver == self.dealer and p.card in (None, self.upcard) for p in self.passed)
+        if self.upcard is not None and (not self.upcard_in_hand() or self.dealer == self.seat) and not given:
             gone.add(self.upcard)
         return set(make_deck(self.rules.deck)) - gone
 
