@@ -166,11 +166,12 @@ class HandState:
         self._active = rules.players
         self._legal: tuple[Action, ...] | None = None
         opts = rules.options
-        self._game = rules.game  # "euchre", "call_partner" or "six_hand"
-        self.called: tuple[Card, ...] = ()  # call-partner: the cards the maker called
-        self.partners: tuple[int, ...] = ()  # call-partner: the seats that held a called card when it was called
-        self._givers: list[int] = []  # six-hand: the partners still to give the lone maker a card (each gives one)
-        self._bid_alone = opts.going_alone and rules.game != "call_partner"  # a call-partner bid has no alone flag
+        self._game = game = rules.game  # "euchre", "call_partner" or "six_hand"
+        self._bid_alone = opts.going_alone and game != "call_partner"  # a call-partner bid has no alone flag
+        if game != "euchre":  # (set only where they are read: the upcard's euchre makes a hand in the hot path)
+            self.called: tuple[Card, ...] = ()  # call-partner: the cards the maker called
+            self.partners: tuple[int, ...] = ()  # call-partner: the seats that held a called card when called
+            self._givers: list[int] = []  # six-hand: the partners still to give the lone maker a card (each one)
         benny = deal.upcard == JOKER_ID and opts.joker_upcard == "dealer_names"
         self.upsuit = rules.upcard_suit(deal.upcard)
         if benny:
@@ -501,7 +502,7 @@ class HandState:
                 self._upcard_to_give = False
             insort(self.hands[caller], action.card)
             self.passed.append((seat, caller, action.card))
-            if self._givers:  # six-hand: the next partner gives
+            if self._game == "six_hand" and self._givers:  # six-hand: the next partner gives
                 self.turn = self._givers.pop(0)
                 return
             if self.rules.options.best_order == "receive_first":

@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 from configs import tournament_config
 
+from arena.errors import ArenaError
 from arena.play.botproc import BotCommand
 from arena.tournament.config import TournamentConfig
 from arena.tournament.schedule import deal_seed, pairing_of, pairings_for, plan_games, plan_matches
@@ -122,3 +123,9 @@ def test_matches_skip_done_games_and_never_let_one_process_see_two_rotations_of_
     done = set(keys[:7])
     rest = [k for _, ks in plan_matches(cfg, commands, done=done, log_dir="logs") for k in ks]
     assert sorted(rest) == sorted(set(keys) - done)
+
+
+@pytest.mark.parametrize("players", [5, 6, 7])
+def test_tables_of_five_to_seven_are_refused_not_misplanned(players: int) -> None:
+    with pytest.raises(ArenaError, match=f"tables of {players} are not scheduled yet"):
+        pairings_for([f"bot{i}" for i in range(8)], players, "mixed")
