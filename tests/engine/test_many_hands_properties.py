@@ -34,6 +34,7 @@ CALL_PARTNER = [
     ("five-hand", {"deck": 28, "stick_the_dealer": True, "dealer_exchange": "mandatory"}),
     ("call-ace", {}),
     ("call-ace", {"players": 6, "going_alone": False, "lone_march_points": 3}),
+    ("call-ace", {"players": 6, "called_cards": 2}),  # two aces called: alone when fewer than two may be
     ("seven-hand", {}),
     ("seven-hand", {"deck": 37, "called_cards": 2, "joker_upcard": "fixed_suit"}),
 ]
