@@ -13,11 +13,14 @@ from arena.engine.actions import (
     CALL_FOR_BEST,
     CALL_FOR_BEST_FIRST,
     DEFEND_ALONE,
+    GO_ALONE,
     NAME_TRUMP,
     PASS,
     Action,
     Bid,
     Call,
+    CallForBest,
+    CallPartner,
     Declare,
     Discard,
     GiveBest,
@@ -35,8 +38,9 @@ TOP_TRUMP = {100: 1.0, 99: 1.0, 98: 0.85, 50 + ACE: 0.75, 49 + ACE: 0.6, 48 + AC
 LOW_TRUMP = 0.4
 OFF_ACE = 0.7
 VOID_RUFF = 0.3
-# Tricks a maker must expect from his own hand: a partner adds about one in four-hand; alone needs three.
-NEEDED = {2: 2.0, 3: 3.0, 4: 2.2}
+# Tricks a maker must expect from his own hand: a partner adds about one in four-hand; alone needs three. From five
+# players on a partner (called, or six-hand's two) helps as much, against more defenders.
+NEEDED = {2: 2.0, 3: 3.0, 4: 2.2, 5: 2.4, 6: 2.3, 7: 2.5}
 ALONE = 3.5
 DEFEND = 3.0
 
@@ -90,7 +94,22 @@ def call_for_best(view: SeatView, legal: tuple[Action, ...]) -> Action:
     if CALL_FOR_BEST_FIRST in legal:
         return CALL_FOR_BEST_FIRST
     hand = list(view.hand)
+    calls = [a for a in legal if isinstance(a, CallForBest)]
+    if calls and (calls[0].partner is not None or calls[0].cards):  # six-hand: a partner named, or one per partner
+        order = sorted(hand, key=lambda c: (keep_value(c, trump, hand), c))
+        return min(calls, key=lambda a: [order.index(c) for c in (a.cards or (a.card,)) if c is not None])
     return CALL_FOR_BEST[best_discard(hand, trump, hand)]
+
+
+def call_partner(view: SeatView, legal: tuple[Action, ...], alone_at: float) -> Action:
+    """Call-partner Euchre's call: alone with a hand worth it (where allowed), else the highest callable cards of
+    trump (the bowers first), else the highest others (an ace of another suit)."""
+    trump = view.trump
+    assert trump is not None
+    if GO_ALONE in legal and (len(legal) == 1 or strength(view.hand, trump) >= alone_at):
+        return GO_ALONE
+    calls = [a for a in legal if isinstance(a, CallPartner)]
+    return max(calls, key=lambda a: sorted((power(c, trump) for c in a.cards), reverse=True))
 
 
 PARTNER = 1.0  # tricks a Hasenpfeffer bidder counts on from his partner
@@ -138,6 +157,8 @@ class HeuristicBot(Bot):
             return Discard(best_discard(list(view.hand), view.trump, cards))
         if view.phase is Phase.CALL_BEST or view.phase is Phase.GIVE_BEST:
             return call_for_best(view, legal)
+        if view.phase is Phase.CALL_PARTNER:
+            return call_partner(view, legal, self.alone_at)
         if view.phase is Phase.DEFEND:
             assert view.trump is not None
             return DEFEND_ALONE if strength(view.hand, view.trump) >= DEFEND else PASS

@@ -29,7 +29,7 @@ import time
 from collections.abc import Sequence
 
 from arena.bots import nap_strategy
-from arena.bots.heuristic_bot import LOW_TRUMP, OFF_ACE, TOP_TRUMP, VOID_RUFF, call_for_best
+from arena.bots.heuristic_bot import LOW_TRUMP, OFF_ACE, TOP_TRUMP, VOID_RUFF, HeuristicBot, call_for_best
 from arena.engine.actions import (
     DEFEND_ALONE,
     NAME_TRUMP,
@@ -334,6 +334,7 @@ class SearchBot(Bot):
         self.margin = margin
         self.trace: list[tuple[SeatView, list[tuple[float, Action]]]] | None = None  # set to a list to record bids
         self._start = time.perf_counter()  # when the current decision began
+        self._heuristic = HeuristicBot()  # five to seven seats: its choices, until the search knows those games
 
     def _count(self, base: int) -> int:
         return max(1, round(base * self.scale))
@@ -354,6 +355,9 @@ class SearchBot(Bot):
             if view.phase is Phase.BID:
                 return nap_strategy.search_bid(view, table, legal, self.rng, self._count(NAP_BID_DEALS))
             return nap_strategy.search_play(view, table, legal, self.rng, self._count(NAP_PLAY_DEALS))
+        if view.players > 4:  # call-partner and six-hand Euchre: the sampler and the bid model know four seats at most
+            self._heuristic.table = self.table
+            return self._heuristic.act(view, legal)
         if view.phase is Phase.BID:  # Hasenpfeffer's auction
             return self.auction(view, legal)
         if view.upcard is None and view.phase is not Phase.PLAY:  # Hasenpfeffer's declaration

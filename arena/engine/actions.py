@@ -6,7 +6,10 @@
 the caller discards after receiving) and ``{"type":"give_best","card":"AH"}``; Hasenpfeffer's
 ``{"type":"bid","tricks":4}`` and ``{"type":"declare","suit":"H","discard":"9C"}``; Nap's
 ``{"type":"nap_bid","contract":"misere"}`` and its declarer's first lead of the joker, naming trump,
-``{"type":"play","card":"JK","trump":"S"}``.
+``{"type":"play","card":"JK","trump":"S"}``; six-hand's call for best naming the partner,
+``{"type":"call_for_best","card":"9C","partner":2}``, or discarding one card for each partner,
+``{"type":"call_for_best","cards":["9C","TD"]}``; call-partner's ``{"type":"call_partner","cards":["AS"]}`` and
+``{"type":"go_alone"}``.
 """
 
 from __future__ import annotations
@@ -18,9 +21,9 @@ from typing import ClassVar, NotRequired, TypedDict
 from arena.engine.cards import CARD_BY_TEXT, JOKER, JOKER_ID, Card, Suit
 from arena.errors import InvalidActionError
 
-WireAction = dict[str, str | bool | int]
+WireAction = dict[str, str | bool | int | list[str]]
 """An action's wire form as the engine writes it: its ``type``, and its fields' values (a card's or a suit's text,
-``alone``)."""
+``alone``, a list of cards' texts)."""
 
 
 class ActionObject(TypedDict):
@@ -35,6 +38,8 @@ class ActionObject(TypedDict):
     discard: NotRequired[str]
     contract: NotRequired[str]
     trump: NotRequired[str]
+    partner: NotRequired[int]
+    cards: NotRequired[list[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,14 +128,24 @@ class Play:
 @dataclass(frozen=True, slots=True)
 class CallForBest:
     """A lone player calls for his partner's best card, discarding ``card`` first (or, with no card, after he has
-    received it: the order is the rule option ``best_order``)."""
+    received it: the order is the rule option ``best_order``). Six-hand's lone maker names the ``partner`` he calls
+    (``lone_call_for_best = "one"``), or discards ``cards``, one for each partner (``"each"``)."""
 
     card: Card | None = None
+    partner: int | None = None
+    cards: tuple[Card, ...] = ()
     type: ClassVar[str] = "call_for_best"
 
     def to_json(self) -> WireAction:
         """The wire form."""
-        return {"type": "call_for_best"} if self.card is None else {"type": "call_for_best", "card": str(self.card)}
+        data: WireAction = {"type": "call_for_best"}
+        if self.card is not None:
+            data["card"] = str(self.card)
+        if self.partner is not None:
+            data["partner"] = self.partner
+        if self.cards:
+            data["cards"] = [str(c) for c in self.cards]
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +218,30 @@ class JokerLead:
         return {"type": "play", "card": "JK", "trump": str(self.trump)}
 
 
+@dataclass(frozen=True, slots=True)
+class CallPartner:
+    """Call-partner Euchre: the maker calls ``cards`` (one, or two under ``called_cards = 2``, in card order);
+    whoever holds one is his secret partner."""
+
+    cards: tuple[Card, ...]
+    type: ClassVar[str] = "call_partner"
+
+    def to_json(self) -> WireAction:
+        """The wire form."""
+        return {"type": "call_partner", "cards": [str(c) for c in self.cards]}
+
+
+@dataclass(frozen=True, slots=True)
+class GoAlone:
+    """Call-partner Euchre: the maker calls no partner and plays alone (nobody sits out)."""
+
+    type: ClassVar[str] = "go_alone"
+
+    def to_json(self) -> WireAction:
+        """The wire form."""
+        return {"type": "go_alone"}
+
+
 Action = (
     Pass
     | OrderUp
@@ -217,6 +256,8 @@ Action = (
     | Declare
     | NapBid
     | JokerLead
+    | CallPartner
+    | GoAlone
 )
 
 # Shared instances: legal-action lists are built from these without allocating.
@@ -233,6 +274,8 @@ GIVE_BEST = tuple(GiveBest(Card(c)) for c in range(JOKER_ID + 1))
 BIDS = tuple(Bid(n) for n in range(7))  # BIDS[n]: Hasenpfeffer's bid of n tricks (1 to 6; 0 is never legal)
 NAP_BIDS = tuple(NapBid(c) for c in NAP_CONTRACTS)  # NAP_BIDS[i]: the bid of NAP_CONTRACTS[i]
 JOKER_LEADS = tuple(JokerLead(Suit(s)) for s in range(4))
+GO_ALONE = GoAlone()
+CALL_PARTNER = tuple(CallPartner((Card(c),)) for c in range(JOKER_ID + 1))  # CALL_PARTNER[c]: a call of one card
 
 _FIELDS: dict[str, frozenset[str]] = {
     "pass": frozenset({"type"}),
@@ -242,11 +285,13 @@ _FIELDS: dict[str, frozenset[str]] = {
     "defend_alone": frozenset({"type"}),
     "name_trump": frozenset({"type", "suit"}),
     "play": frozenset({"type", "card", "trump"}),
-    "call_for_best": frozenset({"type", "card"}),
+    "call_for_best": frozenset({"type", "card", "partner", "cards"}),
     "give_best": frozenset({"type", "card"}),
     "bid": frozenset({"type", "tricks"}),
     "declare": frozenset({"type", "suit", "discard"}),
     "nap_bid": frozenset({"type", "contract"}),
+    "call_partner": frozenset({"type", "cards"}),
+    "go_alone": frozenset({"type"}),
 }
 
 
@@ -271,7 +316,14 @@ def parse_action(data: object) -> Action:
     if kind == "name_trump":
         return NAME_TRUMP[Suit.parse(_field(data, "suit"))]
     if kind == "call_for_best":
+        if "partner" in data or "cards" in data:  # six-hand's
+            return _six_hand_call(data)
         return CALL_FOR_BEST[Card.parse(data["card"])] if "card" in data else CALL_FOR_BEST_FIRST
+    if kind == "call_partner":
+        cards = _cards(data)
+        return CALL_PARTNER[cards[0]] if len(cards) == 1 else CallPartner(cards)
+    if kind == "go_alone":
+        return GO_ALONE
     if kind == "bid":
         tricks = _field(data, "tricks")
         if type(tricks) is not int or not 1 <= tricks < len(BIDS):
@@ -303,11 +355,31 @@ def action_from_json(data: ActionObject) -> Action:
         card = CARD_BY_TEXT.get(data["card"])
         if card is not None:
             return PLAY[card]
-    key = tuple(sorted(data.items()))
+    key = tuple(sorted((k, tuple(v) if type(v) is list else v) for k, v in data.items()))  # (a list of cards)
     action = _PARSED.get(key)
     if action is None:
         action = _PARSED[key] = parse_action(data)
     return action
+
+
+def _cards(data: Mapping[str, object]) -> tuple[Card, ...]:
+    """The field ``cards``: a list of one or two card texts, in card order."""
+    cards = _field(data, "cards")
+    if not isinstance(cards, list) or not 1 <= len(cards) <= 2:
+        raise InvalidActionError(f"field 'cards' must be a list of one or two cards, got {cards!r}")
+    return tuple(sorted(Card.parse(c) for c in cards))
+
+
+def _six_hand_call(data: Mapping[str, object]) -> CallForBest:
+    """Six-hand's call for best: a discard and the partner named, or a discard for each partner."""
+    if "cards" in data:
+        if "card" in data or "partner" in data:
+            raise InvalidActionError("a call for best discards 'cards' (one for each partner) or names a 'partner'")
+        return CallForBest(cards=_cards(data))
+    partner = data["partner"]
+    if type(partner) is not int or not 0 <= partner < 8:
+        raise InvalidActionError(f"field 'partner' must be a seat, got {partner!r}")
+    return CallForBest(Card.parse(_field(data, "card")), partner)
 
 
 def _field(data: Mapping[str, object], name: str) -> object:

@@ -110,7 +110,7 @@ class Game:
         rules = self.rules
         self.forfeited_by = seat
         others = [s for s in range(rules.players) if rules.side_of(s) != rules.side_of(seat)]
-        if not rules.partnerships and rules.players > 2:  # each for himself: the best of the others wins (all tied)
+        if rules.sides > 2:  # no two sides: the best of the others wins (all the best if tied)
             scores = self.scores()
             top = max(scores[s] for s in others)
             others = [s for s in others if scores[s] == top]

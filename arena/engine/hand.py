@@ -1,4 +1,8 @@
-"""One hand of Euchre: the deal, making trump, the dealer's exchange, going and defending alone, five tricks."""
+"""One hand of Euchre: the deal, making trump, the dealer's exchange, going and defending alone, five tricks.
+
+The same hand is call-partner Euchre's (after the exchange the maker calls a card or goes alone; scores are
+individual) and six-hand's (two or three sides; a lone maker's partners sit out and may give him a card each).
+"""
 
 from __future__ import annotations
 
@@ -6,14 +10,17 @@ import random
 from bisect import insort
 from dataclasses import dataclass
 from functools import cache
+from itertools import combinations
 
 from arena.engine.actions import (
     CALL,
     CALL_FOR_BEST,
     CALL_FOR_BEST_FIRST,
+    CALL_PARTNER,
     DEFEND_ALONE,
     DISCARD,
     GIVE_BEST,
+    GO_ALONE,
     NAME_TRUMP,
     ORDER_UP,
     PASS,
@@ -21,6 +28,7 @@ from arena.engine.actions import (
     Action,
     Call,
     CallForBest,
+    CallPartner,
     DefendAlone,
     Discard,
     GiveBest,
@@ -28,12 +36,12 @@ from arena.engine.actions import (
     OrderUp,
     Play,
 )
-from arena.engine.cards import EFFECTIVE_SUIT, JOKER_ID, TRICK_POWER, Card, Suit, make_deck
+from arena.engine.cards import ACE, EFFECTIVE_SUIT, JOKER_ID, TRICK_POWER, Card, Suit, make_deck
 from arena.engine.options import Rules
-from arena.engine.phases import BestCall
+from arena.engine.phases import BestCall, PartnerCallView
 from arena.engine.phases import Phase as Phase  # re-exported: a hand's phases and tricks are defined apart, for bots
 from arena.engine.phases import Trick as Trick
-from arena.engine.scoring import SAME_SIDE, hand_points
+from arena.engine.scoring import SAME_SIDE, call_partner_points, hand_points, six_hand_points
 from arena.errors import IllegalActionError
 
 # The phases as module constants for the hot paths: ``Phase.PLAY`` is looked up through the enum's metaclass, which
@@ -48,6 +56,7 @@ _GIVE_BEST = Phase.GIVE_BEST
 _BEST_DISCARD = Phase.BEST_DISCARD
 _PLAY_PHASE = Phase.PLAY
 _DONE = Phase.DONE
+_CALL_PARTNER_PHASE = Phase.CALL_PARTNER
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +94,7 @@ class HandResult:
     defender_alone: int | None
     tricks: tuple[Trick, ...]
     points: tuple[int, ...]
+    partners: tuple[int, ...] | None = None  # call-partner Euchre: the holders of a called card (None elsewhere)
 
 
 @cache
@@ -122,6 +132,7 @@ class HandState:
         *("upcard_taken", "discarded", "actions", "tricks", "trick", "leader", "result", "phase", "turn", "upsuit"),
         *("caller", "best_discards", "passed", "calls", "best_steps", "_upcard_to_give"),
         *("_passes", "_active", "_legal", "_plays", "_suited", "_next", "_eff", "_led"),
+        *("called", "partners", "_givers", "_bid_alone", "_game"),
     )
 
     def __init__(self, rules: Rules, dealer: int, deal: Deal) -> None:
@@ -155,6 +166,12 @@ class HandState:
         self._active = rules.players
         self._legal: tuple[Action, ...] | None = None
         opts = rules.options
+        self._game = game = rules.game  # "euchre", "call_partner" or "six_hand"
+        self._bid_alone = opts.going_alone and game != "call_partner"  # a call-partner bid has no alone flag
+        if game != "euchre":  # (set only where they are read: the upcard's euchre makes a hand in the hot path)
+            self.called: tuple[Card, ...] = ()  # call-partner: the cards the maker called
+            self.partners: tuple[int, ...] = ()  # call-partner: the seats that held a called card when called
+            self._givers: list[int] = []  # six-hand: the partners still to give the lone maker a card (each one)
         benny = deal.upcard == JOKER_ID and opts.joker_upcard == "dealer_names"
         self.upsuit = rules.upcard_suit(deal.upcard)
         if benny:
@@ -213,7 +230,7 @@ class HandState:
             follow = self._suited[self.turn][self._led] if self.trick else None
             return tuple(follow or self._plays[self.turn])
         opts = self.rules.options
-        alone_ok = opts.going_alone
+        alone_ok = self._bid_alone
         if phase is _BID1:
             return (PASS, *ORDER_UP) if alone_ok else (PASS, ORDER_UP[0])
         if phase is _BID2:
@@ -232,7 +249,11 @@ class HandState:
             return (PASS, DEFEND_ALONE)
         if phase is _NAME_TRUMP_PHASE:
             return NAME_TRUMP
+        if phase is _CALL_PARTNER_PHASE:
+            return self._partner_calls()
         if phase is _CALL_BEST:
+            if opts.lone_call_for_best != "none":
+                return self._six_hand_calls()
             if opts.best_order == "receive_first":
                 return (PASS, CALL_FOR_BEST_FIRST)
             return (PASS, *[CALL_FOR_BEST[c] for c in self.hands[self.turn]])
@@ -241,6 +262,66 @@ class HandState:
         if phase is _BEST_DISCARD:
             return tuple([DISCARD[c] for c in self.hands[self.turn]])
         return ()
+
+    def callable_cards(self) -> list[Card]:
+        """The cards the maker may call in call-partner Euchre, in card order: any card of the pack he does not
+        hold that is not the turned-down upcard (nor, for a dealer who made trump, his own discard); under
+        ``call = "non_trump"`` none of trump's effective suit; under ``"ace"`` the ace of each suit but trump that
+        he does not hold."""
+        assert self.maker is not None and self.trump is not None
+        hand, trump, call = self.hands[self.maker], self.trump, self.rules.options.call
+        # a dealer who made trump knows where his discard lies: calling it would be going alone under another name
+        own = self.discarded if self.maker == self.dealer else None
+        if call == "ace":
+            return [
+                Card(ACE * 4 + s) for s in range(4) if s != trump and ACE * 4 + s not in hand and ACE * 4 + s != own
+            ]
+        turned_down = self.deal.upcard if self.upcard_taken is None else None  # trump made in round 2
+        eff = EFFECTIVE_SUIT[trump]
+        return [
+            c
+            for c in sorted(make_deck(self.rules.deck))
+            if c not in hand and c != turned_down and c != own and (call == "any_card" or eff[c] != trump)
+        ]
+
+    def _partner_calls(self) -> tuple[Action, ...]:
+        """The maker's call: going alone (where allowed, or forced when too few cards may be called) and every
+        call of ``called_cards`` different callable cards. No lone hand on a Benny deal but a forced one."""
+        cards = self.callable_cards()
+        count = self.rules.options.called_cards
+        calls: list[Action] = (
+            [CALL_PARTNER[c] for c in cards] if count == 1 else [CallPartner(p) for p in combinations(cards, count)]
+        )
+        benny = any(type(a) is NameTrump for _, a in self.actions)
+        if not calls or (self.rules.options.going_alone and not benny):
+            return (GO_ALONE, *calls)
+        return tuple(calls)
+
+    def _six_hand_calls(self) -> tuple[Action, ...]:
+        """Six-hand's lone maker's call for best: a pass, or a discard with the partner named (``"one"``), or a
+        discard for each partner (``"each"``)."""
+        hand = self.hands[self.turn]
+        partners = self._nearer_left(self.out)
+        if self.rules.options.lone_call_for_best == "one":
+            return (PASS, *[CallForBest(c, p) for p in partners for c in hand])
+        return (PASS, *[CallForBest(cards=cards) for cards in combinations(hand, len(partners))])
+
+    def _nearer_left(self, seats: set[int]) -> list[int]:
+        """``seats`` in the order of play from the maker's left."""
+        assert self.maker is not None
+        maker, n = self.maker, self.rules.players
+        return sorted(seats, key=lambda s: (s - maker) % n)
+
+    def partner_call_seen(self, seat: int) -> PartnerCallView:
+        """What ``seat`` knows of the maker's call (call-partner Euchre): the cards called, the seats that played
+        one so far in the order they did, and whether ``seat`` is a partner (its own secret)."""
+        called = self.called
+        revealed: list[int] = []
+        if called:
+            for s, c in [card for trick in self.tricks for card in trick.cards] + self.trick:
+                if c in called and s not in revealed:
+                    revealed.append(s)
+        return PartnerCallView(called, tuple(revealed), seat in self.partners)
 
     def _giveable(self, giver: int) -> list[Card]:
         """What ``giver`` may pass on a call for best: his cards, and the upcard if he is a dealer who sat out his
@@ -277,6 +358,8 @@ class HandState:
             self.phase = _DISCARD_PHASE
         elif phase is _DEFEND:
             self._defend(actor, action)
+        elif phase is _CALL_PARTNER_PHASE:
+            self._call_partner(actor, action)
         else:
             self.best_steps.add(len(self.actions) - 1)
             self._best(actor, action)
@@ -313,8 +396,11 @@ class HandState:
 
     def _make(self, seat: int, suit: Suit, alone: bool) -> None:
         self.maker, self.trump, self.alone = seat, suit, alone
-        if alone:
+        if alone and self.rules.players == 4:
             self.out.add((seat + 2) % 4)
+        elif alone:  # six-hand: every partner of the lone maker sits out
+            side_of, side = self.rules.side_of, self.rules.side_of(seat)
+            self.out.update(s for s in range(self.rules.players) if s != seat and side_of(s) == side)
 
     def _take_upcard(self) -> None:
         insort(self.hands[self.dealer], self.deal.upcard)
@@ -364,12 +450,26 @@ class HandState:
     # answers to a lone bid, the lone defender's call for best.
 
     def _after_exchange(self) -> None:
-        if not self.alone:  # most hands: straight to the play
-            self._start_play()
-        elif self.rules.options.call_for_best:
+        if not self.alone:  # most hands: straight to the play (call-partner's: the maker's call first)
+            if self._game == "call_partner":
+                assert self.maker is not None
+                self.phase, self.turn = _CALL_PARTNER_PHASE, self.maker
+            else:
+                self._start_play()
+        elif self.rules.options.call_for_best or self.rules.options.lone_call_for_best != "none":
             self._ask_best(self.maker)
         else:
             self._ask_defenders()
+
+    def _call_partner(self, seat: int, action: Action) -> None:
+        """Call-partner Euchre: the maker's call; whoever holds a called card is his partner. Nobody sits out."""
+        if isinstance(action, CallPartner):
+            self.called = action.cards
+            hands = self.hands
+            self.partners = tuple(s for s in range(self.rules.players) if any(c in hands[s] for c in action.cards))
+        else:
+            self.alone = True
+        self._start_play()
 
     def _ask_defenders(self) -> None:
         if self.alone and self.rules.options.defend_alone:
@@ -387,10 +487,16 @@ class HandState:
         if self.phase is _CALL_BEST:
             self.calls.append(BestCall(seat, action is not PASS))
         if isinstance(action, CallForBest):
-            if action.card is not None:
-                self.hands[seat].remove(action.card)
-                self.best_discards.append((seat, action.card))
-            self.phase, self.turn = _GIVE_BEST, (seat + 2) % 4
+            for card in (action.card,) if action.card is not None else action.cards:
+                self.hands[seat].remove(card)
+                self.best_discards.append((seat, card))
+            if action.partner is not None:  # six-hand: the partner named
+                giver = action.partner
+            elif action.cards:  # six-hand: each partner gives, the one nearer the maker's left first
+                giver, *self._givers = self._nearer_left(self.out)
+            else:
+                giver = (seat + 2) % 4
+            self.phase, self.turn = _GIVE_BEST, giver
             return
         if isinstance(action, GiveBest):
             caller = self.caller
@@ -401,6 +507,9 @@ class HandState:
                 self._upcard_to_give = False
             insort(self.hands[caller], action.card)
             self.passed.append((seat, caller, action.card))
+            if self._game == "six_hand" and self._givers:  # six-hand: the next partner gives
+                self.turn = self._givers.pop(0)
+                return
             if self.rules.options.best_order == "receive_first":
                 self.phase, self.turn = _BEST_DISCARD, caller
                 return
@@ -478,6 +587,8 @@ class HandState:
         n = self.rules.players
         if passed_out:
             points = (0,) * n
+        elif self._game != "euchre":
+            points = self._many_hands_points()
         else:
             assert self.maker is not None
             maker = self.maker
@@ -499,4 +610,17 @@ class HandState:
             defender_alone=self.defender_alone,
             tricks=tuple(self.tricks),
             points=points,
+            partners=self.partners if self._game == "call_partner" and not passed_out else None,
         )
+
+    def _many_hands_points(self) -> tuple[int, ...]:
+        """Points per seat of a played hand of call-partner Euchre (each player his own) or six-hand (per side)."""
+        assert self.maker is not None
+        rules, maker = self.rules, self.maker
+        if self._game == "call_partner":
+            makers = {maker, *self.partners}
+            won = sum(1 for t in self.tricks if t.winner in makers)
+            return call_partner_points(rules.options, rules.players, makers, won, alone=self.alone)
+        side = rules.side_of(maker)
+        won = sum(1 for t in self.tricks if rules.side_of(t.winner) == side)
+        return six_hand_points(rules, maker, won, alone=self.alone)

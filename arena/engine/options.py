@@ -202,6 +202,11 @@ VARIANTS: dict[str, Variant] = {
         Variant("hasenpfeffer", 4, HASENPFEFFER, "hasenpfeffer"),
         Variant("hasenpfeffer-single", 4, {**HASENPFEFFER, "bidding": "single"}, "hasenpfeffer"),
         Variant("nap", 4, NAP, "nap", (2, 3, 4, 5, 6, 7)),
+        Variant("five-hand", 5, {}, "call_partner", seats=(5, 6, 7)),
+        Variant("call-ace", 5, {"call": "ace"}, "call_partner", seats=(5, 6)),
+        Variant("seven-hand", 7, {}, "call_partner"),
+        Variant("six-hand", 6, {"deck": 32}, "six_hand"),
+        Variant("six-hand-pairs", 6, {"deck": 32, "sides": "three_teams_of_two"}, "six_hand"),
     )
 }
 
@@ -234,8 +239,10 @@ class Rules:
 
     @property
     def calls_for_best(self) -> bool:
-        """Whether a lone player may call for his partner's best card in these rules (Railroad)."""
-        return self.options.call_for_best or self.options.defender_calls_best
+        """Whether a lone player may call for his partner's best card in these rules (Railroad; six-hand's
+        lone_call_for_best)."""
+        options = self.options
+        return options.call_for_best or options.defender_calls_best or options.lone_call_for_best != "none"
 
     def told_options(self) -> dict[str, OptionValue]:
         """The options as a game's messages and records state them: the rule book's seven always, every option the
@@ -349,6 +356,21 @@ def _check_game(variant: str, game: Game, players: int, options: RuleOptions) ->
         raise OptionsError(f"rule option {key!r} does not exist in {_GAME_NAMES[game]}")
     if game == "call_partner" and options.called_cards == 2 and players < 6:
         raise OptionsError("rule option 'called_cards' = 2 needs six or seven players")
+    if game in ("call_partner", "six_hand"):
+        _check_many_hands(options)
+
+
+# Railroad's options that call-partner and six-hand Euchre have not (six-hand's call for best is its own option)
+_NOT_MANY_HANDS = ("defender_calls_best", "best_order", "lone_euchred_points", "slam")
+
+
+def _check_many_hands(options: RuleOptions) -> None:
+    """What call-partner and six-hand Euchre refuse beside the other games' own options."""
+    for key in _NOT_MANY_HANDS:
+        if getattr(options, key) != OPTION_DEFAULTS[key]:
+            raise OptionsError(f"rule option {key!r} does not exist in call-partner or six-hand Euchre")
+    if options.lone_call_for_best != "none" and not options.going_alone:
+        raise OptionsError("rule option 'lone_call_for_best' needs 'going_alone' (only a lone maker calls for best)")
 
 
 def _check_nap(options: RuleOptions) -> None:

@@ -32,6 +32,7 @@ class Phase(StrEnum):
     DECLARE = "declare"  # Hasenpfeffer: the high bidder, holding the widow, names trump and discards
     PLAY = "play"
     DONE = "done"
+    CALL_PARTNER = "call_partner"  # call-partner Euchre: the maker calls his partner's card(s), or goes alone
 
 
 class Trick(NamedTuple):
@@ -77,3 +78,13 @@ class PassedCard(NamedTuple):
     giver: SeatNumber
     receiver: SeatNumber
     card: Card | None
+
+
+class PartnerCallView(NamedTuple):
+    """What a seat knows of the maker's call in call-partner Euchre: the cards called (public; none before the call
+    or when he went alone), the seats that have shown themselves his partners by playing a called card (public, in
+    the order shown), and whether this seat holds a called card (in its own view alone; it stays true once played)."""
+
+    cards: tuple[Card, ...]
+    revealed: tuple[SeatNumber, ...]
+    partner: bool

@@ -65,6 +65,7 @@ class HandResultJSON(TypedDict):
     tricks: list[TrickJSON]
     points: list[int]
     scores_after: list[int]
+    partners: NotRequired[list[int]]  # call-partner Euchre: who held a called card (empty: none), in seat order
 
 
 class HandJSON(TypedDict):
@@ -221,7 +222,7 @@ def hand_json(hand: AnyHand, scores_after: tuple[int, ...]) -> HandJSON:
     result = hand.result
     if result is None:
         raise RecordError("a hand is recorded only once it is over")
-    return {
+    record: HandJSON = {
         "dealer": hand.dealer,
         "deal": deal_json(hand.deal),
         "actions": actions_json(hand.actions),
@@ -236,6 +237,9 @@ def hand_json(hand: AnyHand, scores_after: tuple[int, ...]) -> HandJSON:
             "scores_after": list(scores_after),
         },
     }
+    if result.partners is not None:
+        record["result"]["partners"] = list(result.partners)
+    return record
 
 
 def game_record(game: Game) -> GameRecord:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # (a bot imports this table: it starts without the options' module)
-    from arena.engine.options import RuleOptions
+    from arena.engine.options import RuleOptions, Rules
 
 
 def _same_side(players: int, seat: int, maker: int) -> bool:
@@ -41,6 +41,38 @@ def contract_points(options: RuleOptions, bid: int, taken: int) -> tuple[int, in
     the bidding side took ``taken`` of the six tricks on a bid of ``bid``."""
     bidders = (taken if options.made_score == "tricks" else bid) if taken >= bid else -bid
     return bidders, (6 - taken if options.defenders_score_tricks else 0)
+
+
+def call_partner_points(
+    options: RuleOptions, players: int, makers: set[int], won: int, *, alone: bool
+) -> tuple[int, ...]:
+    """Call-partner Euchre's table (docs/rules.md section 16): each player's points when the maker's side
+    ``makers`` (the maker and whoever held a called card) took ``won`` tricks; ``alone``: the maker called no card.
+    A maker whose called card nobody held scores a march as alone under ``buried_call = "alone"``."""
+    if won < 3:  # euchred: each defender +2
+        return tuple([0 if s in makers else 2 for s in range(players)])
+    if won < 5:
+        gain = 1
+    elif alone or (len(makers) == 1 and options.buried_call == "alone"):
+        gain = options.lone_march_points or players
+    else:
+        gain = options.march_points
+    return tuple([gain if s in makers else 0 for s in range(players)])
+
+
+def six_hand_points(rules: Rules, maker: int, won: int, *, alone: bool) -> tuple[int, ...]:
+    """Six-hand Euchre's table (docs/rules.md section 16): each seat's points, partners showing their side's,
+    when the maker's side took ``won`` tricks; euchred, each defending side scores 2."""
+    side = rules.side_of(maker)
+    if won < 3:
+        return tuple([0 if rules.side_of(s) == side else 2 for s in range(rules.players)])
+    if won < 5:
+        gain = 1
+    elif alone:
+        gain = rules.options.lone_march_points or (5 if rules.sides == 2 else 4)
+    else:
+        gain = 2
+    return tuple([gain if rules.side_of(s) == side else 0 for s in range(rules.players)])
 
 
 def rubber_game_points(loser_score: int) -> int:

@@ -17,10 +17,11 @@ from typing_extensions import TypedDict  # pydantic reads the record's types (ty
 from arena.engine.actions import Action, ActionObject, Play, WireAction, action_from_json
 from arena.engine.cards import CARD_BY_TEXT, CARD_TEXT, Card, Suit
 from arena.engine.phases import SEAT as SEAT
-from arena.engine.phases import AuctionView, BestCall, BestView, PassedCard, Phase, SeatNumber, Trick
+from arena.engine.phases import AuctionView, BestCall, BestView, PartnerCallView, PassedCard, Phase, SeatNumber, Trick
 
 if TYPE_CHECKING:  # a bot reads views and never runs a game: it starts without loading the rules engine
     from arena.engine.game import AnyHand, Game
+    from arena.engine.hand import HandState
 
 
 class SeatView(NamedTuple):
@@ -51,6 +52,8 @@ class SeatView(NamedTuple):
     best: BestView | None = None
     # Hasenpfeffer's auction; None, and absent from the wire form, in the other games
     auction: AuctionView | None = None
+    # Call-partner Euchre's call; None, and absent from the wire form, in the other games
+    partner_call: PartnerCallView | None = None
 
     def to_json(self) -> SeatViewJSON:
         """The wire form of the view."""
@@ -80,6 +83,8 @@ class SeatView(NamedTuple):
             data["best"] = best_json(self.best)
         if self.auction is not None:
             data["auction"] = auction_json(self.auction)
+        if self.partner_call is not None:
+            data["partner_call"] = partner_call_json(self.partner_call)
         return data
 
     @classmethod
@@ -126,6 +131,7 @@ class SeatView(NamedTuple):
             scores=tuple(data["scores"]),
             best=None if "best" not in data else best_from_json(data["best"]),
             auction=None if "auction" not in data else auction_from_json(data["auction"]),
+            partner_call=None if "partner_call" not in data else partner_call_from_json(data["partner_call"]),
         )
 
     def sees_own_cards(self) -> bool:
@@ -151,6 +157,8 @@ class ActionJSON(TypedDict):
     discard: NotRequired[str]  # Hasenpfeffer's declare
     contract: NotRequired[str]  # Nap's bid
     trump: NotRequired[str]  # Nap: the joker led to the first trick names trump
+    partner: NotRequired[int]  # six-hand's call for best
+    cards: NotRequired[list[str]]  # call-partner's call, six-hand's call for best
 
 
 class PlayedCardJSON(TypedDict):
@@ -193,6 +201,7 @@ class SeatViewJSON(TypedDict):
     scores: list[int]
     best: NotRequired[BestViewJSON]
     auction: NotRequired[AuctionViewJSON]
+    partner_call: NotRequired[PartnerCallViewJSON]
 
 
 class AuctionViewJSON(TypedDict):
@@ -290,6 +299,39 @@ def passed_json(passed: PassedCard) -> PassedCardJSON:
     return {"giver": passed.giver, "receiver": passed.receiver, "card": None if card is None else CARD_TEXT[card]}
 
 
+class PartnerCallViewJSON(TypedDict):
+    """The wire form of a PartnerCallView."""
+
+    cards: list[str]
+    revealed: list[int]
+    partner: bool
+
+
+def partner_call_json(call: PartnerCallView) -> PartnerCallViewJSON:
+    """What a seat knows of the maker's call (call-partner Euchre), as JSON."""
+    return {"cards": [CARD_TEXT[c] for c in call.cards], "revealed": list(call.revealed), "partner": call.partner}
+
+
+def partner_call_from_json(data: PartnerCallViewJSON) -> PartnerCallView:
+    """A PartnerCallView from its wire form."""
+    return PartnerCallView(tuple(CARD_BY_TEXT[c] for c in data["cards"]), tuple(data["revealed"]), data["partner"])
+
+
+def partner_call_seen(hand: AnyHand, seat: int) -> PartnerCallView | None:
+    """The maker's call as ``seat`` may know it (call-partner Euchre); None in the other games."""
+    if hand.rules.game != "call_partner":
+        return None
+    return cast("HandState", hand).partner_call_seen(seat)
+
+
+def upcard_taken_seen(hand: AnyHand, seat: int) -> bool | None:
+    """Whether the dealer took the upcard, as ``seat`` may know it: in call-partner Euchre only the dealer knows
+    (a called upcard makes him the partner only if he kept it), elsewhere everyone."""
+    if hand.rules.game == "call_partner" and seat != hand.dealer:
+        return None
+    return hand.upcard_taken
+
+
 def trick_json(trick: Trick) -> TrickJSON:
     """A finished trick as JSON: leader, cards in play order, winner."""
     return {
@@ -301,7 +343,8 @@ def trick_json(trick: Trick) -> TrickJSON:
 
 NOT_BIDS = frozenset({"discard", "play", "declare"})
 """The kinds of action a view's ``bids`` leave out: a discard holds a card one seat may not know, and the play has
-its own fields. The steps of a call for best are left out too (``HandState.best_steps``): they have theirs."""
+its own fields. The steps of a call for best are left out too (``HandState.best_steps``): they have theirs.
+(Call-partner's ``call_partner`` and ``go_alone`` are public: they are in.)"""
 
 
 def bidding(hand: AnyHand, start: int = 0) -> tuple[tuple[int, Action], ...]:
@@ -323,7 +366,7 @@ def hand_view(hand: AnyHand, seat: int, *, hand_number: int, scores: tuple[int, 
         turn=hand.current_seat(),
         hand=tuple(sorted(hand.hands[seat])) if hand.sees_own_cards(seat) else (),
         upcard=hand.deal.upcard,
-        upcard_taken=hand.upcard_taken,
+        upcard_taken=upcard_taken_seen(hand, seat),
         discarded=hand.discarded if seat == hand.discarder else None,
         bids=bidding(hand),
         trump=hand.trump,
@@ -337,6 +380,7 @@ def hand_view(hand: AnyHand, seat: int, *, hand_number: int, scores: tuple[int, 
         scores=scores,
         best=best_seen(hand, seat),
         auction=hand.auction_seen(seat),
+        partner_call=partner_call_seen(hand, seat),
     )
 
 

@@ -14,10 +14,12 @@ from arena.engine.actions import (
     Bid,
     Call,
     CallForBest,
+    CallPartner,
     Declare,
     DefendAlone,
     Discard,
     GiveBest,
+    GoAlone,
     JokerLead,
     NameTrump,
     NapBid,
@@ -63,7 +65,11 @@ def describe(action: Action, upcard: Card | None) -> str:
     if isinstance(action, Discard):
         return f"discard {action.card}"
     if isinstance(action, CallForBest):
-        return "call for best" if action.card is None else f"call for best, putting away {action.card}"
+        if action.cards:  # six-hand: a discard for each partner
+            return f"call for best, putting away {' '.join(map(str, action.cards))}"
+        partner = "" if action.partner is None else f" from seat {action.partner}"
+        put_away = "" if action.card is None else f", putting away {action.card}"
+        return f"call for best{partner}{put_away}"
     if isinstance(action, GiveBest):
         return f"give {action.card}"
     if isinstance(action, Bid):
@@ -74,6 +80,10 @@ def describe(action: Action, upcard: Card | None) -> str:
         return f"bid {action.contract}"
     if isinstance(action, JokerLead):
         return f"JK, naming {SUIT_NAMES[action.trump]} trump"
+    if isinstance(action, CallPartner):
+        return f"call {' '.join(map(str, action.cards))} as partner"
+    if isinstance(action, GoAlone):
+        return "go alone"
     return str(action.card)
 
 
@@ -102,6 +112,11 @@ def parse_choice(text: str, legal: Sequence[Action], *, hand: Sequence[Card], up
     alone = "alone" in words
     rest = [w for w in words if w not in ("alone", "go", "going", "play", "discard", "trump", "name", "with")]
     cards = [c for c in (read_card(w) for w in rest) if c is not None]
+    if any(isinstance(a, CallPartner | GoAlone) for a in legal):  # call-partner: "as" ("as kh" for two), "alone"
+        if alone:
+            return _pick(GoAlone(), legal, "you may not go alone now", upcard)
+        if cards:
+            return _pick(CallPartner(tuple(sorted(cards))), legal, "you cannot call that", upcard)
     if cards:
         return _card_choice(cards[0], legal, hand, upcard)
     suits = [SUIT_WORDS[w] for w in rest if w in SUIT_WORDS]
@@ -202,6 +217,11 @@ def help_text(legal: Sequence[Action], upcard: Card | None) -> list[str]:
         now = "The auction: 'bid N' to bid N tricks (higher than the bids so far), or 'pass'."
     elif Declare in kinds:
         now = "You won the auction and took the widow: name trump and the card you put away, e.g. 'h 9c'."
+    elif CallPartner in kinds or GoAlone in kinds:
+        now = (
+            "You made trump: call your partner's card (type it, e.g. 'as'; two cards where two are called), "
+            "or 'alone' to play without a partner, where allowed."
+        )
     elif CallForBest in kinds:
         now = (
             "You play alone: type a card to put it away and call for your partner's best card ('best' where you "

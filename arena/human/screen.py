@@ -102,6 +102,9 @@ class Screen:
             self._trick(event, table)
         elif event["type"] == "hand_end":
             self._hand_end(event, table)
+        elif event["type"] == "partner_revealed":  # call-partner Euchre
+            seat = event["seat"]
+            self.console.print(Text(f"  {self.who(seat)} play{self._s(seat)} {event['card']}: the maker's partner"))
         else:
             self._contract_or_best(event)
 
@@ -124,12 +127,21 @@ class Screen:
             text = f"{who} name{s} {SUIT_NAMES[Suit.parse(action['suit'])]} as trump"
         elif kind == "bid":
             text = f"{who} bid{s} {action.get('tricks')}"
+        elif kind == "call_partner":  # call-partner Euchre
+            cards = " and ".join(action.get("cards", ()))
+            mine = " (you hold it: you are the partner)" if table.is_partner else ""
+            text = f"{who} call{s} {cards} as partner{mine}"
+        elif kind == "go_alone":
+            text = f"{who} call{s} no partner and play{s} alone"
         else:
             text = f"{who} defend{s} alone"
         self.console.print(Text(f"  {text}"))
         if kind == "pass" and not table.maker and len(table.bids) == len(self.names) and upcard is not None:
             self.console.print(Text(f"  {upcard} is turned down"))
-        if alone or kind == "defend_alone":  # the partner of who goes (or defends) alone sits out
+        if (alone or kind == "defend_alone") and len(self.names) > 4:  # six-hand: the lone maker's partners
+            for out in sorted(table.sitting_out):
+                self.console.print(Text(f"  {self.who(out)} sit{'' if out == self.seat else 's'} out this hand"))
+        elif alone or kind == "defend_alone":  # the partner of who goes (or defends) alone sits out
             out = (seat + 2) % 4
             self.console.print(Text(f"  {self.who(out)} sit{'' if out == self.seat else 's'} out this hand"))
 
@@ -182,7 +194,7 @@ class Screen:
                 self.console.print(Text(f"  {self.who(seat)} keep{self._s(seat)} the hand: no call for best"))
                 return
             away = f", putting away {event['discard']}" if event["discard"] else ""
-            partner = self.who((seat + 2) % 4)
+            partner = self.who(event["partner"] if "partner" in event else (seat + 2) % 4)
             self.console.print(Text(f"  {self.who(seat)} call{self._s(seat)} for {partner}'s best card{away}"))
         elif event["type"] == "give_best":
             seat, card = event["seat"], event["card"] or "a card"
@@ -205,7 +217,9 @@ class Screen:
         else:
             maker = event["maker"]
             assert maker is not None  # a hand that was played has a maker
-            makers = {maker, (maker + 2) % 4} if len(self.names) == 4 else {maker}
+            makers = {maker, (maker + 2) % 4} if len(self.names) == 4 else {maker, *event.get("partners", ())}
+            if table.rules.game == "six_hand":
+                makers = {s for s in range(len(self.names)) if table.same_side(s, maker)}
             won = sum(event["tricks_won"][s] for s in makers)
             if contract is not None:
                 outcome = f"bid {contract}, {'made it' if won >= contract else 'set'}"

@@ -6,11 +6,12 @@ thing however it is played. Only public facts and the seat's own cards go in (do
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from arena.engine.actions import PASS, Action, CallForBest, Declare, Discard, GiveBest
+from arena.engine.actions import PASS, Action, CallForBest, Declare, Discard, GiveBest, Play
 from arena.engine.cards import CARD_TEXT
 from arena.engine.game import AnyHand, Game
+from arena.engine.hand import HandState
 from arena.engine.hasenpfeffer import HasenpfefferHand
 from arena.engine.phases import Phase
 from arena.engine.view import (
@@ -22,8 +23,11 @@ from arena.engine.view import (
     best_json,
     best_seen,
     bidding,
+    partner_call_json,
+    partner_call_seen,
     seat_view,
     trick_json,
+    upcard_taken_seen,
 )
 
 Message = dict[str, Any]  # one JSON object to or from a bot, as orjson reads and writes it
@@ -80,7 +84,7 @@ def add_action_events(
                 {
                     "type": "exchange",
                     "seat": seat,
-                    "took_upcard": bool(hand.upcard_taken),
+                    "took_upcard": _took_upcard(hand, s),
                     "discard": str(action.card) if s == seat else None,
                 }
             )
@@ -94,6 +98,10 @@ def add_action_events(
             events.append(event)
         if action.type == "name_trump" and hand.deal.upcard is not None:  # the Benny: now the dealer sees his cards
             pending[seat].append({"type": "cards", "hand": [str(c) for c in sorted(hand.hands[seat])]})
+        if hand.rules.game == "call_partner" and type(action) is Play and action.card in cast(HandState, hand).called:
+            revealed = {"type": "partner_revealed", "seat": seat, "card": str(action.card)}
+            for events in pending:
+                events.append(revealed)
     if isinstance(hand, HasenpfefferHand) and hand.auction_end == len(hand.actions) - 1 and hand.phase is not BID:
         _add_contract_events(pending, hand)
     if len(hand.tricks) > tricks_before:
@@ -104,6 +112,12 @@ def add_action_events(
         event = hand_end_event(hand, hand_number, game.scores_after[hand_number])
         for events in pending:
             events.append(event)
+
+
+def _took_upcard(hand: AnyHand, seat: int) -> bool | None:
+    """Whether the dealer took the upcard, as ``seat`` may know it (in call-partner Euchre only the dealer)."""
+    taken = upcard_taken_seen(hand, seat)
+    return None if taken is None else bool(taken)
 
 
 def _add_contract_events(pending: list[list[Message]], hand: HasenpfefferHand) -> None:
@@ -136,14 +150,19 @@ def _add_best_events(pending: list[list[Message]], hand: AnyHand, seat: int, act
         discarded = action.card if isinstance(action, CallForBest) else None
         for s, events in enumerate(pending):
             discard = str(discarded) if discarded is not None and s == seat else None
-            events.append({"type": "call_for_best", "seat": seat, "called": action is not PASS, "discard": discard})
+            event = {"type": "call_for_best", "seat": seat, "called": action is not PASS, "discard": discard}
+            if isinstance(action, CallForBest) and action.partner is not None:  # six-hand: the partner named
+                event["partner"] = action.partner
+            if isinstance(action, CallForBest) and action.cards:  # six-hand: a discard for each partner
+                event["discards"] = [str(c) for c in action.cards] if s == seat else None
+            events.append(event)
 
 
 def hand_end_event(hand: AnyHand, hand_number: int, scores: tuple[int, ...]) -> Message:
     """The public result of a finished hand."""
     result = hand.result
     assert result is not None
-    return {
+    event: Message = {
         "type": "hand_end",
         "hand_number": hand_number,
         "passed_out": result.passed_out,
@@ -155,6 +174,9 @@ def hand_end_event(hand: AnyHand, hand_number: int, scores: tuple[int, ...]) -> 
         "points": list(result.points),
         "scores": list(scores),
     }
+    if result.partners is not None:  # call-partner Euchre: who held a called card
+        event["partners"] = list(result.partners)
+    return event
 
 
 class ViewCache:
@@ -195,7 +217,7 @@ class ViewCache:
             "turn": hand.current_seat(),
             "hand": [CARD_TEXT[c] for c in hand.hands[seat]] if hand.sees_own_cards(seat) else [],
             "upcard": None if hand.deal.upcard is None else CARD_TEXT[hand.deal.upcard],
-            "upcard_taken": hand.upcard_taken,
+            "upcard_taken": upcard_taken_seen(hand, seat),
             "discarded": CARD_TEXT[hand.discarded] if seat == hand.discarder and hand.discarded is not None else None,
             "bids": list(self._bids),
             "trump": None if hand.trump is None else hand.trump.name,
@@ -215,6 +237,9 @@ class ViewCache:
         auction = hand.auction_seen(seat)  # Hasenpfeffer's auction: only in that game
         if auction is not None:
             view["auction"] = auction_json(auction)
+        call = partner_call_seen(hand, seat)  # call-partner Euchre's call: only in that game
+        if call is not None:
+            view["partner_call"] = partner_call_json(call)
         return view
 
 

@@ -38,7 +38,8 @@ from arena.play.incoming import MAX_MESSAGE_BYTES, MessageError
 CardText = Annotated[str, Field(pattern=r"^([2-9TJQKA][CDHS]|JK)$", description="rank then suit, or JK")]
 SuitText = Literal["C", "D", "H", "S"]
 NapContractText = Literal["one", "two", "three", "misere", "four", "nap", "wellington", "bluecher"]  # NAP_CONTRACTS
-Seat = Annotated[int, Field(ge=0, le=6)]
+Seat = Annotated[int, Field(ge=0, le=6)]  # seven seats at most (Nap, call-partner Euchre's seven-hand)
+CalledCards = Annotated[list[CardText], Field(min_length=1, max_length=2)]
 
 
 class _Message(BaseModel):
@@ -122,12 +123,19 @@ class CallForBestAction(_Action):
     card: CardText | SkipJsonSchema[None] = Field(
         default=None, description="Absent (never null) where the caller discards after receiving"
     )
+    partner: Seat | SkipJsonSchema[None] = Field(
+        default=None, description="Six-hand, lone_call_for_best = one: the partner called (else absent, never null)"
+    )
+    cards: CalledCards | SkipJsonSchema[None] = Field(
+        default=None,
+        description="Six-hand, lone_call_for_best = each: a card put away for each partner (else absent, never null)",
+    )
 
-    @field_validator("card", mode="before")
+    @field_validator("card", "partner", "cards", mode="before")
     @classmethod
     def _card_not_null(cls, value: object) -> object:
         if value is None:
-            raise ValueError("card is absent where there is none, never null")
+            raise ValueError("card, partner and cards are absent where there are none, never null")
         return value
 
 
@@ -136,6 +144,19 @@ class GiveBestAction(_Action):
 
     type: Literal["give_best"]
     card: CardText
+
+
+class CallPartnerAction(_Action):
+    """Call-partner Euchre: the maker calls one card (two under called_cards = 2); its holder is his partner."""
+
+    type: Literal["call_partner"]
+    cards: CalledCards
+
+
+class GoAloneAction(_Action):
+    """Call-partner Euchre: the maker calls no partner (nobody sits out)."""
+
+    type: Literal["go_alone"]
 
 
 class BidAction(_Action):
@@ -172,7 +193,9 @@ ActionModel = Annotated[
     | GiveBestAction
     | BidAction
     | DeclareAction
-    | NapBidAction,
+    | NapBidAction
+    | CallPartnerAction
+    | GoAloneAction,
     Field(discriminator="type"),
 ]
 
@@ -297,9 +320,32 @@ class SeatNapBid(_Message):
     contract: NapContractText
 
 
+class SeatCallPartner(_Message):
+    """A call-partner maker's call, with his seat."""
+
+    seat: Seat
+    type: Literal["call_partner"]
+    cards: CalledCards
+
+
+class SeatGoAlone(_Message):
+    """A call-partner maker going alone, with his seat."""
+
+    seat: Seat
+    type: Literal["go_alone"]
+
+
 # A bid in a view: every action of the hand but discards and plays, with the seat that took it.
 SeatAction = Annotated[
-    SeatPass | SeatOrderUp | SeatCall | SeatDefendAlone | SeatNameTrump | SeatBid | SeatNapBid,
+    SeatPass
+    | SeatOrderUp
+    | SeatCall
+    | SeatDefendAlone
+    | SeatNameTrump
+    | SeatBid
+    | SeatNapBid
+    | SeatCallPartner
+    | SeatGoAlone,
     Field(discriminator="type"),
 ]
 
@@ -407,7 +453,9 @@ SentActionModel = Annotated[
     | GiveBestAction
     | BidAction
     | DeclareAction
-    | NapBidAction,
+    | NapBidAction
+    | CallPartnerAction
+    | GoAloneAction,
     Field(discriminator="type"),
 ]
 # The dealer's discard is never told as an action event (an exchange event tells it, the card to the dealer alone).
@@ -419,7 +467,9 @@ PublicActionModel = Annotated[
     | NameTrumpAction
     | PlayAction
     | BidAction
-    | NapBidAction,
+    | NapBidAction
+    | CallPartnerAction
+    | GoAloneAction,
     Field(discriminator="type"),
 ]
 
@@ -440,11 +490,12 @@ class CardsEvent(_Message):
 
 
 class ExchangeEvent(_Message):
-    """The dealer's exchange: whether he took the upcard; the discard is shown to the dealer alone."""
+    """The dealer's exchange: whether he took the upcard (null in call-partner Euchre to all but the dealer); the
+    discard is shown to the dealer alone."""
 
     type: Literal["exchange"]
     seat: Seat
-    took_upcard: bool
+    took_upcard: bool | None
     discard: CardText | None
 
 
@@ -470,6 +521,11 @@ class HandEndEvent(_Message):
     tricks_won: list[int]
     points: list[int]
     scores: list[int]
+    partners: list[Seat] | SkipJsonSchema[None] = Field(
+        default=None,
+        description="Call-partner Euchre: who held a called card (empty: nobody); absent, never null, elsewhere",
+        json_schema_extra=_absent_not_null,
+    )
 
 
 class CallForBestEvent(_Message):
@@ -480,6 +536,16 @@ class CallForBestEvent(_Message):
     seat: Seat
     called: bool
     discard: CardText | None
+    partner: Seat | SkipJsonSchema[None] = Field(
+        default=None,
+        description="Six-hand, lone_call_for_best = one: the partner called; absent, never null, elsewhere",
+        json_schema_extra=_absent_not_null,
+    )
+    discards: list[CardText] | None = Field(
+        default=None,
+        description="Six-hand, lone_call_for_best = each: the cards put away, to the caller alone (null to the "
+        "others); absent elsewhere",
+    )
 
 
 class GiveBestEvent(_Message):
@@ -517,6 +583,14 @@ class WidowEvent(_Message):
     card: CardText
 
 
+class PartnerRevealedEvent(_Message):
+    """Call-partner Euchre: a called card was played, showing its holder as the maker's partner (to every seat)."""
+
+    type: Literal["partner_revealed"]
+    seat: Seat
+    card: CardText
+
+
 class DeclareEvent(_Message):
     """Hasenpfeffer: the high bidder named trump and put a card away, shown to him alone."""
 
@@ -538,7 +612,8 @@ Event = Annotated[
     | BestDiscardEvent
     | ContractEvent
     | WidowEvent
-    | DeclareEvent,
+    | DeclareEvent
+    | PartnerRevealedEvent,
     Field(discriminator="type"),
 ]
 

@@ -254,6 +254,8 @@ _PHASES = {
     "give_best": Phase.GIVE_BEST,
     "bid": Phase.BID,
     "declare": Phase.DECLARE,
+    "call_partner": Phase.CALL_PARTNER,
+    "go_alone": Phase.CALL_PARTNER,
 }
 
 

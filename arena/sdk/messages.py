@@ -66,7 +66,7 @@ class Exchange(TypedDict):
 
     type: Literal["exchange"]
     seat: int
-    took_upcard: bool
+    took_upcard: bool | None  # null in call-partner Euchre to all but the dealer
     discard: str | None
 
 
@@ -77,6 +77,8 @@ class CallForBestEvent(TypedDict):
     seat: int
     called: bool
     discard: str | None
+    partner: NotRequired[int]  # six-hand: the partner named (lone_call_for_best = "one")
+    discards: NotRequired[list[str] | None]  # six-hand: a card put away for each partner ("each"), to him alone
 
 
 class GiveBestEvent(TypedDict):
@@ -144,6 +146,15 @@ class HandEnd(TypedDict):
     tricks_won: list[int]
     points: list[int]
     scores: list[int]
+    partners: NotRequired[list[int]]  # call-partner Euchre: who held a called card (empty: nobody)
+
+
+class PartnerRevealedEvent(TypedDict):
+    """Call-partner Euchre: a called card was played, showing its holder as the maker's partner."""
+
+    type: Literal["partner_revealed"]
+    seat: int
+    card: str
 
 
 Event = (
@@ -159,6 +170,7 @@ Event = (
     | ContractEvent
     | WidowEvent
     | DeclareEvent
+    | PartnerRevealedEvent
 )
 """What a seat is told of the game as it goes (protocol.md section 6)."""
 

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, cast
 from arena.engine.actions import (
     Action,
     Call,
+    CallPartner,
     DefendAlone,
+    GoAlone,
     JokerLead,
     NameTrump,
     NapBid,
@@ -35,7 +37,7 @@ from arena.engine.cards import (
     trick_winner_index,
 )
 from arena.engine.options import Rules, make_rules
-from arena.engine.phases import AuctionView, BestCall, BestView, PassedCard, Phase, Trick
+from arena.engine.phases import AuctionView, BestCall, BestView, PartnerCallView, PassedCard, Phase, Trick
 from arena.engine.view import SeatView
 
 if TYPE_CHECKING:  # types alone: a bot does not load them
@@ -52,13 +54,16 @@ if TYPE_CHECKING:  # types alone: a bot does not load them
         GiveBestEvent,
         HandEnd,
         HandStart,
+        PartnerRevealedEvent,
         TrickEvent,
         WidowEvent,
     )
 
 _tuple_new = tuple.__new__  # a NamedTuple made from a tuple of its fields, past its keyword-taking __new__
 
-VIEW_FIELDS = tuple(name for name in SeatView._fields if name not in ("players", "phase", "turn", "best", "auction"))
+VIEW_FIELDS = tuple(
+    name for name in SeatView._fields if name not in ("players", "phase", "turn", "best", "auction", "partner_call")
+)
 """The facts of a SeatView that a Table keeps under the same names (``players`` is the names here, not the count;
 phase and turn belong to a request)."""
 
@@ -99,6 +104,9 @@ class Table:
     widow_joker: bool = False
     widow: Card | None = None  # to the bidder who took it
     results: list[HandEnd] = field(default_factory=list)
+    called: tuple[Card, ...] = ()  # call-partner Euchre: the cards the maker called
+    revealed: list[int] = field(default_factory=list)  # the seats that showed themselves partners, in order
+    is_partner: bool = False  # whether this seat held a called card when it was called
     live: bool = False  # whether the current hand has been followed from its start (or taken from a view)
 
     @classmethod
@@ -155,6 +163,10 @@ class Table:
             self._best(kind, event)
         elif kind in ("contract", "widow", "declare"):
             self._auction(kind, event)
+        elif kind == "partner_revealed":
+            seat = cast("PartnerRevealedEvent", event)["seat"]
+            if seat not in self.revealed:
+                self.revealed.append(seat)
 
     def _hand_start(self, event: HandStart) -> None:
         n = self.rules.players
@@ -168,6 +180,7 @@ class Table:
         self.alone = False
         self.calls, self.passed, self.best_discards = [], [], []
         self.contract, self.forced, self.widow_joker, self.widow = None, False, False, None
+        self.called, self.revealed, self.is_partner = (), [], False
         self.bids, self.tricks, self.trick = [], [], []
         self.sitting_out = set()
         self.played = {s: [] for s in range(n)}
@@ -197,14 +210,23 @@ class Table:
         elif isinstance(action, DefendAlone):
             self.defender_alone = seat
             self.sitting_out.add((seat + 2) % 4)
+        elif isinstance(action, CallPartner):
+            self.called = action.cards
+            self.is_partner = any(c in self.hand for c in action.cards)
+        elif isinstance(action, GoAlone):
+            self.alone = True
 
     def _make(self, seat: int, suit: Suit, alone: bool) -> None:
         self.maker, self.trump, self.alone = seat, suit, alone
-        if alone:
+        if alone and self.n == 4:
             self.sitting_out.add((seat + 2) % 4)
+        elif alone:  # six-hand: every partner of the lone maker sits out
+            side = self.rules.side_of(seat)
+            self.sitting_out.update(s for s in range(self.n) if s != seat and self.rules.side_of(s) == side)
 
     def _exchange(self, event: Exchange) -> None:
-        self.upcard_taken = bool(event["took_upcard"])
+        taken = event["took_upcard"]  # (null in call-partner Euchre but to the dealer)
+        self.upcard_taken = None if taken is None else bool(taken)
         if event["seat"] == self.seat and event.get("discard") is not None:
             self.discarded = Card.parse(event["discard"])
             self.hand.remove(self.discarded)
@@ -219,6 +241,8 @@ class Table:
             discard = call.get("discard")
             if discard is not None and seat == self.seat:
                 self._discard_for_best(Card.parse(discard))
+            for card in call.get("discards") or () if seat == self.seat else ():  # six-hand: one for each partner
+                self._discard_for_best(Card.parse(card))
             return
         if kind == "best_discard":
             put_away = cast("BestDiscardEvent", event)
@@ -234,7 +258,8 @@ class Table:
             self.hand.remove(shown)  # (a dealer who sat out may give the upcard, which is in no hand)
         if shown is not None and receiver == self.seat:
             self.hand = sorted([*self.hand, shown])
-        if self.rules.options.best_order == "discard_first":
+        each = self.rules.options.lone_call_for_best == "each"  # six-hand: every partner sitting out gives one
+        if self.rules.options.best_order == "discard_first" and (not each or len(self.passed) == len(self.sitting_out)):
             self.caller = None
 
     def _auction(self, kind: str, event: Event) -> None:
@@ -328,6 +353,9 @@ class Table:
         (tests/sdk/test_bot.py checks every field against the table's attribute of its name). Before the table's
         first hand its upcard is None, which no view has: only ``mismatches`` asks then.
         """
+        best = self.best_view()
+        if best is not None and phase is Phase.CALL_BEST:  # the seat asked whether it calls for best is the caller
+            best = best._replace(caller=turn)
         return _tuple_new(
             SeatView,
             (
@@ -351,10 +379,17 @@ class Table:
                 tuple(self.trick),
                 tuple(self.tricks_won),
                 tuple(self.scores),
-                self.best_view(),
+                best,
                 self.auction_view(),
+                self.partner_call_view(),
             ),
         )
+
+    def partner_call_view(self) -> PartnerCallView | None:
+        """What this seat knows of the maker's call, as a view holds it (None but in call-partner Euchre)."""
+        if self.rules.game != "call_partner":
+            return None
+        return PartnerCallView(self.called, tuple(self.revealed), self.is_partner)
 
     def best_view(self) -> BestView | None:
         """What this seat knows of the hand's calls for best, as a view holds it (None where the rules have none)."""
@@ -376,6 +411,9 @@ class Table:
         auction = view.auction
         if auction is not None:
             self.contract, self.forced, self.widow_joker, self.widow = auction
+        call = view.partner_call
+        if call is not None:
+            self.called, self.revealed, self.is_partner = call.cards, list(call.revealed), call.partner
         self.played = {s: [] for s in range(self.n)}
         self.voids = {s: set() for s in range(self.n)}
         self.tricks, self.trick = [], []
@@ -396,9 +434,9 @@ class Table:
 
     def partner(self, seat: int | None = None) -> int | None:
         """The partner of ``seat`` (default: this seat) in this hand: fixed in four-hand, the other defender in
-        three-hand once trump is made, else None."""
+        three-hand once trump is made, else None (see ``same_side`` for five to seven players)."""
         seat = self.seat if seat is None else seat
-        if self.rules.game == "nap":  # each for himself, the declarer against all
+        if self.n > 4 or self.rules.game == "nap":  # Nap: each for himself, the declarer against all the others
             return None
         if self.n == 4:
             return (seat + 2) % 4
@@ -407,8 +445,22 @@ class Table:
         return None
 
     def same_side(self, a: int, b: int) -> bool:
-        """Whether seats ``a`` and ``b`` play together in the current hand."""
-        return a == b or self.partner(a) == b
+        """Whether seats ``a`` and ``b`` play together in the current hand, as far as this seat knows: in
+        call-partner Euchre the maker's side is the maker, the partners shown and this seat if it is one, and
+        the defenders are known to play together only once the whole maker's side is known."""
+        if a == b or self.partner(a) == b:
+            return True
+        if self.n <= 4 or self.rules.game == "nap":
+            return False
+        if self.rules.game == "six_hand":
+            return self.rules.side_of(a) == self.rules.side_of(b)
+        if self.maker is None:
+            return False
+        makers = {self.maker, *self.revealed, *([self.seat] if self.is_partner else [])}
+        if a in makers or b in makers:
+            return a in makers and b in makers
+        whole = self.alone or len(makers) > self.rules.options.called_cards
+        return whole
 
     def active(self) -> list[int]:
         """The seats taking part in the current hand's play."""
@@ -424,7 +476,9 @@ class Table:
         gone = self.played_cards() | set(self.hand)
         if self.discarded is not None:
             gone.add(self.discarded)
-        if self.upcard is not None and (not self.upcard_in_hand() or self.dealer == self.seat):
+        # (a dealer sitting out may have given the upcard to a lone player calling for best: it may be in play)
+        given = any(p.giver == self.dealer and p.card in (None, self.upcard) for p in self.passed)
+        if self.upcard is not None and (not self.upcard_in_hand() or self.dealer == self.seat) and not given:
             gone.add(self.upcard)
         return set(make_deck(self.rules.deck)) - gone
 
@@ -466,4 +520,5 @@ class Table:
         mine = self._as_view(view.players, view.phase, view.turn)
         if mine == view:  # the usual answer, in one comparison of two tuples
             return []
-        return [name for name in (*VIEW_FIELDS, "best", "auction") if getattr(view, name) != getattr(mine, name)]
+        fields = (*VIEW_FIELDS, "best", "auction", "partner_call")
+        return [name for name in fields if getattr(view, name) != getattr(mine, name)]

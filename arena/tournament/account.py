@@ -17,7 +17,7 @@ from typing import cast
 from arena.engine.cards import Card, Suit, card_power, effective_suit, trick_winner_index
 from arena.engine.game import cut_for_dealer, hand_rng
 from arena.engine.hand import Deal
-from arena.engine.options import make_rules
+from arena.engine.options import Rules, make_rules
 from arena.engine.record import FORMAT, ActionJSON, DealJSON, ForfeitJSON, GameRecord, HandResultJSON, deal_json
 from arena.engine.view import PlayedCardJSON
 from arena.errors import ArenaError, RecordError
@@ -31,10 +31,20 @@ _SUIT_ORDER = (-1, Suit.S, Suit.H, Suit.C, Suit.D)  # the Benny, then alternatin
 class _Table:
     """Names and sides of the seats of one record, and how to write them."""
 
-    def __init__(self, names: Sequence[str]) -> None:
+    def __init__(self, names: Sequence[str], rules: Rules | None = None) -> None:
         self.names = list(names)
         self.n = len(names)
         self.unique = len(set(names)) == self.n
+        self.six_hand = rules is not None and rules.game == "six_hand" and rules.players == self.n
+        self.rules = rules  # (six-hand's sides: read only where ``six_hand``)
+
+    def partners(self, seat: int) -> set[int]:
+        """The seats playing with ``seat`` for the whole game (none without fixed partnerships)."""
+        if self.six_hand:
+            assert self.rules is not None
+            side = self.rules.side_of(seat)
+            return {s for s in range(self.n) if s != seat and self.rules.side_of(s) == side}
+        return {(seat + 2) % 4} if self.n == 4 else set()
 
     def who(self, seat: int) -> str:
         """``seat 1 (bob)``: for sentences."""
@@ -46,6 +56,8 @@ class _Table:
 
     def side(self, seat: int) -> str:
         """The scoring side of a seat: ``alice & carol`` in four-hand, else the player."""
+        if self.six_hand:
+            return " & ".join(self.tag(s) for s in sorted({seat, *self.partners(seat)}))
         if self.n != 4:
             return self.tag(seat)
         return f"{self.tag(seat % 2)} & {self.tag(seat % 2 + 2)}"
@@ -57,6 +69,9 @@ class _Table:
     def scores(self, scores: Sequence[int]) -> str:
         """Per-seat scores written once per side."""
         seats = range(2) if self.n == 4 else range(self.n)
+        if self.six_hand:
+            assert self.rules is not None
+            seats = range(self.rules.sides)
         return ", ".join(f"{self.side(s)} {scores[s]}" for s in seats)
 
 
@@ -82,7 +97,11 @@ def describe(record: GameRecord) -> str:
 
 
 def _describe(record: GameRecord) -> str:
-    table = _Table(record["players"])
+    try:
+        rules: Rules | None = make_rules(record["variant"], record["options"])
+    except ArenaError:
+        rules = None
+    table = _Table(record["players"], rules)
     lines = _header(record, table)
     rubber_games = record["rubber"]["games"] if "rubber" in record else []
     ends = {g["last_hand"]: (i, g) for i, g in enumerate(rubber_games)}
@@ -114,6 +133,8 @@ def _header(record: GameRecord, table: _Table) -> list[str]:
     ]
     if table.n == 4:
         lines.append(f"Partners: {table.side(0)} (seats 0+2) vs {table.side(1)} (seats 1+3)")
+    elif table.six_hand and table.rules is not None:
+        lines.append("Sides: " + " vs ".join(table.side(s) for s in range(table.rules.sides)))
     first = record["hands"][0]["dealer"] if record["hands"] else cut_for_dealer(table.n, record["seed"])
     lines.append(f"First dealer: {table.who(first)}")
     if "match_id" in record:
@@ -140,13 +161,17 @@ def _suit(letter: str, alone: bool = False) -> str:
     return SUIT_NAMES[letter] + (" alone" if alone else "")
 
 
-def _trump_and_out(actions: Sequence[ActionJSON], upcard: str | None) -> tuple[str | None, set[int]]:
+def _trump_and_out(
+    actions: Sequence[ActionJSON], upcard: str | None, table: _Table | None = None
+) -> tuple[str | None, set[int]]:
     """The trump suit made by the bidding (if any) and the seats sitting out, from the actions alone."""
     trump, out = None, set()
     for a in actions:
         if a["type"] in ("order_up", "call", "name_trump"):
             trump = upcard[1] if a["type"] == "order_up" and upcard and upcard != "JK" else a.get("suit")
-            if a.get("alone"):
+            if a.get("alone") and table is not None and table.six_hand:
+                out |= table.partners(a["seat"])
+            elif a.get("alone"):
                 out.add((a["seat"] + 2) % 4)
         elif a["type"] == "defend_alone":
             out.add((a["seat"] + 2) % 4)
@@ -172,8 +197,14 @@ def _bidding(table: _Table, dealer: int, upcard: str | None, actions: Sequence[A
             calling.discard(seat)
         elif kind == "call_for_best":
             away = f", putting away {a['card']}" if "card" in a else ""
-            lines.append(f"{who} calls for his partner's best{away}")
+            away += f", putting away {' '.join(a['cards'])}" if "cards" in a else ""  # six-hand: one per partner
+            named = f" from {table.who(a['partner'])}" if "partner" in a else ""
+            lines.append(f"{who} calls for his partner's best{named}{away}")
             calling.discard(seat)
+        elif kind == "call_partner":
+            lines.append(f"{who} calls {' and '.join(a['cards'])}: its holder is his partner")
+        elif kind == "go_alone":
+            lines.append(f"{who} calls no partner and plays alone")
         elif kind == "give_best":
             lines.append(f"{who} passes {a['card']} to his partner")
             given = True
@@ -221,7 +252,7 @@ def _hand(
     result: HandResultJSON | None,
 ) -> list[str]:
     upcard = deal["upcard"]
-    trump, out = _trump_and_out(actions, upcard)
+    trump, out = _trump_and_out(actions, upcard, table)
     if result is not None and result["trump"] is not None:
         trump = result["trump"]  # (a turned-up joker proposes the rules' joker_suit, in Railroad)
     lines = [f"Hand {index}, dealer {table.who(dealer)}" + ("" if result else " (not finished)")]
@@ -258,7 +289,10 @@ def _result(table: _Table, result: HandResultJSON) -> list[str]:
         return ["  passed out: everyone passed twice, no score", scores]
     maker = result["maker"]
     assert maker is not None  # a hand not passed out has a maker
-    makers = {maker, (maker + 2) % 4} if table.n == 4 else {maker}
+    makers = {maker, (maker + 2) % 4} if table.n == 4 else {maker, *table.partners(maker)}
+    partners = result.get("partners")  # call-partner Euchre: who held a called card
+    if partners is not None:
+        makers |= set(partners)
     won = sum(1 for t in result["tricks"] if t["winner"] in makers)
     outcome = "march" if won == 5 else "made" if won >= 3 else "euchred"
     how = " alone" if result["alone"] else ""
@@ -267,6 +301,8 @@ def _result(table: _Table, result: HandResultJSON) -> list[str]:
     points = result["points"]
     gainers = [s for s in range(table.n) if points[s] > 0]
     gained = ", ".join(f"{table.side(s)} +{points[s]}" for s in _one_per_side(table, gainers))
+    if partners is not None:
+        how += f", partner{_s(len(partners))} " + (", ".join(map(table.who, partners)) if partners else "none")
     return [
         f"  result: maker {table.who(maker)}, {SUIT_NAMES[result['trump'] or '']}{how}: makers took {won}"
         f" trick{_s(won)}, {outcome}; {gained}",

@@ -42,6 +42,14 @@ def _results(record: GameRecord) -> list[Result]:
         ]
         return [(a, b, True) for i, a in enumerate(sides) for b in sides[i + 1 :]]
     win = tuple(dict.fromkeys(players[s] for s in sorted(winners)))
+    rules = record_rules(record)
+    if rules.partnerships and rules.sides > 2:  # six-hand's three teams: the winners over each other team
+        won = rules.side_of(min(winners))
+        return [
+            (win, tuple(dict.fromkeys(players[s] for s in range(len(players)) if rules.side_of(s) == side)), False)
+            for side in range(rules.sides)
+            if side != won
+        ]
     lose = tuple(dict.fromkeys(players[s] for s in range(len(players)) if s not in winners))
     return [(win, lose, False)] * (2 if record.get("slam") else 1)  # Railroad's slam counts as two games won
 

@@ -58,6 +58,11 @@ def test_the_variants_are_the_rule_books() -> None:
         "hasenpfeffer",
         "hasenpfeffer-single",
         "nap",
+        "five-hand",
+        "call-ace",
+        "seven-hand",
+        "six-hand",
+        "six-hand-pairs",
     }
 
 
@@ -95,8 +100,8 @@ def test_options_are_frozen() -> None:
 
 
 def test_unknown_variant_raises_options_error_naming_it() -> None:
-    with pytest.raises(OptionsError, match="'five-hand'"):
-        make_rules("five-hand")
+    with pytest.raises(OptionsError, match="'nine-hand'"):
+        make_rules("nine-hand")
 
 
 def test_unknown_option_raises_options_error_naming_it() -> None:

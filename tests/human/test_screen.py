@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 from arena.bots.heuristic_bot import HeuristicBot
-from arena.engine.options import VARIANTS
+from arena.engine.options import make_rules
 from arena.engine.record import GameRecord
 from arena.human.screen import Screen
 from arena.play.local import play_game
@@ -39,7 +39,7 @@ class Watched(HeuristicBot):
 def watch(variant: str, options: dict[str, object], seed: int) -> tuple[str, GameRecord]:
     """One game, seat 0 watched: the screen's text and the game's record."""
     console = Console(width=200, record=True, color_system=None, file=open("/dev/null", "w"))  # noqa: SIM115
-    players = VARIANTS[variant].players
+    players = make_rules(variant, options).players
     bots = [Watched(Screen(console, 0)), *(HeuristicBot() for _ in range(players - 1))]
     record = play_game([b.handle for b in bots], variant, options, seed=seed)
     console.file.close()
@@ -61,6 +61,11 @@ def hands_shown(text: str) -> list[str]:
         ("railroad", {"best_order": "receive_first"}),
         ("four-hand", {"defend_alone": True}),
         ("three-hand", {}),
+        ("five-hand", {}),
+        ("call-ace", {"players": 6}),
+        ("seven-hand", {"called_cards": 2}),
+        ("six-hand", {"lone_call_for_best": "each"}),
+        ("six-hand-pairs", {"lone_call_for_best": "one"}),
     ],
 )
 @pytest.mark.parametrize("seed", [1, 2])
@@ -79,6 +84,9 @@ def test_every_bid_and_call_of_the_record_is_told_in_words(variant: str, options
         assert len(re.findall(r" (pass|passes) (\w\w|a card) to ", words)) == sum(
             a["type"] == "give_best" for a in actions
         )
+        calls_made = sum(a["type"] == "call_partner" for a in actions)  # call-partner Euchre
+        assert len(re.findall(r" as partner", words)) == calls_made
+        assert len(re.findall(r" plays? alone\n", words)) == sum(a["type"] == "go_alone" for a in actions)
         result = hand["result"]
         if result is None or result["passed_out"]:
             continue

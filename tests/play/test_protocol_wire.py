@@ -46,6 +46,8 @@ KEYWORDS = {
     "maximum",
     "minLength",
     "maxLength",
+    "minItems",
+    "maxItems",
     "properties",
     "required",
     "additionalProperties",
@@ -100,6 +102,11 @@ def problems(value: Any, schema: dict[str, Any], root: dict[str, Any], path: str
             yield f"{path}: shorter than {schema['minLength']}"
         if "maxLength" in schema and len(value) > schema["maxLength"]:
             yield f"{path}: longer than {schema['maxLength']}"
+    if isinstance(value, list):
+        if "minItems" in schema and len(value) < schema["minItems"]:
+            yield f"{path}: fewer items than {schema['minItems']}"
+        if "maxItems" in schema and len(value) > schema["maxItems"]:
+            yield f"{path}: more items than {schema['maxItems']}"
     if isinstance(value, dict):
         properties = schema.get("properties", {})
         yield from (f"{path}: {key!r} is missing" for key in schema.get("required", []) if key not in value)
@@ -249,6 +256,11 @@ GAMES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     # Nap at every table size, its games a deal a seat long; and with the joker, Misere with trumps, a forced bid
     *(("nap", {"players": n, "deals_per_player": 1}, {}) for n in range(2, 8)),
     ("nap", {"joker": True, "misere_trumps": True, "all_pass": "dealer_must_bid", "deck": "stripped"}, {}),
+    *((variant, {}, {}) for variant, v in VARIANTS.items() if v.game in ("call_partner", "six_hand")),
+    ("five-hand", {"players": 7, "called_cards": 2, "deck": 37}, {"views": [True, False] * 3 + [True]}),
+    ("call-ace", {"players": 6, "going_alone": False}, {"views": False}),
+    ("six-hand", {"lone_call_for_best": "each", "deck": 33}, {"views": [False, True] * 3}),
+    ("six-hand-pairs", {"lone_call_for_best": "one"}, {}),
     ("hasenpfeffer", {"widow": "unused", "defenders_score_tricks": True, "points_to_win": 3}, {"views": False}),
     ("four-hand", {"defend_alone": True, "stick_the_dealer": True}, {"views": [True, False, False, True]}),
     ("british", {"defend_alone": True, "dealer_exchange": "mandatory"}, {"views": False}),
@@ -287,7 +299,11 @@ def test_every_message_of_every_variant_is_valid_against_the_schema() -> None:
     public_actions = {"pass", "order_up", "call", "defend_alone", "name_trump", "play"}  # every action but discard
     best = {"call_for_best", "give_best", "best_discard"}  # Railroad's calls for best have events of their own
     auction = {"bid", "contract", "widow", "declare", "nap_bid"}  # Hasenpfeffer's, and Nap's bids
-    assert events == {"hand_start", "cards", "exchange", "trick", "hand_end", *public_actions, *best, *auction}
+    calls = {"call_partner", "go_alone", "partner_revealed"}  # call-partner Euchre's
+    assert events == {
+        *("hand_start", "cards", "exchange", "trick", "hand_end"),
+        *(*public_actions, *best, *auction, *calls),
+    }
 
 
 def received(kind: str) -> list[Message]:
@@ -334,11 +350,17 @@ def test_the_games_cover_what_a_game_can_send() -> None:
     """Forfeits, declined exchanges, lone hands: the captured games show every shape checked above."""
     ends = received("game_end")
     assert any(m["forfeit"] is not None for m in ends) and any(m["forfeit"] is None for m in ends)
-    assert {e["took_upcard"] for e in events_of("exchange")} == {True, False}
+    assert {e["took_upcard"] for e in events_of("exchange")} == {True, False, None}  # None: call-partner's others
     assert {e["discard"] is None for e in events_of("exchange")} == {True, False}
     assert any(m["view"]["sitting_out"] for m in received("act") if "view" in m)
     assert any(e["defender_alone"] is not None for e in events_of("hand_end"))
     assert any(e["passed_out"] for e in events_of("hand_end"))
+    assert {len(e["partners"]) for e in events_of("hand_end") if "partners" in e} >= {0, 1, 2}
+    assert any(m["view"]["partner_call"]["partner"] for m in received("act") if "partner_call" in m.get("view", {}))
+    calls = [e["action"]["cards"] for e in events_of("action") if e["action"]["type"] == "call_partner"]
+    assert {len(cards) for cards in calls} == {1, 2}
+    best = [a for m in received("act") for a in m["legal"] if a["type"] == "call_for_best"]
+    assert any("partner" in a for a in best) and any(len(a.get("cards", ())) == 2 for a in best)
 
 
 def test_every_field_is_required_but_act_view() -> None:
@@ -361,6 +383,14 @@ def test_every_field_is_required_but_act_view() -> None:
         ("PlayAction", "trump"),  # and the trump a Nap declarer names as he leads the joker, absent on other plays
         ("ViewModel", "best"),
         ("ViewModel", "auction"),
+        # six-hand's call for best: the partner named, or a card put away for each partner
+        ("CallForBestAction", "partner"),
+        ("CallForBestAction", "cards"),
+        ("CallForBestEvent", "partner"),
+        ("CallForBestEvent", "discards"),
+        # call-partner Euchre's call, and who held a called card at the hand's end: absent in the other games
+        ("ViewModel", "partner_call"),
+        ("HandEndEvent", "partners"),
         *beyond_the_book,
     }
     starts = received("game_start")

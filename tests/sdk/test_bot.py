@@ -43,6 +43,13 @@ CONFIGS: list[tuple[str, dict[str, Any]]] = [
     ("four-hand", {"dealer_exchange": "mandatory", "stick_the_dealer": True}),
     ("four-hand-32", {"defend_alone": True}),
     ("british", {"defend_alone": True, "stick_the_dealer": True}),
+    ("railroad", {}),
+    ("railroad", {"best_order": "receive_first"}),
+    ("five-hand", {"deck": 29}),
+    ("five-hand", {"players": 7, "called_cards": 2}),
+    ("call-ace", {"players": 6}),
+    ("six-hand", {"lone_call_for_best": "each"}),
+    ("six-hand-pairs", {"lone_call_for_best": "one"}),
 ]
 
 

@@ -50,7 +50,7 @@ def test_four_hand_teams_need_four_entrants_unless_copies_are_asked_for(tmp_path
         (BASE + "colour = 3\n", "unknown key 'colour'"),
         (BASE + "games_per_pairing = 0\n", "'games_per_pairing'"),
         (BASE + 'time = "fast"\n', "'time'"),
-        (BASE + 'variant = "five-hand"\n', "unknown variant"),
+        (BASE + 'variant = "nine-hand"\n', "unknown variant"),
         (BASE + "[options]\ndeck = 28\n", "'deck'"),
         (BASE + "[options]\ncolour = 1\n", "unknown rule option 'colour'"),
         (BASE + 'variant = "three-hand"\n[options]\nrubber = true\n', "'rubber'"),

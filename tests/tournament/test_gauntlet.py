@@ -90,7 +90,14 @@ def test_a_round_robin_keeps_its_fingerprint() -> None:
 def test_duels_count_each_opponent_with_an_interval_by_deal() -> None:
     # c against a over two deals (both seatings each): c wins 3 of 4; c against b: one deal, split
     def game(players: list[str], winner: int) -> dict[str, object]:
-        return {"players": players, "winners": [winner], "final_scores": [10, 5], "hands": []}
+        return {
+            "variant": "two-hand",
+            "options": {},
+            "players": players,
+            "winners": [winner],
+            "final_scores": [10, 5],
+            "hands": [],
+        }
 
     records = [
         ("a|c/0/0", game(["a", "c"], 1)),

@@ -144,3 +144,34 @@ def test_nap_seats_every_set_of_entrants_in_every_rotation_and_copies_when_too_f
             assert sorted(rotation[seat] for rotation in pairing.rotations) == list(range(players))
     (few,) = pairings_for(["a", "b"], rules, "mixed")
     assert few.slots == tuple("ab" * 4)[:players] and len(few.rotations) == players
+
+
+@pytest.mark.parametrize(
+    ("variant", "partnership", "entrants", "pairings", "rotations", "slots"),
+    [
+        ("six-hand", "self", 3, 3, 2, "abab ab"),
+        ("six-hand-pairs", "self", 3, 1, 3, "abcabc"),
+        ("six-hand", "mixed", 6, 10, 2, None),
+        ("six-hand-pairs", "mixed", 6, 15, 3, None),
+        ("five-hand", "mixed", 6, 6, 5, None),
+    ],
+)
+def test_six_hand_teams_and_call_partner_tables_are_seated_as_docs_config_says(
+    variant: str, partnership: str, entrants: int, pairings: int, rotations: int, slots: str | None
+) -> None:
+    """Teams of copies, or every split of six entrants into teams (10 into two of three, 15 into three of two),
+    moving one seat a rotation; each team always on seats of one side."""
+    rules = make_rules(variant)
+    names = list("abcdef")[:entrants]
+    found = pairings_for(names, rules, partnership)
+    assert len(found) == pairings and {len(p.rotations) for p in found} == {rotations}
+    if slots is not None:
+        assert "".join(found[0].slots) == slots.replace(" ", "")[: rules.players]
+    for pairing in found:
+        for rotation in pairing.rotations:
+            teams = {}
+            for seat, slot in enumerate(rotation):
+                teams.setdefault(rules.side_of(seat), set()).add(pairing.slots[slot])
+            if rules.partnerships:  # each side's seats held by one team, never split
+                assert sorted(map(len, teams.values())) == [len(teams[0])] * rules.sides
+                assert len({frozenset(t) for t in teams.values()}) == rules.sides

@@ -7,6 +7,7 @@ const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
 const PLACES = { 2: ["south", "north"], 3: ["south", "west", "east"], 4: ["south", "west", "north", "east"] };
 const NAP_BIDS = { one: "One", two: "Two", three: "Three", misere: "Misère", four: "Four", nap: "Nap",
   wellington: "Wellington", bluecher: "Blücher" };
+const INDIVIDUAL = new Set(["nap", "five-hand", "call-ace", "seven-hand"]); // each for himself at any table
 const viewer = { n: 0, record: null, frames: [], at: 0, show: false };
 window.arenaViewer = viewer;
 
@@ -44,11 +45,10 @@ function cardEl(card, faceUp = true) {
 
 /* The scoring side of a seat: partners share one in four-hand and six-hand, everyone else plays for himself. */
 function sideOf(record, seat) {
-  const n = record.players.length;
-  if (record.variant === "nap" || record.variant === "five-hand" || record.variant === "call-ace" ||
-      record.variant === "seven-hand") return seat;
-  if (n === 6) return (record.options && record.options.sides === "three_teams_of_two") ? seat % 3 : seat % 2;
-  return n === 4 ? seat % 2 : seat;
+  if (INDIVIDUAL.has(record.variant)) return seat;
+  const sides = record.options && record.options.sides; // six-hand's teams (stated in its records alone)
+  if (sides !== undefined) return seat % (sides === "three_teams_of_two" ? 3 : 2);
+  return record.players.length === 4 ? seat % 2 : seat;
 }
 
 /* Tables of five to seven: the seats round an ellipse, clockwise from seat 0 at the bottom. */
@@ -129,6 +129,11 @@ function buildFrames(record) {
       } else if (action.type === "defend_alone") {
         state.defender = action.seat;
         push("bid", `${who} defends alone.`);
+      } else if (action.type === "call_partner") {
+        push("bid", `${who} calls ${action.cards.map(cardText).join(" and ")}: its holder is his secret partner.`);
+      } else if (action.type === "go_alone") {
+        state.alone = true;
+        push("bid", `${who} calls no partner and plays alone.`);
       } else if (action.type === "bid") {
         push("bid", `${who} bids ${action.tricks}.`);
       } else if (action.type === "nap_bid") {
@@ -197,7 +202,9 @@ function buildFrames(record) {
     if (res.passed_out) {
       text = `Hand ${h + 1}: everyone passed; no points.`;
     } else {
-      const taken = state.tricks.filter((t) => sideOf(record, t.winner) === sideOf(record, res.maker)).length;
+      const makers = res.partners ? [res.maker, ...res.partners] : null; // call-partner: the maker and his partners
+      const taken = state.tricks.filter((t) => (makers ? makers.includes(t.winner)
+        : sideOf(record, t.winner) === sideOf(record, res.maker))).length;
       const pts = res.points.map((p, s) => (p ? `${record.players[s]} (seat ${s}) ${p > 0 ? "+" : ""}${p}` : null))
         .filter(Boolean);
       const who = nap ? "the declarer" : "the makers";
