@@ -31,6 +31,12 @@ from arena.engine.cards import CARD_BY_TEXT, Card, Suit
 from arena.errors import ArenaError
 from arena.text import printable
 
+NAP_NAMES = {
+    **{c: c.capitalize() for c in ("one", "two", "three", "four", "nap", "wellington")},
+    **{"misere": "Misère", "bluecher": "Blücher"},
+}
+"""Nap's contracts as a person reads them."""
+
 SUIT_WORDS: dict[str, Suit] = {
     **{letter.lower(): suit for letter, suit in zip("CDHS", Suit, strict=True)},
     **{name: suit for name, suit in zip(("clubs", "diamonds", "hearts", "spades"), Suit, strict=True)},
@@ -77,7 +83,7 @@ def describe(action: Action, upcard: Card | None) -> str:
     if isinstance(action, Declare):
         return f"{SUIT_NAMES[action.suit]} trump, putting away {action.discard}"
     if isinstance(action, NapBid):
-        return f"bid {action.contract}"
+        return f"bid {NAP_NAMES[action.contract]}"
     if isinstance(action, JokerLead):
         return f"JK, naming {SUIT_NAMES[action.trump]} trump"
     if isinstance(action, CallPartner):

@@ -13,11 +13,12 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from arena.engine.actions import Action, Discard, Play
+from arena.engine.actions import NAP_CONTRACTS, Action, Discard, Play
 from arena.engine.cards import Card, Suit, effective_suit
 from arena.engine.hand import Phase
+from arena.engine.nap import MISERE, NEEDED
 from arena.engine.view import SeatView
-from arena.human.entry import SUIT_NAMES, describe
+from arena.human.entry import NAP_NAMES, SUIT_NAMES, describe
 from arena.sdk.messages import ActionEvent, Event, Exchange, GameEnd, HandEnd, TrickEvent
 from arena.sdk.table import Table
 from arena.text import printable
@@ -55,7 +56,7 @@ class Screen:
 
     def side(self, seat: int) -> str:
         """A scoring side: ``you & heuristic-2`` in four-hand, else the player."""
-        if len(self.names) != 4:
+        if not self.pairs:
             return self.who(seat)
         first, second = seat % 2, seat % 2 + 2
         if self.seat in (first, second):
@@ -64,7 +65,7 @@ class Screen:
 
     def scores(self, scores: Sequence[int]) -> str:
         """Scores once per side: ``you 3, random 5``."""
-        seats = range(2) if len(self.names) == 4 else range(len(self.names))
+        seats = range(2) if self.pairs else range(len(self.names))
         return ", ".join(f"{self.side(s)} {scores[s]}" for s in seats)
 
     # ---- messages ----
@@ -73,10 +74,16 @@ class Screen:
         """The table: variant, rules that differ from the preset, seats, and how to get help."""
         self.names = list(table.players)
         rules = table.rules
+        self.pairs = rules.partnerships and rules.players == 4  # four-hand's two pairs (not Nap's four players)
         of = f" {number} of {games}" if games > 1 else ""
-        self.console.print(Rule(f"Game{of}: {rules.variant}, first to {rules.options.points_to_win}, seed {seed}"))
+        opts = rules.options
+        if rules.game == "nap":  # so many deals, or a target score
+            length = f"first to {opts.target_score}" if opts.target_score else f"{opts.deals_per_player} deals a seat"
+        else:
+            length = f"first to {opts.points_to_win}"
+        self.console.print(Rule(f"Game{of}: {rules.variant}, {length}, seed {seed}"))
         seats = ", ".join(
-            f"seat {s} {self.who(s)}" + (" (your partner)" if len(self.names) == 4 and s == (self.seat + 2) % 4 else "")
+            f"seat {s} {self.who(s)}" + (" (your partner)" if self.pairs and s == (self.seat + 2) % 4 else "")
             for s in range(len(self.names))
         )
         self.console.print(Text(f"Seats: {seats}"))
@@ -112,12 +119,17 @@ class Screen:
         action = event["action"]
         kind, seat = action.get("type"), event["seat"]
         if kind == "play":
+            if "trump" in action:  # Nap: the declarer's joker lead names trump
+                named = SUIT_NAMES[Suit.parse(action["trump"])]
+                self.console.print(Text(f"  {self.who(event['seat'])} lead{self._s(event['seat'])} JK, naming {named}"))
             return  # shown as the trick so far at the next decision, and as a whole when the trick is done
         who, upcard = self.who(seat), table.upcard
         alone = " alone" if action.get("alone") else ""
         s = "" if seat == self.seat else "s"
         if kind == "pass":
             text = f"{who} decline{s} to defend alone" if table.maker is not None else f"{who} pass{s and 'es'}"
+        elif kind == "nap_bid":
+            text = f"{who} bid{s} {NAP_NAMES.get(str(action.get('contract')), action.get('contract'))}"
         elif kind == "order_up":
             suit = "" if upcard is None else f" {SUIT_NAMES[table.rules.upcard_suit(upcard)]}"  # a joker's: joker_suit
             text = f"{who} order{s} up{suit}{alone}"
@@ -212,32 +224,41 @@ class Screen:
     def _hand_end(self, event: HandEnd, table: Table) -> None:
         contract = table.contract  # Hasenpfeffer's bid (None in the other games)
         if event["passed_out"]:
-            why = "Nobody bid: the hand is thrown in" if table.rules.game == "hasenpfeffer" else "Everyone passed twice"
+            whys = {
+                "hasenpfeffer": "Nobody bid: the hand is thrown in",
+                "nap": "Everyone passed: the deal is thrown in",
+            }
+            why = whys.get(table.rules.game, "Everyone passed twice")
             self.console.print(Text(f"  {why}: no score this hand."))
         else:
             maker = event["maker"]
             assert maker is not None  # a hand that was played has a maker
-            makers = {maker, (maker + 2) % 4} if len(self.names) == 4 else {maker, *event.get("partners", ())}
+            makers = {maker, (maker + 2) % 4} if self.pairs else {maker, *event.get("partners", ())}
             if table.rules.game == "six_hand":
                 makers = {s for s in range(len(self.names)) if table.same_side(s, maker)}
             won = sum(event["tricks_won"][s] for s in makers)
-            if contract is not None:
-                outcome = f"bid {contract}, {'made it' if won >= contract else 'set'}"
-            else:
-                outcome = "march" if won == 5 else "made it" if won >= 3 else "euchred"
             points = event["points"]
             gains = ", ".join(f"{self.side(s)} {points[s]:+d}" for s in self._one_per_side(points))
-            trump = SUIT_NAMES[Suit.parse(event["trump"])]
-            alone = " alone" if event["alone"] else ""
-            self.console.print(
-                Text(
-                    f"  {self.who(maker)} made {trump}{alone}: {won} trick{'' if won == 1 else 's'}, {outcome}; {gains}"
-                )
-            )
+            tricks = f"{won} trick{'' if won == 1 else 's'}"
+            trump = "no trump" if event["trump"] is None else SUIT_NAMES[Suit.parse(event["trump"])]
+            if table.rules.game == "nap":  # the declarer's contract, made or lost
+                bid = table.nap_contract() or "three"
+                step = NAP_CONTRACTS.index(bid)
+                made = won == 0 if step == MISERE else won >= NEEDED[step]
+                result = "made it" if made else "lost"
+                line = f"{self.who(maker)} declared {NAP_NAMES[bid]} ({trump}): {tricks}, {result}"
+            else:
+                if contract is not None:
+                    outcome = f"bid {contract}, {'made it' if won >= contract else 'set'}"
+                else:
+                    outcome = "march" if won == 5 else "made it" if won >= 3 else "euchred"
+                alone = " alone" if event["alone"] else ""
+                line = f"{self.who(maker)} made {trump}{alone}: {tricks}, {outcome}"
+            self.console.print(Text(f"  {line}; {gains}"))
         self.console.print(Text(f"  Scores: {self.scores(event['scores'])}", style="bold"))
 
     def _one_per_side(self, points: Sequence[int]) -> list[int]:
-        seats = range(2) if len(self.names) == 4 else range(len(self.names))
+        seats = range(2) if self.pairs else range(len(self.names))
         return [s for s in seats if points[s]]  # (a Hasenpfeffer bid that was set loses points)
 
     def game_end(self, message: GameEnd) -> None:
@@ -254,7 +275,7 @@ class Screen:
         elif self.seat in winners:
             self.console.print(Text("You win!", style="bold green"))
         else:
-            self.console.print(Text(f"{self.side(winners[0])} win{'' if len(self.names) == 4 else 's'}."))
+            self.console.print(Text(f"{self.side(winners[0])} win{'' if self.pairs else 's'}."))
 
     # ---- a decision ----
 

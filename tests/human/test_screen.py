@@ -66,6 +66,9 @@ def hands_shown(text: str) -> list[str]:
         ("seven-hand", {"called_cards": 2}),
         ("six-hand", {"lone_call_for_best": "each"}),
         ("six-hand-pairs", {"lone_call_for_best": "one"}),
+        ("nap", {"deals_per_player": 1}),
+        ("nap", {"players": 7, "joker": True, "misere_trumps": True, "deals_per_player": 1}),
+        ("nap", {"players": 2, "all_pass": "dealer_must_bid", "scoring": "bidder_only", "deals_per_player": 2}),
     ],
 )
 @pytest.mark.parametrize("seed", [1, 2])
@@ -90,7 +93,15 @@ def test_every_bid_and_call_of_the_record_is_told_in_words(variant: str, options
         result = hand["result"]
         if result is None or result["passed_out"]:
             continue
-        if bids:  # Hasenpfeffer: the contract won, and the hand scored by it
+        nap_bids = [a["contract"] for a in actions if a["type"] == "nap_bid"]  # Nap: every bid by its name
+        assert len(re.findall(r" bids? (One|Two|Three|Misère|Four|Nap|Wellington|Blücher)\n", words)) == len(nap_bids)
+        if record["variant"] == "nap":  # the declarer's contract, made or lost, and the trump (or none)
+            assert re.search(r"declared (One|Two|Three|Misère|Four|Nap|Wellington|Blücher) \(\w+( trump)?\): ", words)
+            assert re.search(r"\d tricks?, (made it|lost);", words)
+            assert (" leads JK, naming" in words or " lead JK, naming" in words) == any(
+                "trump" in a for a in actions if a["type"] == "play"
+            )
+        elif bids:  # Hasenpfeffer: the contract won, and the hand scored by it
             high = max(a["tricks"] for a in bids)
             assert f"the auction, {high} tricks" in words or "(forced" in words
             assert re.search(r"bid \d, (made it|set)", words)
