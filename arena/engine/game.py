@@ -41,6 +41,15 @@ def cut_for_dealer(players: int, seed: int) -> int:
             return drawing[0]
 
 
+def new_hand(rules: Rules, dealer: int, rng: random.Random) -> AnyHand:
+    """A hand of the game ``rules`` play, dealt by ``dealer`` from a pack shuffled with ``rng``."""
+    if rules.game == "hasenpfeffer":
+        return HasenpfefferHand(rules, dealer, HasenpfefferDeal.shuffled(dealer, rng))
+    if rules.game == "nap":
+        return NapHand(rules, dealer, NapDeal.shuffled(rules, dealer, rng))
+    return HandState(rules, dealer, Deal.shuffled(rules, dealer, rng))
+
+
 @dataclass(frozen=True, slots=True)
 class GameSummary:
     """One finished game of a rubber: the hands it spans, its final scores per seat, winners and game points."""
@@ -126,12 +135,7 @@ class Game:
             self._end_hand(hand)
 
     def _new_hand(self, dealer: int) -> AnyHand:
-        rng = hand_rng(self.seed, len(self.hands))
-        if self.rules.game == "hasenpfeffer":
-            return HasenpfefferHand(self.rules, dealer, HasenpfefferDeal.shuffled(dealer, rng))
-        if self.rules.game == "nap":
-            return NapHand(self.rules, dealer, NapDeal.shuffled(self.rules, dealer, rng))
-        return HandState(self.rules, dealer, Deal.shuffled(self.rules, dealer, rng))
+        return new_hand(self.rules, dealer, hand_rng(self.seed, len(self.hands)))
 
     def _end_hand(self, hand: AnyHand) -> None:
         assert hand.result is not None

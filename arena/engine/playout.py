@@ -4,19 +4,13 @@ from __future__ import annotations
 
 import random
 
-from arena.engine.game import AnyHand, Game
-from arena.engine.hand import Deal, HandState
-from arena.engine.hasenpfeffer import HasenpfefferDeal, HasenpfefferHand
+from arena.engine.game import AnyHand, Game, new_hand
 from arena.engine.options import Rules
 
 
 def random_hand(rules: Rules, rng: random.Random, dealer: int = 0) -> AnyHand:
     """Deal one hand from ``rng`` and play it to the end with uniformly random legal actions."""
-    hand: AnyHand
-    if rules.game == "hasenpfeffer":
-        hand = HasenpfefferHand(rules, dealer, HasenpfefferDeal.shuffled(dealer, rng))
-    else:
-        hand = HandState(rules, dealer, Deal.shuffled(rules, dealer, rng))
+    hand = new_hand(rules, dealer, rng)
     while not hand.is_over():
         hand.apply(rng.choice(hand.legal_actions()))
     return hand

@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import cast
 
 from arena.engine.cards import Card, Suit, card_power, effective_suit, trick_winner_index
-from arena.engine.game import cut_for_dealer, hand_rng
-from arena.engine.hand import Deal
+from arena.engine.game import cut_for_dealer, hand_rng, new_hand
 from arena.engine.options import Rules, make_rules
 from arena.engine.record import FORMAT, ActionJSON, DealJSON, ForfeitJSON, GameRecord, HandResultJSON, deal_json
 from arena.engine.view import PlayedCardJSON
@@ -24,6 +23,10 @@ from arena.errors import ArenaError, RecordError
 from arena.text import printable
 
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+NAP_NAMES = {
+    **{c: c.capitalize() for c in ("one", "two", "three", "four", "nap", "wellington")},
+    **{"misere": "Misère", "bluecher": "Blücher"},
+}
 
 _SUIT_ORDER = (-1, Suit.S, Suit.H, Suit.C, Suit.D)  # the Benny, then alternating colours
 
@@ -37,6 +40,8 @@ class _Table:
         self.unique = len(set(names)) == self.n
         self.six_hand = rules is not None and rules.game == "six_hand" and rules.players == self.n
         self.rules = rules  # (six-hand's sides: read only where ``six_hand``)
+        self.nap = rules is not None and rules.game == "nap"
+        self.pairs = self.n == 4 and not self.nap  # four-hand's two pairs (four players of Nap play each alone)
 
     def partners(self, seat: int) -> set[int]:
         """The seats playing with ``seat`` for the whole game (none without fixed partnerships)."""
@@ -44,7 +49,7 @@ class _Table:
             assert self.rules is not None
             side = self.rules.side_of(seat)
             return {s for s in range(self.n) if s != seat and self.rules.side_of(s) == side}
-        return {(seat + 2) % 4} if self.n == 4 else set()
+        return {(seat + 2) % 4} if self.pairs else set()
 
     def who(self, seat: int) -> str:
         """``seat 1 (bob)``: for sentences."""
@@ -58,7 +63,7 @@ class _Table:
         """The scoring side of a seat: ``alice & carol`` in four-hand, else the player."""
         if self.six_hand:
             return " & ".join(self.tag(s) for s in sorted({seat, *self.partners(seat)}))
-        if self.n != 4:
+        if not self.pairs:
             return self.tag(seat)
         return f"{self.tag(seat % 2)} & {self.tag(seat % 2 + 2)}"
 
@@ -68,7 +73,7 @@ class _Table:
 
     def scores(self, scores: Sequence[int]) -> str:
         """Per-seat scores written once per side."""
-        seats = range(2) if self.n == 4 else range(self.n)
+        seats = range(2) if self.pairs else range(self.n)
         if self.six_hand:
             assert self.rules is not None
             seats = range(self.rules.sides)
@@ -127,11 +132,11 @@ def _header(record: GameRecord, table: _Table) -> list[str]:
         defaults = {}
     changed = [f"{k}={v}" for k, v in options.items() if defaults.get(k, object()) != v]
     lines = [
-        f"Euchre, {variant}, seed {record['seed']}; "
+        f"{'Napoleon' if table.nap else 'Euchre'}, {variant}, seed {record['seed']}; "
         + (f"options: {', '.join(changed)}" if changed else "default rules"),
         "Players: " + ", ".join(f"seat {s} {name}" for s, name in enumerate(table.names)),
     ]
-    if table.n == 4:
+    if table.pairs:
         lines.append(f"Partners: {table.side(0)} (seats 0+2) vs {table.side(1)} (seats 1+3)")
     elif table.six_hand and table.rules is not None:
         lines.append("Sides: " + " vs ".join(table.side(s) for s in range(table.rules.sides)))
@@ -186,6 +191,9 @@ def _bidding(table: _Table, dealer: int, upcard: str | None, actions: Sequence[A
         who = ("dealer " if seat == dealer else "") + table.who(seat)
         if kind == "bid":  # Hasenpfeffer's auction and the high bidder's declaration
             lines.append(f"{who} bids {a.get('tricks')}")
+            continue
+        if kind == "nap_bid":
+            lines.append(f"{who} bids {NAP_NAMES.get(str(a.get('contract')), a.get('contract'))}")
             continue
         if kind == "declare":
             lines.append(f"{who} takes the widow, names {_suit(str(a.get('suit')))} and puts away {a.get('discard')}")
@@ -260,7 +268,9 @@ def _hand(
         notes = ", ".join(([] if seat != dealer else ["dealer"]) + ([] if seat not in out else ["sits out"]))
         notes = f" ({notes})" if notes else ""
         lines.append(f"  seat {seat} {table.names[seat]}{notes}: {sort_cards(cards, trump)}")
-    if upcard is None:  # Hasenpfeffer
+    if table.nap:  # the rest of the pack, set aside unseen
+        lines.append(f"  not dealt: {' '.join(deal['kitty'])}")
+    elif upcard is None:  # Hasenpfeffer
         lines.append(f"  widow {' '.join(deal['kitty'])}")
     else:
         lines.append(f"  upcard {upcard}; kitty {' '.join(deal['kitty']) or '-'}")
@@ -271,7 +281,7 @@ def _hand(
     if result is not None:
         for number, t in enumerate(result["tricks"], 1):
             lines.append(_trick(table, number, t["cards"], t["winner"]))
-        return lines + _result(table, result)
+        return lines + _result(table, result, actions)
     plays = [a for a in actions if a["type"] == "play"]
     size = table.n - len(out)
     for number, start in enumerate(range(0, len(plays), size), 1):
@@ -283,13 +293,24 @@ def _hand(
     return lines
 
 
-def _result(table: _Table, result: HandResultJSON) -> list[str]:
+def _result(table: _Table, result: HandResultJSON, actions: Sequence[ActionJSON] = ()) -> list[str]:
     scores = f"  scores: {table.scores(result['scores_after'])}"
     if result["passed_out"]:
-        return ["  passed out: everyone passed twice, no score", scores]
+        return [f"  passed out: everyone passed{'' if table.nap else ' twice'}, no score", scores]
     maker = result["maker"]
     assert maker is not None  # a hand not passed out has a maker
-    makers = {maker, (maker + 2) % 4} if table.n == 4 else {maker, *table.partners(maker)}
+    if table.nap:  # the declarer alone against the others: his contract, made or lost, and what each seat paid
+        contract = next(str(a.get("contract")) for a in reversed(actions) if a["type"] == "nap_bid")
+        won = sum(1 for t in result["tricks"] if t["winner"] == maker)
+        trump = SUIT_NAMES[result["trump"]] if result["trump"] else "no trump"
+        made = result["points"][maker] > 0
+        paid = ", ".join(f"{table.tag(s)} {p:+d}" for s, p in enumerate(result["points"]) if p)
+        return [
+            f"  result: declarer {table.who(maker)}, {NAP_NAMES.get(contract, contract)} ({trump}): took {won}"
+            f" trick{_s(won)}, {'made' if made else 'lost'}; {paid}",
+            scores,
+        ]
+    makers = {maker, (maker + 2) % 4} if table.pairs else {maker, *table.partners(maker)}
     partners = result.get("partners")  # call-partner Euchre: who held a called card
     if partners is not None:
         makers |= set(partners)
@@ -327,7 +348,7 @@ def _unfinished(record: GameRecord, table: _Table, forfeit: ForfeitJSON) -> list
     dealer = (hands[-1]["dealer"] + 1) % table.n if hands else cut_for_dealer(table.n, record["seed"])
     try:
         rules = make_rules(record["variant"], record["options"])
-        deal = deal_json(Deal.shuffled(rules, dealer, hand_rng(record["seed"], index)))
+        deal = deal_json(new_hand(rules, dealer, hand_rng(record["seed"], index)).deal)
     except (ArenaError, KeyError, TypeError, ValueError):
         return [f"Hand {index} (not finished; its deal cannot be rebuilt): {forfeit.get('actions', [])}"]
     lines = _hand(table, index, dealer, deal, forfeit.get("actions", []), None)

@@ -1,4 +1,5 @@
-"""An independent reference referee for Napoleon (Nap), written from RULES-more.md sections 1.1 and 4 alone.
+"""An independent reference referee for Napoleon (Nap), written from the rule book of Nap alone (docs/rules.md
+section 15 is its public form).
 
 It exists to cross-check the arena's engine: it shares no code with `arena/` and was written without reading it.
 It knows one deal at a time (`NapDeal`: bidding, play, the deal's points), the pack (`nap_pack`) and the end of a

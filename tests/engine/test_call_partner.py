@@ -1,4 +1,4 @@
-"""Call-partner Euchre (five-hand, call-ace, seven-hand; RULES-more section 5.1): every fine point on a hand-built
+"""Call-partner Euchre (five-hand, call-ace, seven-hand; docs/rules.md section 16): every fine point on a hand-built
 deal, the scoring table, the game's end, and what each seat may know."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Seeded random hands and games of call-partner and six-hand Euchre (RULES-more sections 5.1 and 5.2), checked at
+"""Seeded random hands and games of call-partner and six-hand Euchre (docs/rules.md section 16), checked at
 every step against the rule book read apart from the engine: cards conserved, the legal lists, what each seat's
 view may hold, the scores of the tables, whole games that end and replay."""
 
@@ -75,7 +75,7 @@ def check_conserved(hand: HandState) -> None:
 
 
 def knowable(hand: HandState, seat: int) -> set[str]:
-    """The cards ``seat`` may know now (RULES.md 8, RULES-more 2.8 and 5.1)."""
+    """The cards ``seat`` may know now (docs/rules.md sections 10, 13 and 16)."""
     known = {*hand.deal.hands[seat], *hand.hands[seat], hand.deal.upcard, *(c for _, c in played(hand)), *hand.called}
     if seat == hand.dealer and hand.discarded is not None:
         known.add(hand.discarded)
@@ -104,10 +104,11 @@ def check_views(hand: HandState) -> None:
 
 
 def expected_calls(hand: HandState) -> set[Any]:
-    """The maker's legal calls, from RULES-more 5.1 point 3."""
+    """The maker's legal calls, from the rule book's section 5.1 point 3, and the arena's choice that a dealer who
+    made trump may not call his own discard (docs/rules.md section 16.3)."""
     opts, maker, trump = hand.rules.options, hand.maker, hand.trump
     assert maker is not None and trump is not None
-    mine = set(hand.hands[maker])
+    mine = set(hand.hands[maker]) | ({hand.discarded} if maker == hand.dealer and hand.discarded is not None else set())
     ordered = any(isinstance(a, OrderUp) or a.type == "name_trump" for _, a in hand.actions)
     if opts.call == "ace":
         pool = [Card(ACE * 4 + s) for s in range(4) if s != trump and Card(ACE * 4 + s) not in mine]
@@ -152,7 +153,7 @@ def check_legal(hand: HandState) -> None:
 
 
 def expected_points(hand: HandState) -> tuple[int, ...]:
-    """A played hand's points per seat from the tables of RULES-more 5.1 and 5.2."""
+    """A played hand's points per seat from the tables of docs/rules.md section 16."""
     rules, maker, n = hand.rules, hand.maker, hand.players
     opts = rules.options
     assert maker is not None

@@ -1,4 +1,5 @@
-"""The Nap reference referee (tests/engine/nap_reference.py) on hand-made deals, checked against RULES-more.md §4."""
+"""The Nap reference referee (tests/engine/nap_reference.py) on hand-made deals, checked against the rule book
+(docs/rules.md section 15)."""
 
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ def legal_bids(game: NapDeal) -> set[str]:
     return {"pass" if action["type"] == "pass" else str(action["contract"]) for action in game.legal()}
 
 
-# ---- the pack (§1.1, §4.2.1) ----
+# ---- the pack (docs/rules.md 2, 15) ----
 
 
 @pytest.mark.parametrize(
@@ -112,7 +113,7 @@ def test_hands_must_be_five_distinct_cards_of_the_pack() -> None:
         deal("2H KH QH JH TH / 9C TC JC QC KC", 0, deck="stripped")
 
 
-# ---- bidding (§4.3) ----
+# ---- bidding (docs/rules.md 15) ----
 
 FOUR = "AH KH QH JH TH / 2C 3C 4C 5C 6C / 2D 3D 4D 5D 6D / 2S 3S 4S 5S 6S"
 FIVE = FOUR + " / 7C 7D 7H 7S 8C"
@@ -210,7 +211,7 @@ def test_dealer_may_pass_after_a_bid_even_under_dealer_must_bid() -> None:
     assert (game.declarer(), game.contract()) == (3, "two")
 
 
-# ---- play (§4.4) and scoring (§4.6) ----
+# ---- play and scoring (docs/rules.md 15) ----
 
 SUITED = "AH KH QH JH TH / 2C 3C 4C 5C 6C / 2D 3D 4D 5D 6D"  # every seat holds one suit: the declarer takes all
 BROKEN = "AH KH QH JH 3S / AC KC QC JC 2H / AD KD QD JD 2S"  # the declarer's two loses a trick
@@ -282,7 +283,7 @@ def test_forced_one_is_made_with_one_trick_and_lost_with_none() -> None:
     assert game.points() == [-1, 0]
 
 
-# ---- the joker (§4.5) ----
+# ---- the joker (docs/rules.md 15) ----
 
 
 def test_joker_led_first_names_trump_and_nap_can_be_lost() -> None:
@@ -435,7 +436,7 @@ def test_stakes_of_wellington_and_bluecher(hands: str, contract: str, scoring: s
     assert game.points() == points
 
 
-# ---- game end (§4.7) ----
+# ---- game end (docs/rules.md 15) ----
 
 
 def test_game_lasts_deals_per_player_times_players_and_ties_play_on() -> None:

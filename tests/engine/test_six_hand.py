@@ -1,4 +1,4 @@
-"""Six-hand Euchre (six-hand, six-hand-pairs; RULES-more section 5.2): sides, lone hands and their partners sitting
+"""Six-hand Euchre (six-hand, six-hand-pairs; docs/rules.md section 16): sides, lone hands and their partners sitting
 out, the lone maker's call for best, the scoring table and the game's end."""
 
 from __future__ import annotations

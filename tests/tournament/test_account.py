@@ -380,3 +380,27 @@ def test_benny_turned_up_reads_as_the_dealer_naming_trump() -> None:
 def test_cards_sort_trump_first_with_bowers_and_benny_then_suits_in_alternating_colours() -> None:
     assert sort_cards(["9D", "JK", "JD", "AH", "JH", "9C", "TS"], "H") == "JK JH JD AH  TS  9C  9D"
     assert sort_cards(["9D", "JK", "JD", "AH", "JH", "9C", "TS"]) == "JK  TS  AH JH  9C  JD 9D"
+
+
+@pytest.mark.parametrize("players", [3, 4, 7])
+def test_account_of_nap_tells_each_bid_the_contract_made_or_lost_and_no_partners(players: int) -> None:
+    """Four players of Nap are four players, not two pairs; every bid by its name; each deal's declarer, contract
+    and trump (or none), made or lost, and what each seat paid; the cards not dealt, not a widow."""
+    for seed in range(4):
+        record = random_record("nap", {"players": players, "joker": True, "deals_per_player": 1}, seed)
+        text = describe(record)
+        assert text.startswith("Napoleon, nap") and "Partners:" not in text and "widow" not in text
+        blocks = sections(text)[1:]
+        for hand, block in zip(record["hands"], blocks, strict=True):
+            assert "  not dealt: " + " ".join(hand["deal"]["kitty"]) in block
+            bids = [a["contract"] for a in hand["actions"] if a["type"] == "nap_bid"]
+            assert len(re.findall(r" bids (One|Two|Three|Misère|Four|Nap|Wellington|Blücher)\n", block)) == len(bids)
+            result = hand["result"]
+            if result["passed_out"]:
+                assert "passed out: everyone passed, no score" in block
+                continue
+            declarer = result["maker"]
+            assert f"result: declarer seat {declarer} ({record['players'][declarer]}), " in block
+            assert re.search(r"\((clubs|diamonds|hearts|spades|no trump)\): took \d tricks?, (made|lost); ", block)
+            paid = [f"{record['players'][s]} {p:+d}" for s, p in enumerate(result["points"]) if p]
+            assert all(p in block for p in paid)
