@@ -12,6 +12,7 @@ import json
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from functools import cache
@@ -540,6 +541,43 @@ def test_no_bot_process_outlives_the_match(tmp_path: Path) -> None:
     assert [r["forfeit"]["kind"] for r in records] == ["crash", "timeout"]
     assert len(pids(pid_dir)) == 5  # the spawner and its child, the crashed bot and its replacement, the hung bot
     assert still_running(pids(pid_dir)) == []
+
+
+@pytest.mark.slow
+def test_two_seven_seat_matches_at_once_keep_each_bot_in_its_limits_and_leave_nothing(tmp_path: Path) -> None:
+    """Two matches of seven seats at once (a tournament's jobs 2): in each, a bot that eats memory is stopped at its
+    own limit and forfeits, one leaves a child and one a grandchild in a session of its own; the four others play
+    on untouched, and when both matches are over no process any of them started is left."""
+    results: dict[str, list[dict[str, Any]]] = {}
+
+    def one(name: str, variant: str, options: dict[str, Any]) -> None:
+        folder = tmp_path / name
+        pid_dir = folder / "pids"
+        pid_dir.mkdir(parents=True)
+        bots = [
+            hostile("hog", "hog", "--game", "0", "--act", "2", "--pid-dir", pid_dir),
+            hostile("parent", "spawn", "--pid-dir", pid_dir),
+            hostile("escaper", "escape", "--pid-dir", pid_dir),
+            *(hostile(f"polite{b}", "polite", "--pid-dir", pid_dir) for b in range(4)),
+        ]
+        spec = match(folder, bots, [list(range(7))], variant=variant, options=options, time="60+1")
+        results[name] = run_match(spec)
+
+    threads = [
+        threading.Thread(target=one, args=("nap", "nap", {"players": 7, "deals_per_player": 1})),
+        threading.Thread(target=one, args=("seven", "seven-hand", {"points_to_win": 3})),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=600)
+    assert set(results) == {"nap", "seven"}
+    for name, (record,) in results.items():
+        assert record["forfeit"]["seat"] == 0 and record["forfeit"]["kind"] == "memory", (name, record["forfeit"])
+        assert {v["seat"] for v in record["violations"]} == {0}  # nobody else was charged
+        replay(record)
+        assert len(pids(tmp_path / name / "pids")) >= 7 + 2  # each bot, the child and the grandchild
+        assert still_running(pids(tmp_path / name / "pids")) == []
 
 
 def test_every_message_a_bot_receives_is_valid_against_the_protocol(tmp_path: Path) -> None:
