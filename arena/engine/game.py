@@ -43,9 +43,10 @@ def cut_for_dealer(players: int, seed: int) -> int:
 
 def new_hand(rules: Rules, dealer: int, rng: random.Random) -> AnyHand:
     """A hand of the game ``rules`` play, dealt by ``dealer`` from a pack shuffled with ``rng``."""
-    if rules.game == "hasenpfeffer":
+    game = rules.game
+    if game == "hasenpfeffer":
         return HasenpfefferHand(rules, dealer, HasenpfefferDeal.shuffled(dealer, rng))
-    if rules.game == "nap":
+    if game == "nap":
         return NapHand(rules, dealer, NapDeal.shuffled(rules, dealer, rng))
     return HandState(rules, dealer, Deal.shuffled(rules, dealer, rng))
 

@@ -219,6 +219,14 @@ class Rules:
     players: int
     options: RuleOptions
     game: Game = "euchre"
+    # The number of cards in the pack: ``deck``, Nap's stripped pack by the number of players, and Nap's joker. Made
+    # once, with the rules (a hand's deal reads it at every hand).
+    deck: int = dataclasses.field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        deck = self.options.deck
+        size = STRIPPED_DECKS[self.players] if deck == "stripped" else deck
+        object.__setattr__(self, "deck", size + 1 if self.options.joker else size)
 
     @property
     def partnerships(self) -> bool:
@@ -256,14 +264,6 @@ class Rules:
             for name, value in self.options.to_json().items()
             if name in BOOK_OPTIONS or name in preset or name in own or value != OPTION_DEFAULTS[name]
         }
-
-    @property
-    def deck(self) -> int:
-        """The number of cards in the pack: ``deck``, Nap's stripped pack by the number of players, and Nap's
-        joker."""
-        deck = self.options.deck
-        size = STRIPPED_DECKS[self.players] if deck == "stripped" else deck
-        return size + 1 if self.options.joker else size
 
     def upcard_suit(self, upcard: int) -> Suit:
         """The suit an upcard proposes in round 1: its own; a turned-up joker's is ``joker_suit`` (Railroad)."""
