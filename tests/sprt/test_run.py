@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 from pathlib import Path
@@ -13,7 +14,7 @@ from configs import tournament_config, write_config
 from helpers import ARENA, ROOT, arena_here, run_arena, wait_for_stored
 
 from arena.sprt.run import PairBook, new_points, sprt_pairing
-from arena.sprt.stats import Pentanomial
+from arena.sprt.stats import Pentanomial, SprtError
 from arena.tournament.binding import SPRT
 from arena.tournament.schedule import deal_seed
 from arena.tournament.store import Store
@@ -130,6 +131,33 @@ def test_three_hand_is_refused_with_the_reason(tmp_path: Path) -> None:
     done = arena_here("sprt", "heuristic", "random", "--variant", "three-hand", "--db", str(tmp_path / "x.db"))
     assert done.returncode == 2
     assert "three-hand is not supported" in done.stderr and "pairs" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("variant", "options", "partnership", "reason"),
+    [
+        ("nap", {}, "self", "nap with 4 players is not supported: each for himself"),
+        ("five-hand", {}, "self", "five-hand with 5 players is not supported"),
+        ("six-hand-pairs", {}, "self", "three teams give a deal three seatings"),
+        ("six-hand", {}, "mixed", 'six-hand with partnership = "mixed" is not supported'),
+    ],
+)
+def test_tables_without_pairs_are_refused_naming_why(
+    variant: str, options: dict[str, object], partnership: str, reason: str
+) -> None:
+    config = tournament_config(variant=variant, entrants=["new", "base"], partnership=partnership, options=options)
+    with pytest.raises(SprtError, match=re.escape(reason)):
+        sprt_pairing(config, "new", "base")
+
+
+def test_two_hand_nap_and_six_hand_teams_of_copies_pair_new_against_base() -> None:
+    nap = sprt_pairing(tournament_config(variant="nap", entrants=["n", "b"], options={"players": 2}), "n", "b")[0]
+    assert nap.slots == ("n", "b") and len(nap.rotations) == 2
+    six = tournament_config(variant="six-hand", entrants=["n", "b"], partnership="self")
+    pairing, copies = sprt_pairing(six, "n", "b")
+    assert pairing.slots == ("n", "b") * 3 and copies == {} and len(pairing.rotations) == 2
+    sides = [{s % 2 for s, slot in enumerate(rotation) if pairing.slots[slot] == "n"} for rotation in pairing.rotations]
+    assert sides == [{0}, {1}]  # NEW's team holds each side's cards once
 
 
 def test_four_hand_pairs_put_new_on_both_sides_of_each_deal() -> None:
