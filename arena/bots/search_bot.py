@@ -28,7 +28,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from arena.bots import nap_strategy
+from arena.bots import nap_strategy, team_playouts
 from arena.bots.heuristic_bot import LOW_TRUMP, OFF_ACE, TOP_TRUMP, VOID_RUFF, HeuristicBot, call_for_best
 from arena.engine.actions import (
     DEFEND_ALONE,
@@ -70,6 +70,7 @@ AUCTION_MARGIN = 0.25  # points a bid must be expected to gain over passing
 DISCARD_DEALS = 32
 NAP_BID_DEALS = 40  # imagined deals for a Nap bid, each played out twice (a trump contract and Misere)
 NAP_PLAY_DEALS = 40  # ... for a card of Nap, each played out once per legal card
+TEAM_PLAY_DEALS = 40  # ... for a card at a table of five to seven (call-partner, six-hand)
 DEFEND_DEALS = 32
 SAFETY = 0.3  # seconds: a decision this late answers on the deals it has solved (never on a quiet machine)
 MIN_DEALS = 4  # ... but on at least these
@@ -355,7 +356,9 @@ class SearchBot(Bot):
             if view.phase is Phase.BID:
                 return nap_strategy.search_bid(view, table, legal, self.rng, self._count(NAP_BID_DEALS))
             return nap_strategy.search_play(view, table, legal, self.rng, self._count(NAP_PLAY_DEALS))
-        if view.players > 4:  # call-partner and six-hand Euchre: the sampler and the bid model know four seats at most
+        if view.players > 4:  # call-partner and six-hand Euchre: the bids and calls are the heuristic's, the play
+            if table is not None and view.phase is Phase.PLAY:  # sampled deals played out by simple rules
+                return team_playouts.search_play(view, table, legal, self.rng, self._count(TEAM_PLAY_DEALS))
             self._heuristic.table = self.table
             return self._heuristic.act(view, legal)
         if view.phase is Phase.BID:  # Hasenpfeffer's auction

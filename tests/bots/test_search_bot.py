@@ -221,3 +221,18 @@ def test_search_bot_beats_the_heuristic_at_nap() -> None:
             games += 1
     print(f"search won {wins} of {games} three-hand Nap games against two heuristics")
     assert wins / games > 0.5
+
+
+def test_the_playouts_rules_let_a_partners_trick_be_and_else_win_it_cheaply() -> None:
+    """The rule every seat follows in the playouts of five to seven seats (arena.bots.team_playouts.choose)."""
+    from arena.bots.team_playouts import choose, worth
+    from arena.engine.cards import Suit, card, cards
+
+    hearts = int(Suit.H)
+    held = cards("KS 9S 9H JD")  # JD: the left bower
+    ace_led = [(0, card("AS"))]
+    assert choose(hearts, ace_led, held, 1, [True, True, False]) == card("9S")  # his partner holds it: the lowest
+    assert choose(hearts, ace_led, cards("KS 9S"), 2, [True, True, False]) == card("9S")  # following, he cannot beat it
+    assert choose(hearts, ace_led, cards("9H JD"), 2, [True, True, False]) == card("9H")  # void: trumps it, cheaply
+    assert choose(hearts, [], held, 0, [True, True, False]) == card("JD")  # a maker leads his highest trump
+    assert worth(5, True) == 2 and worth(2, True) == -2 and worth(2, False) == 2 and worth(3, False) == -1

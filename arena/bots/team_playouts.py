@@ -1,0 +1,147 @@
+"""The search bot's card play at tables of five to seven (call-partner and six-hand Euchre): sampled deals, each
+played out by simple rules for every seat, the card with the best average outcome for this seat's side.
+
+A sampled deal gives every other active seat as many unseen cards as it still holds, away from the suits it has
+shown void in. In call-partner Euchre the sample also settles the maker's side: whoever holds a called card in it
+(the partners already shown, and this seat if it is one, hold theirs for certain).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from arena.engine.actions import PLAY, Action, Play
+from arena.engine.cards import EFFECTIVE_SUIT, TRICK_POWER, TRUMP_POWER, make_deck
+from arena.engine.view import SeatView
+from arena.sdk import Table
+
+TRIES = 20  # rejection draws of a deal that respects the voids shown, before one that need not
+
+
+def sample_hands(view: SeatView, table: Table, rng: random.Random) -> list[list[int]]:
+    """The cards each seat may hold now: this seat's own, the others' drawn from the cards unseen by it."""
+    n = view.players
+    played = {c for t in view.tricks for _, c in t.cards} | {c for _, c in view.trick}
+    gone = played | set(view.hand)
+    if view.discarded is not None:
+        gone.add(view.discarded)
+    if view.upcard is not None and view.upcard_taken is None and view.maker is not None and not _ordered(view):
+        gone.add(view.upcard)  # turned down: in the kitty
+    unseen = [c for c in make_deck(table.rules.deck) if c not in gone]
+    counts = [0 if s in view.sitting_out else 5 - len(table.played.get(s, [])) for s in range(n)]
+    trump = int(view.trump) if view.trump is not None else 0
+    eff = EFFECTIVE_SUIT[trump]
+    hands: list[list[int]] = []
+    for attempt in range(TRIES):
+        rng.shuffle(unseen)
+        rest = iter(unseen)
+        hands = [list(view.hand) if s == view.seat else [next(rest) for _ in range(counts[s])] for s in range(n)]
+        if all(not any(eff[c] in table.voids.get(s, ()) for c in hands[s]) for s in range(n) if s != view.seat):
+            break
+        if attempt == TRIES - 1:
+            break
+    return hands
+
+
+def _ordered(view: SeatView) -> bool:
+    """Whether trump was made on the upcard in round 1 (it was not turned down)."""
+    return any(a.type in ("order_up", "name_trump") for _, a in view.bids)
+
+
+def sides(view: SeatView, table: Table, hands: Sequence[Sequence[int]]) -> list[bool]:
+    """For each seat, whether it plays on the maker's side in this sample."""
+    maker = view.maker
+    assert maker is not None
+    if table.rules.game == "six_hand":
+        return [table.rules.side_of(s) == table.rules.side_of(maker) for s in range(view.players)]
+    called = set(view.partner_call.cards) if view.partner_call is not None else set()
+    held = {s for s in range(view.players) if called & set(hands[s])} | set(table.revealed)
+    if table.is_partner:
+        held.add(view.seat)
+    return [s == maker or s in held for s in range(view.players)]
+
+
+def choose(trump: int, trick: Sequence[tuple[int, int]], cards: Sequence[int], seat: int, side: list[bool]) -> int:
+    """The rule-based card: lead the highest (a trump first for the makers); let a partner's trick be; else win
+    as cheaply as possible; else throw the lowest."""
+    power_t, eff = TRUMP_POWER[trump], EFFECTIVE_SUIT[trump]
+    if not trick:
+        trumps = [c for c in cards if power_t[c] >= 0]
+        pool = trumps if side[seat] and trumps else cards
+        return max(pool, key=lambda c: (TRICK_POWER[trump][eff[c]][c], -c))
+    led = eff[trick[0][1]]
+    power = TRICK_POWER[trump][led]
+    winner, top = max(trick, key=lambda sc: power[sc[1]])
+    lowest = min(cards, key=lambda c: (power[c], power_t[c], c >> 2, c))
+    if side[winner] == side[seat]:
+        return lowest
+    beating = [c for c in cards if power[c] > power[top]]
+    return min(beating, key=lambda c: (power[c], c)) if beating else lowest
+
+
+def playout(
+    hands: list[list[int]],
+    trump: int,
+    trick: list[tuple[int, int]],
+    side: list[bool],
+    out: set[int],
+    tricks_left: int,
+) -> int:
+    """Play the rest of the hand by ``choose`` from a trick under way (not empty): the tricks the maker's side
+    takes from here (the trick under way among them)."""
+    n = len(hands)
+    eff = EFFECTIVE_SUIT[trump]
+    active = [s for s in range(n) if s not in out]
+    won = 0
+    turn = _next(trick[-1][0], active, n)
+    while tricks_left:
+        if len(trick) == len(active):  # the trick is done: its winner leads the next
+            power = TRICK_POWER[trump][eff[trick[0][1]]]
+            turn = max(trick, key=lambda sc: power[sc[1]])[0]
+            won += side[turn]
+            trick = []
+            tricks_left -= 1
+            continue
+        held = hands[turn]
+        allowed = [c for c in held if eff[c] == eff[trick[0][1]]] if trick else held
+        card = choose(trump, trick, allowed or held, turn, side)
+        held.remove(card)
+        trick.append((turn, card))
+        turn = _next(turn, active, n)
+    return won
+
+
+def _next(seat: int, active: list[int], n: int) -> int:
+    following = (seat + 1) % n
+    while following not in active:
+        following = (following + 1) % n
+    return following
+
+
+def worth(makers: int, on_makers: bool) -> float:
+    """What the hand's end is worth to a seat, by the makers' tricks: the makers 1 for three or four, 2 for all
+    five, -2 when euchred; the defenders the reverse."""
+    value = 2.0 if makers == 5 else 1.0 if makers >= 3 else -2.0
+    return value if on_makers else -value
+
+
+def search_play(view: SeatView, table: Table, legal: tuple[Action, ...], rng: random.Random, deals: int) -> Action:
+    """The card that does best for this seat's side over ``deals`` sampled deals played out by ``choose``."""
+    cards = [a.card for a in legal if isinstance(a, Play)]
+    if len(cards) == 1 or view.trump is None or view.maker is None:
+        return legal[0]
+    trump, out = int(view.trump), set(view.sitting_out)
+    totals = dict.fromkeys(cards, 0.0)
+    for _ in range(deals):
+        hands = sample_hands(view, table, rng)
+        side = sides(view, table, hands)
+        taken = sum(side[t.winner] for t in view.tricks)
+        left = 5 - len(view.tricks)
+        for card in cards:
+            rest = [list(h) for h in hands]
+            rest[view.seat].remove(card)
+            trick: list[tuple[int, int]] = [*view.trick, (view.seat, card)]
+            makers = taken + playout(rest, trump, trick, side, out, left)
+            totals[card] += worth(makers, side[view.seat])
+    return PLAY[max(cards, key=lambda c: (round(totals[c], 6), -c))]
