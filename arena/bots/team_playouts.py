@@ -63,12 +63,13 @@ def sides(view: SeatView, table: Table, hands: Sequence[Sequence[int]]) -> list[
 
 
 def choose(trump: int, trick: Sequence[tuple[int, int]], cards: Sequence[int], seat: int, side: list[bool]) -> int:
-    """The rule-based card: lead the highest (a trump first for the makers); let a partner's trick be; else win
-    as cheaply as possible; else throw the lowest."""
+    """The rule-based card: lead the highest (a trump for the makers, a plain card for the defenders); let a
+    partner's trick be; else win as cheaply as possible; else throw the lowest."""
     power_t, eff = TRUMP_POWER[trump], EFFECTIVE_SUIT[trump]
-    if not trick:
+    if not trick:  # the makers draw trumps with their highest; the defenders lead their best plain card
         trumps = [c for c in cards if power_t[c] >= 0]
-        pool = trumps if side[seat] and trumps else cards
+        plain = [c for c in cards if power_t[c] < 0]
+        pool = (trumps if side[seat] else plain) or cards
         return max(pool, key=lambda c: (TRICK_POWER[trump][eff[c]][c], -c))
     led = eff[trick[0][1]]
     power = TRICK_POWER[trump][led]
