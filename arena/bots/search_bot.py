@@ -359,6 +359,8 @@ class SearchBot(Bot):
         if view.players > 4:  # call-partner and six-hand Euchre: the bids and calls are the heuristic's, the play
             if table is not None and view.phase is Phase.PLAY:  # sampled deals played out by simple rules
                 return team_playouts.search_play(view, table, legal, self.rng, self._count(TEAM_PLAY_DEALS))
+            if table is not None and view.phase is Phase.CALL_PARTNER:  # the called card by the same playouts
+                return team_playouts.search_call(view, table, legal, self.rng, self._count(TEAM_PLAY_DEALS))
             self._heuristic.table = self.table
             return self._heuristic.act(view, legal)
         if view.phase is Phase.BID:  # Hasenpfeffer's auction

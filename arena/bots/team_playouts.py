@@ -11,8 +11,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from arena.engine.actions import PLAY, Action, Play
+from arena.engine.actions import PLAY, Action, CallPartner, GoAlone, Play
 from arena.engine.cards import EFFECTIVE_SUIT, TRICK_POWER, TRUMP_POWER, make_deck
+from arena.engine.scoring import call_partner_points
 from arena.engine.view import SeatView
 from arena.sdk import Table
 
@@ -88,14 +89,16 @@ def playout(
     side: list[bool],
     out: set[int],
     tricks_left: int,
+    leader: int | None = None,
 ) -> int:
-    """Play the rest of the hand by ``choose`` from a trick under way (not empty): the tricks the maker's side
-    takes from here (the trick under way among them)."""
+    """Play the rest of the hand by ``choose`` from a trick under way (or, empty, led by ``leader``): the tricks
+    the maker's side takes from here (the trick under way among them)."""
     n = len(hands)
     eff = EFFECTIVE_SUIT[trump]
     active = [s for s in range(n) if s not in out]
     won = 0
-    turn = _next(trick[-1][0], active, n)
+    turn = _next(trick[-1][0], active, n) if trick else leader
+    assert turn is not None
     while tricks_left:
         if len(trick) == len(active):  # the trick is done: its winner leads the next
             power = TRICK_POWER[trump][eff[trick[0][1]]]
@@ -146,3 +149,26 @@ def search_play(view: SeatView, table: Table, legal: tuple[Action, ...], rng: ra
             makers = taken + playout(rest, trump, trick, side, out, left)
             totals[card] += worth(makers, side[view.seat])
     return PLAY[max(cards, key=lambda c: (round(totals[c], 6), -c))]
+
+
+def search_call(view: SeatView, table: Table, legal: tuple[Action, ...], rng: random.Random, deals: int) -> Action:
+    """Call-partner Euchre's call: the card (or going alone) with the best average score for this seat, less the
+    table's mean, over ``deals`` sampled deals, each played out from the first lead with the partner the sample
+    gives (whoever holds the called card; nobody, when it lies in the kitty)."""
+    calls = [a for a in legal if isinstance(a, CallPartner | GoAlone)]
+    if len(calls) <= 1 or view.trump is None:
+        return legal[0]
+    trump, n, me = int(view.trump), view.players, view.seat
+    leader = _next(view.dealer, list(range(n)), n)
+    totals = dict.fromkeys(calls, 0.0)
+    options = table.rules.options
+    for _ in range(deals):
+        hands = sample_hands(view, table, rng)
+        for call in calls:
+            cards = set(call.cards) if isinstance(call, CallPartner) else set()
+            makers = {me} | {s for s in range(n) if cards & set(hands[s])}
+            side = [s in makers for s in range(n)]
+            won = playout([list(h) for h in hands], trump, [], side, set(), 5, leader)
+            points = call_partner_points(options, n, makers, won, alone=isinstance(call, GoAlone))
+            totals[call] += points[me] - sum(points) / n
+    return max(calls, key=lambda a: (round(totals[a], 6), -calls.index(a)))
