@@ -187,6 +187,11 @@ class Declare:
 
 NAP_CONTRACTS = ("one", "two", "three", "misere", "four", "nap", "wellington", "bluecher")
 """Nap's bids, lowest first (docs/rules.md section 15): One is only the dealer's forced bid."""
+NAP_NAMES = {
+    **{c: c.capitalize() for c in ("one", "two", "three", "four", "nap", "wellington")},
+    **{"misere": "Misère", "bluecher": "Blücher"},
+}
+"""Nap's contracts as a person reads them."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,10 +14,11 @@ from bisect import insort
 from dataclasses import dataclass
 
 from arena.engine.actions import BIDS, NAME_TRUMP, PASS, PLAY, Action, Bid, Declare, NameTrump, Play
+from arena.engine.bidhand import BidHand
 from arena.engine.cards import EFFECTIVE_SUIT, JOKER, TRICK_POWER, Card, Suit, make_deck
 from arena.engine.hand import HandResult
 from arena.engine.options import RuleOptions, Rules
-from arena.engine.phases import AuctionView, BestCall, Phase, Trick
+from arena.engine.phases import AuctionView, Phase, Trick
 from arena.engine.scoring import contract_points
 from arena.errors import IllegalActionError
 
@@ -57,7 +58,7 @@ class HasenpfefferDeal:
         return cls(tuple(tuple(h) for h in hands), deck[-1])
 
 
-class HasenpfefferHand:
+class HasenpfefferHand(BidHand):
     """The state of one hand; asks one seat at a time and enforces the rules."""
 
     def __init__(self, rules: Rules, dealer: int, deal: HasenpfefferDeal) -> None:
@@ -84,14 +85,7 @@ class HasenpfefferHand:
         self.made = False
         self._legal: tuple[Action, ...] | None = None
         self.result: HandResult | None = None
-        # what a euchre hand has and this game has not (no upcard, no lone hands, no call for best)
-        self.alone, self.defender_alone, self.upcard_taken = False, None, None
-        self.out: set[int] = set()
-        self.caller: int | None = None
-        self.calls: list[BestCall] = []
-        self.passed: list[tuple[int, int, Card]] = []
-        self.best_discards: list[tuple[int, Card]] = []
-        self.best_steps: set[int] = set()
+        self._no_upcard_parts()
 
     @property
     def players(self) -> int:
@@ -120,27 +114,6 @@ class HasenpfefferHand:
         return AuctionView(self.bid if over else None, self.forced is not None, self.widow_joker, widow)
 
     # ---- queries ----
-
-    def is_over(self) -> bool:
-        """Whether the hand is finished (played out or thrown in)."""
-        return self.phase is Phase.DONE
-
-    def current_seat(self) -> int | None:
-        """The seat that must act now, or None when the hand is over."""
-        return None if self.is_over() else self.turn
-
-    def tricks_won(self) -> list[int]:
-        """Tricks won so far by each seat."""
-        won = [0] * PLAYERS
-        for trick in self.tricks:
-            won[trick.winner] += 1
-        return won
-
-    def legal_actions(self) -> tuple[Action, ...]:
-        """The legal actions of the seat to act, in a fixed order (empty when the hand is over)."""
-        if self._legal is None:  # made once a state: a driver asks, then apply checks
-            self._legal = self._compute_legal()
-        return self._legal
 
     def _compute_legal(self) -> tuple[Action, ...]:
         if self.phase is Phase.BID:

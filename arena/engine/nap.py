@@ -14,10 +14,11 @@ import random
 from dataclasses import dataclass
 
 from arena.engine.actions import JOKER_LEADS, NAP_BIDS, NAP_CONTRACTS, PASS, PLAY, Action, JokerLead, NapBid, Play
+from arena.engine.bidhand import BidHand
 from arena.engine.cards import JOKER_ID, Card, Suit, make_deck, plain_suit, plain_trick_winner
 from arena.engine.hand import HandResult
 from arena.engine.options import Rules
-from arena.engine.phases import AuctionView, BestCall, Phase, Trick
+from arena.engine.phases import AuctionView, Phase, Trick
 from arena.errors import IllegalActionError
 
 CARDS = 5  # a player's hand, and the tricks of a deal
@@ -53,7 +54,7 @@ class NapDeal:
         return cls(tuple(hands[rotation:] + hands[:rotation]), tuple(deck[dealt:]))
 
 
-class NapHand:
+class NapHand(BidHand):
     """The state of one deal; asks one seat at a time and enforces the rules."""
 
     def __init__(self, rules: Rules, dealer: int, deal: NapDeal) -> None:
@@ -75,14 +76,8 @@ class NapHand:
         self.won = False  # whether the declarer made his contract (once the deal is over)
         self._legal: tuple[Action, ...] | None = None
         self.result: HandResult | None = None
-        # what a euchre hand has and this game has not (no upcard, discard, lone hands or call for best)
-        self.alone, self.defender_alone, self.upcard_taken, self.discarded = False, None, None, None
-        self.out: set[int] = set()
-        self.caller: int | None = None
-        self.calls: list[BestCall] = []
-        self.passed: list[tuple[int, int, Card]] = []
-        self.best_discards: list[tuple[int, Card]] = []
-        self.best_steps: set[int] = set()
+        self.discarded = None  # nobody discards
+        self._no_upcard_parts()
 
     # ---- queries ----
 
@@ -113,27 +108,6 @@ class NapHand:
     def auction_seen(self, seat: int) -> AuctionView | None:
         """Nap's bids are all in the view's ``bids``: there is no auction part."""
         return None
-
-    def is_over(self) -> bool:
-        """Whether the deal is finished (played out or passed out)."""
-        return self.phase is Phase.DONE
-
-    def current_seat(self) -> int | None:
-        """The seat that must act now, or None when the deal is over."""
-        return None if self.is_over() else self.turn
-
-    def tricks_won(self) -> list[int]:
-        """Tricks won so far by each seat."""
-        won = [0] * self.players
-        for trick in self.tricks:
-            won[trick.winner] += 1
-        return won
-
-    def legal_actions(self) -> tuple[Action, ...]:
-        """The legal actions of the seat to act, in a fixed order (empty when the deal is over)."""
-        if self._legal is None:  # made once a state: a driver asks, then apply checks
-            self._legal = self._compute_legal()
-        return self._legal
 
     def _compute_legal(self) -> tuple[Action, ...]:
         if self.phase is Phase.BID:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from arena.engine.actions import (
     CALL_FOR_BEST_FIRST,
+    NAP_NAMES,
     Action,
     Bid,
     Call,
@@ -30,12 +31,6 @@ from arena.engine.actions import (
 from arena.engine.cards import CARD_BY_TEXT, Card, Suit
 from arena.errors import ArenaError
 from arena.text import printable
-
-NAP_NAMES = {
-    **{c: c.capitalize() for c in ("one", "two", "three", "four", "nap", "wellington")},
-    **{"misere": "Misère", "bluecher": "Blücher"},
-}
-"""Nap's contracts as a person reads them."""
 
 SUIT_WORDS: dict[str, Suit] = {
     **{letter.lower(): suit for letter, suit in zip("CDHS", Suit, strict=True)},

@@ -13,12 +13,12 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from arena.engine.actions import NAP_CONTRACTS, Action, Discard, Play
+from arena.engine.actions import NAP_CONTRACTS, NAP_NAMES, Action, Discard, Play
 from arena.engine.cards import Card, Suit, effective_suit
 from arena.engine.hand import Phase
 from arena.engine.nap import MISERE, NEEDED
 from arena.engine.view import SeatView
-from arena.human.entry import NAP_NAMES, SUIT_NAMES, describe
+from arena.human.entry import SUIT_NAMES, describe
 from arena.sdk.messages import ActionEvent, Event, Exchange, GameEnd, HandEnd, TrickEvent
 from arena.sdk.table import Table
 from arena.text import printable

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import cast
 
+from arena.engine.actions import NAP_NAMES
 from arena.engine.cards import Card, Suit, card_power, effective_suit, trick_winner_index
 from arena.engine.game import cut_for_dealer, hand_rng, new_hand
 from arena.engine.options import Rules, make_rules
@@ -23,10 +24,6 @@ from arena.errors import ArenaError, RecordError
 from arena.text import printable
 
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
-NAP_NAMES = {
-    **{c: c.capitalize() for c in ("one", "two", "three", "four", "nap", "wellington")},
-    **{"misere": "Misère", "bluecher": "Blücher"},
-}
 
 _SUIT_ORDER = (-1, Suit.S, Suit.H, Suit.C, Suit.D)  # the Benny, then alternating colours
 

@@ -1,0 +1,69 @@
+"""What a hand of the bidding games (Hasenpfeffer, Nap) answers alike: whose turn it is, the tricks each seat has
+won, and the legal actions made once a state (a driver asks for them, then ``apply`` checks against them)."""
+
+from __future__ import annotations
+
+from arena.engine.actions import Action
+from arena.engine.cards import Card
+from arena.engine.phases import BestCall, Phase, Trick
+
+
+class BidHand:
+    """The queries a Game, the views and the referee ask of a hand, for the games whose hands compute their legal
+    actions in ``_compute_legal``."""
+
+    phase: Phase
+    turn: int
+    tricks: list[Trick]
+    _legal: tuple[Action, ...] | None
+    # what a hand of the upcard's euchre has and these games have not: no upcard, no lone hands, no call for best
+    alone: bool
+    defender_alone: int | None
+    upcard_taken: bool | None
+    out: set[int]
+    caller: int | None
+    calls: list[BestCall]
+    passed: list[tuple[int, int, Card]]
+    best_discards: list[tuple[int, Card]]
+    best_steps: set[int]
+
+    def _no_upcard_parts(self) -> None:
+        """Set what a euchre hand has and these games have not, as a euchre hand without them holds it."""
+        self.alone, self.defender_alone, self.upcard_taken = False, None, None
+        self.out, self.caller, self.calls, self.passed, self.best_discards, self.best_steps = (
+            set(),
+            None,
+            [],
+            [],
+            [],
+            set(),
+        )
+
+    @property
+    def players(self) -> int:
+        """Number of seats at the table."""
+        raise NotImplementedError
+
+    def is_over(self) -> bool:
+        """Whether the hand is finished (played out, passed out or thrown in)."""
+        return self.phase is Phase.DONE
+
+    def current_seat(self) -> int | None:
+        """The seat that must act now, or None when the hand is over."""
+        return None if self.is_over() else self.turn
+
+    def tricks_won(self) -> list[int]:
+        """Tricks won so far by each seat."""
+        won = [0] * self.players
+        for trick in self.tricks:
+            won[trick.winner] += 1
+        return won
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        """The legal actions of the seat to act, in a fixed order (empty when the hand is over)."""
+        if self._legal is None:  # made once a state: a driver asks, then apply checks
+            self._legal = self._compute_legal()
+        return self._legal
+
+    def _compute_legal(self) -> tuple[Action, ...]:
+        raise NotImplementedError
