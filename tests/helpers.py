@@ -336,11 +336,19 @@ def _is_card(text: str) -> bool:
 
 
 def bot_decision(
-    make_bot: Callable[[], Bot], hands: list[str], upcard: str, script: str, *, dealer: int, **options: Any
+    make_bot: Callable[[], Bot],
+    hands: list[str],
+    upcard: str,
+    script: str,
+    *,
+    dealer: int,
+    variant: str | None = None,
+    **options: Any,
 ) -> Action:
     """What the bot on turn decides after ``script`` (``"SEAT ACTION, ..."``) in a set deal, told it all as the
-    referee's messages through the SDK (a bot from ``make_bot`` in every seat)."""
-    rules = make_rules("four-hand" if len(hands) == 4 else "two-hand", options)
+    referee's messages through the SDK (a bot from ``make_bot`` in every seat); ``variant`` by default the rule
+    book's of the table's size."""
+    rules = make_rules(variant or ("four-hand" if len(hands) == 4 else "two-hand"), options)
     game = Game(rules, 0)
     game.hand = make_hand(rules.variant, hands, upcard, dealer=dealer, **options)
     bots = [make_bot() for _ in hands]

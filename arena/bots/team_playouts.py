@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from arena.engine.actions import PLAY, Action, CallPartner, GoAlone, Play
-from arena.engine.cards import EFFECTIVE_SUIT, TRICK_POWER, TRUMP_POWER, make_deck
+from arena.engine.actions import PASS, PLAY, Action, Call, CallPartner, GoAlone, OrderUp, Play
+from arena.engine.cards import ACE, EFFECTIVE_SUIT, TRICK_POWER, TRUMP_POWER, make_deck
 from arena.engine.scoring import call_partner_points
 from arena.engine.view import SeatView
 from arena.sdk import Table
@@ -172,3 +172,54 @@ def search_call(view: SeatView, table: Table, legal: tuple[Action, ...], rng: ra
             points = call_partner_points(options, n, makers, won, alone=isinstance(call, GoAlone))
             totals[call] += points[me] - sum(points) / n
     return max(calls, key=lambda a: (round(totals[a], 6), -calls.index(a)))
+
+
+def search_bid(view: SeatView, table: Table, legal: tuple[Action, ...], rng: random.Random, deals: int) -> Action:
+    """Call-partner Euchre's bid: for each trump the legal bids offer, this seat's average score less the table's
+    mean over ``deals`` sampled deals, each played out from the first lead with this seat as maker (the dealer
+    taking the upcard on an order up) and the partner its best callable card finds; the best such bid, or a pass
+    when none is expected to gain."""
+    upcard = view.upcard
+    assert upcard is not None
+    bids: list[tuple[Action, int]] = [
+        (a, table.rules.upcard_suit(upcard) if isinstance(a, OrderUp) else a.suit)
+        for a in legal
+        if isinstance(a, OrderUp | Call)
+    ]
+    if not bids:
+        return legal[0]
+    n, me, dealer = view.players, view.seat, view.dealer
+    leader = _next(dealer, list(range(n)), n)
+    unseen = [c for c in make_deck(table.rules.deck) if c != upcard and c not in view.hand]
+    totals = [0.0] * len(bids)
+    for _ in range(deals):
+        rng.shuffle(unseen)
+        rest = iter(unseen)
+        dealt: list[list[int]] = [list(view.hand) if s == me else [next(rest) for _ in range(5)] for s in range(n)]
+        for i, (bid, trump) in enumerate(bids):
+            hands = [list(h) for h in dealt]
+            if isinstance(bid, OrderUp):  # the dealer takes the upcard and puts away his least card
+                hands[dealer].append(upcard)
+                power = TRICK_POWER[trump]
+                hands[dealer].remove(min(hands[dealer], key=lambda c: (power[EFFECTIVE_SUIT[trump][c]][c], c)))
+            called = _best_call(hands[me], trump, table, None if isinstance(bid, OrderUp) else upcard)
+            makers = {me} | {s for s in range(n) if called in hands[s]}
+            side = [s in makers for s in range(n)]
+            won = playout(hands, trump, [], side, set(), 5, leader)
+            points = call_partner_points(table.rules.options, n, makers, won, alone=False)
+            totals[i] += points[me] - sum(points) / n
+    best = max(range(len(bids)), key=lambda i: (round(totals[i], 6), -i))
+    if PASS in legal and totals[best] <= 0:
+        return PASS
+    return bids[best][0]
+
+
+def _best_call(hand: Sequence[int], trump: int, table: Table, turned_down: int | None) -> int:
+    """The card the maker would call: the highest trump he does not hold (``call = "any_card"``), else an ace of
+    another suit he does not hold."""
+    if table.rules.options.call == "any_card":
+        power_t = TRUMP_POWER[trump]
+        free = [c for c in make_deck(table.rules.deck) if c not in hand and c != turned_down]
+        return max(free, key=lambda c: (power_t[c], c >> 2, c))
+    aces = [ACE * 4 + s for s in range(4) if s != trump and ACE * 4 + s not in hand]
+    return aces[0] if aces else -1

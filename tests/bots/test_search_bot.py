@@ -236,3 +236,18 @@ def test_the_playouts_rules_let_a_partners_trick_be_and_else_win_it_cheaply() ->
     assert choose(hearts, ace_led, cards("9H JD"), 2, [True, True, False]) == card("9H")  # void: trumps it, cheaply
     assert choose(hearts, [], held, 0, [True, True, False]) == card("JD")  # a maker leads his highest trump
     assert worth(5, True) == 2 and worth(2, True) == -2 and worth(2, False) == 2 and worth(3, False) == -1
+
+
+FIVE = ["7C 8C 9C TC QC", "JH JD AH KH QH", "AS KS QS JS TS", "AD KD QD TD 9D", "AC KC 7H 8H 9H"]
+
+
+def test_search_bids_at_five_seats_the_suit_its_hand_takes_and_passes_without_it() -> None:
+    """Call-partner Euchre's bids by playouts: the top five hearts order the heart upcard up; five spades pass it
+    by, and name spades once it is turned down."""
+    search = lambda: SearchBot(samples=0.5)  # noqa: E731
+    hearts = bot_decision(search, FIVE, "TH", "", dealer=0, variant="five-hand")
+    assert hearts.to_json() == {"type": "order_up", "alone": False}
+    assert bot_decision(search, FIVE, "TH", "1 pass", dealer=0, variant="five-hand").to_json() == {"type": "pass"}
+    round_two = "1 pass, 2 pass, 3 pass, 4 pass, 0 pass, 1 pass"
+    spades = bot_decision(search, FIVE, "TH", round_two, dealer=0, variant="five-hand")
+    assert spades.to_json() == {"type": "call", "suit": "S", "alone": False}
