@@ -361,7 +361,7 @@ class SearchBot(Bot):
                 return team_playouts.search_play(view, table, legal, self.rng, self._count(TEAM_PLAY_DEALS))
             if table is not None and view.phase is Phase.CALL_PARTNER:  # the called card by the same playouts
                 return team_playouts.search_call(view, table, legal, self.rng, self._count(TEAM_PLAY_DEALS))
-            if table is not None and table.rules.game == "call_partner" and view.phase in (Phase.BID1, Phase.BID2):
+            if table is not None and view.phase in (Phase.BID1, Phase.BID2):
                 return team_playouts.search_bid(view, table, legal, self.rng, self._count(TEAM_PLAY_DEALS))
             self._heuristic.table = self.table
             return self._heuristic.act(view, legal)

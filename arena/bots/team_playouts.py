@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from arena.engine.actions import PASS, PLAY, Action, Call, CallPartner, GoAlone, OrderUp, Play
 from arena.engine.cards import ACE, EFFECTIVE_SUIT, TRICK_POWER, TRUMP_POWER, make_deck
-from arena.engine.scoring import call_partner_points
+from arena.engine.scoring import call_partner_points, six_hand_points
 from arena.engine.view import SeatView
 from arena.sdk import Table
 
@@ -175,22 +175,24 @@ def search_call(view: SeatView, table: Table, legal: tuple[Action, ...], rng: ra
 
 
 def search_bid(view: SeatView, table: Table, legal: tuple[Action, ...], rng: random.Random, deals: int) -> Action:
-    """Call-partner Euchre's bid: for each trump the legal bids offer, this seat's average score less the table's
-    mean over ``deals`` sampled deals, each played out from the first lead with this seat as maker (the dealer
-    taking the upcard on an order up) and the partner its best callable card finds; the best such bid, or a pass
-    when none is expected to gain."""
+    """The bid at five to seven seats: for each bid the legal ones offer (a trump, and in six-hand alone or not),
+    this seat's average score less the table's mean over ``deals`` sampled deals, each played out from the first
+    lead with this seat as maker (the dealer taking the upcard on an order up; in call-partner Euchre the partner
+    found by the card it would call; in six-hand its side, or itself alone with its partners out); the best such
+    bid, or a pass when none is expected to gain."""
     upcard = view.upcard
     assert upcard is not None
+    rules = table.rules
     bids: list[tuple[Action, int]] = [
-        (a, table.rules.upcard_suit(upcard) if isinstance(a, OrderUp) else a.suit)
+        (a, rules.upcard_suit(upcard) if isinstance(a, OrderUp) else a.suit)
         for a in legal
         if isinstance(a, OrderUp | Call)
     ]
     if not bids:
         return legal[0]
     n, me, dealer = view.players, view.seat, view.dealer
-    leader = _next(dealer, list(range(n)), n)
-    unseen = [c for c in make_deck(table.rules.deck) if c != upcard and c not in view.hand]
+    mates = {s for s in range(n) if rules.side_of(s) == rules.side_of(me)} if rules.game == "six_hand" else {me}
+    unseen = [c for c in make_deck(rules.deck) if c != upcard and c not in view.hand]
     totals = [0.0] * len(bids)
     for _ in range(deals):
         rng.shuffle(unseen)
@@ -198,15 +200,22 @@ def search_bid(view: SeatView, table: Table, legal: tuple[Action, ...], rng: ran
         dealt: list[list[int]] = [list(view.hand) if s == me else [next(rest) for _ in range(5)] for s in range(n)]
         for i, (bid, trump) in enumerate(bids):
             hands = [list(h) for h in dealt]
-            if isinstance(bid, OrderUp):  # the dealer takes the upcard and puts away his least card
+            alone = bool(getattr(bid, "alone", False))
+            out = mates - {me} if alone else set()
+            if isinstance(bid, OrderUp) and dealer not in out:  # the dealer takes the upcard, puts away his least
                 hands[dealer].append(upcard)
                 power = TRICK_POWER[trump]
                 hands[dealer].remove(min(hands[dealer], key=lambda c: (power[EFFECTIVE_SUIT[trump][c]][c], c)))
-            called = _best_call(hands[me], trump, table, None if isinstance(bid, OrderUp) else upcard)
-            makers = {me} | {s for s in range(n) if called in hands[s]}
-            side = [s in makers for s in range(n)]
-            won = playout(hands, trump, [], side, set(), 5, leader)
-            points = call_partner_points(table.rules.options, n, makers, won, alone=False)
+            leader = _next(dealer, [s for s in range(n) if s not in out], n)
+            if rules.game == "six_hand":
+                side = [s in mates for s in range(n)]
+                won = playout(hands, trump, [], side, out, 5, leader)
+                points = six_hand_points(rules, me, won, alone=alone)
+            else:
+                called = _best_call(hands[me], trump, table, None if isinstance(bid, OrderUp) else upcard)
+                makers = {me} | {s for s in range(n) if called in hands[s]}
+                won = playout(hands, trump, [], [s in makers for s in range(n)], out, 5, leader)
+                points = call_partner_points(rules.options, n, makers, won, alone=False)
             totals[i] += points[me] - sum(points) / n
     best = max(range(len(bids)), key=lambda i: (round(totals[i], 6), -i))
     if PASS in legal and totals[best] <= 0:
