@@ -12,12 +12,10 @@ from collections.abc import Sequence
 
 from arena.engine.actions import NAP_CONTRACTS, PASS, PLAY, Action, JokerLead, NapBid, Play
 from arena.engine.cards import ACE, JOKER, JOKER_ID, RANK_LETTERS, Card, Suit, make_deck, plain_power, plain_suit
+from arena.engine.scoring import NAP_STAKES, NAP_TRICKS, nap_made
 from arena.engine.view import SeatView
 from arena.sdk import Table
 
-NEEDED = {"one": 1, "two": 2, "three": 3, "four": 4, "nap": 5, "wellington": 5, "bluecher": 5}
-STAKES = {"one": 1, "two": 2, "three": 3, "misere": 3, "four": 4, "nap": 10, "wellington": 20, "bluecher": 30}
-LOSSES = {"one": 1, "two": 2, "three": 3, "misere": 3, "four": 4, "nap": 5, "wellington": 10, "bluecher": 15}
 SEVEN = RANK_LETTERS.index("7")
 MARGIN = 0.3  # counted tricks beyond the contract a bid asks of the heuristic's count
 
@@ -53,7 +51,7 @@ def nap_bid(view: SeatView, legal: tuple[Action, ...]) -> Action:
     fitting = [
         a
         for a in bids
-        if (misere_worth(view.hand) if a.contract == "misere" else worth >= NEEDED[a.contract] + MARGIN)
+        if (misere_worth(view.hand) if a.contract == "misere" else worth >= NAP_TRICKS[a.contract] + MARGIN)
         and a.contract not in ("wellington", "bluecher")  # the heuristic never raises a Nap
     ]
     if fitting:
@@ -176,8 +174,8 @@ def playout(
 
 def declarer_points(contract: str, taken: int) -> int:
     """What the declarer gains (or loses, negative) per opponent."""
-    made = taken == 0 if contract == "misere" else taken >= NEEDED[contract]
-    return STAKES[contract] if made else -LOSSES[contract]
+    gain, loss = NAP_STAKES[contract]  # (Misere at its 3/3 stakes)
+    return gain if nap_made(contract, taken) else -loss
 
 
 def search_play(view: SeatView, table: Table, legal: tuple[Action, ...], rng: random.Random, deals: int) -> Action:

@@ -19,15 +19,11 @@ from arena.engine.cards import JOKER_ID, Card, Suit, make_deck, plain_suit, plai
 from arena.engine.hand import HandResult
 from arena.engine.options import Rules
 from arena.engine.phases import AuctionView, Phase, Trick
+from arena.engine.scoring import NAP_STAKES, nap_made
 from arena.errors import IllegalActionError
 
 CARDS = 5  # a player's hand, and the tricks of a deal
 ONE, TWO, THREE, MISERE, FOUR, NAP, WELLINGTON, BLUECHER = range(len(NAP_CONTRACTS))  # the ladder's steps
-
-# What each contract is worth, per opponent: (declarer wins, declarer loses); Misere's loss is misere_stakes'.
-STAKES = {ONE: (1, 1), TWO: (2, 2), THREE: (3, 3), MISERE: (3, 3), FOUR: (4, 4), NAP: (10, 5)}
-STAKES |= {WELLINGTON: (20, 10), BLUECHER: (30, 15)}
-NEEDED = {ONE: 1, TWO: 2, THREE: 3, FOUR: 4, NAP: 5, WELLINGTON: 5, BLUECHER: 5}  # tricks to win (Misere: none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,7 +222,7 @@ class NapHand(BidHand):
             return
         assert self.bidder is not None and self.contract is not None
         taken = self.tricks_won()[self.bidder]
-        self.won = taken == 0 if self.contract == MISERE else taken >= NEEDED[self.contract]
+        self.won = nap_made(NAP_CONTRACTS[self.contract], taken)
         points = hand_points(self.rules, self.bidder, self.contract, self.won)
         self.result = HandResult(False, self.bidder, self.trump, False, None, tuple(self.tricks), points)
 
@@ -235,7 +231,7 @@ def hand_points(rules: Rules, declarer: int, contract: int, won: bool) -> tuple[
     """Points per seat of a played deal (docs/rules.md section 15): by ``settlement`` the declarer is paid the
     contract's value by each opponent, or pays it to each; by ``bidder_only`` only the declarer scores."""
     opts = rules.options
-    gain, loss = STAKES[contract]
+    gain, loss = NAP_STAKES[NAP_CONTRACTS[contract]]
     if contract == MISERE and opts.misere_stakes == "3/6":
         loss = 6
     value = gain if won else -loss

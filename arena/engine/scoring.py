@@ -8,6 +8,19 @@ if TYPE_CHECKING:  # (a bot imports this table: it starts without the options' m
     from arena.engine.options import RuleOptions, Rules
 
 
+NAP_STAKES = {"one": (1, 1), "two": (2, 2), "three": (3, 3), "misere": (3, 3), "four": (4, 4), "nap": (10, 5)}
+NAP_STAKES |= {"wellington": (20, 10), "bluecher": (30, 15)}
+"""Nap's table (docs/rules.md section 15): per contract, what each opponent pays a declarer who makes it, and what
+he pays each when he does not (Misere's loss is 6 under ``misere_stakes = "3/6"``)."""
+NAP_TRICKS = {"one": 1, "two": 2, "three": 3, "misere": 0, "four": 4, "nap": 5, "wellington": 5, "bluecher": 5}
+"""The tricks a Nap contract needs (Misere: none, and no more)."""
+
+
+def nap_made(contract: str, taken: int) -> bool:
+    """Whether a Nap declarer who took ``taken`` tricks made ``contract``."""
+    return taken == 0 if contract == "misere" else taken >= NAP_TRICKS[contract]
+
+
 def _same_side(players: int, seat: int, maker: int) -> bool:
     return seat == maker or (players == 4 and (seat - maker) % 2 == 0)
 

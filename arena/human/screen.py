@@ -13,10 +13,10 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from arena.engine.actions import NAP_CONTRACTS, NAP_NAMES, Action, Discard, Play
+from arena.engine.actions import NAP_NAMES, Action, Discard, Play
 from arena.engine.cards import Card, Suit, effective_suit
 from arena.engine.hand import Phase
-from arena.engine.nap import MISERE, NEEDED
+from arena.engine.scoring import nap_made
 from arena.engine.view import SeatView
 from arena.human.entry import SUIT_NAMES, describe
 from arena.sdk.messages import ActionEvent, Event, Exchange, GameEnd, HandEnd, TrickEvent
@@ -243,9 +243,7 @@ class Screen:
             trump = "no trump" if event["trump"] is None else SUIT_NAMES[Suit.parse(event["trump"])]
             if table.rules.game == "nap":  # the declarer's contract, made or lost
                 bid = table.nap_contract() or "three"
-                step = NAP_CONTRACTS.index(bid)
-                made = won == 0 if step == MISERE else won >= NEEDED[step]
-                result = "made it" if made else "lost"
+                result = "made it" if nap_made(bid, won) else "lost"
                 line = f"{self.who(maker)} declared {NAP_NAMES[bid]} ({trump}): {tricks}, {result}"
             else:
                 if contract is not None:
