@@ -14,8 +14,12 @@ class BidHand:
 
     phase: Phase
     turn: int
+    leader: int | None
+    hands: list[list[Card]]
+    trick: list[tuple[int, Card]]
     tricks: list[Trick]
     _legal: tuple[Action, ...] | None
+    cards_each: int  # the cards of a hand, and so its tricks
     # what a hand of the upcard's euchre has and these games have not: no upcard, no lone hands, no call for best
     alone: bool
     defender_alone: int | None
@@ -66,4 +70,29 @@ class BidHand:
         return self._legal
 
     def _compute_legal(self) -> tuple[Action, ...]:
+        raise NotImplementedError
+
+    def _lay(self, seat: int, card: Card) -> None:
+        """``seat`` plays ``card`` to the trick: the next seat's turn; or, the trick full, its winner leads the next,
+        or the hand ends."""
+        assert self.leader is not None
+        self.hands[seat].remove(card)
+        self.trick.append((seat, card))
+        if len(self.trick) < self.players:
+            self.turn = (seat + 1) % self.players
+            return
+        trick = tuple(self.trick)
+        winner = self._trick_winner(trick)
+        self.tricks.append(Trick(self.leader, trick, winner))
+        self.trick = []
+        if len(self.tricks) == self.cards_each:
+            self._finish(passed_out=False)
+        else:
+            self.turn = self.leader = winner
+
+    def _trick_winner(self, trick: tuple[tuple[int, Card], ...]) -> int:
+        """The seat that wins a full trick."""
+        raise NotImplementedError
+
+    def _finish(self, *, passed_out: bool) -> None:
         raise NotImplementedError

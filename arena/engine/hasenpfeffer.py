@@ -61,6 +61,8 @@ class HasenpfefferDeal:
 class HasenpfefferHand(BidHand):
     """The state of one hand; asks one seat at a time and enforces the rules."""
 
+    cards_each = CARDS
+
     def __init__(self, rules: Rules, dealer: int, deal: HasenpfefferDeal) -> None:
         if len(deal.hands) != PLAYERS or {len(h) for h in deal.hands} != {CARDS}:
             raise ValueError("a Hasenpfeffer deal has four hands of six cards")
@@ -175,7 +177,7 @@ class HasenpfefferHand(BidHand):
             self._start_play()
         else:
             assert isinstance(action, Play)
-            self._play(actor, action.card)
+            self._lay(actor, action.card)
 
     def _bid(self, seat: int, action: Action) -> None:
         self.auction_end = len(self.actions) - 1  # (the last so far: it stays once the auction is over)
@@ -232,21 +234,10 @@ class HasenpfefferHand(BidHand):
         leader = self.bidder if self.options.first_lead == "bidder" else self.eldest
         self.phase, self.turn, self.leader = Phase.PLAY, leader, leader
 
-    def _play(self, seat: int, card: Card) -> None:
-        assert self.trump is not None and self.leader is not None
-        self.hands[seat].remove(card)
-        self.trick.append((seat, card))
-        if len(self.trick) < PLAYERS:
-            self.turn = (seat + 1) % PLAYERS
-            return
-        power = TRICK_POWER[self.trump][EFFECTIVE_SUIT[self.trump][self.trick[0][1]]]
-        winner = max(self.trick, key=lambda sc: power[sc[1]])[0]
-        self.tricks.append(Trick(self.leader, tuple(self.trick), winner))
-        self.trick = []
-        if len(self.tricks) == CARDS:
-            self._finish(passed_out=False)
-        else:
-            self.turn = self.leader = winner
+    def _trick_winner(self, trick: tuple[tuple[int, Card], ...]) -> int:
+        assert self.trump is not None
+        power = TRICK_POWER[self.trump][EFFECTIVE_SUIT[self.trump][trick[0][1]]]
+        return max(trick, key=lambda sc: power[sc[1]])[0]
 
     def _finish(self, *, passed_out: bool) -> None:
         self.phase = Phase.DONE

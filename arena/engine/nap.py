@@ -53,6 +53,8 @@ class NapDeal:
 class NapHand(BidHand):
     """The state of one deal; asks one seat at a time and enforces the rules."""
 
+    cards_each = CARDS
+
     def __init__(self, rules: Rules, dealer: int, deal: NapDeal) -> None:
         n = rules.players
         if len(deal.hands) != n or {len(h) for h in deal.hands} != {CARDS}:
@@ -196,23 +198,14 @@ class NapHand(BidHand):
         self.phase, self.turn, self.leader = Phase.PLAY, self.bidder, self.bidder
 
     def _play(self, seat: int, action: Action) -> None:
-        assert isinstance(action, Play | JokerLead) and self.leader is not None
+        assert isinstance(action, Play | JokerLead)
         card = action.card
         if not self.tricks and not self.trick and not self.no_trump:
             self.trump = action.trump if isinstance(action, JokerLead) else Suit(card & 3)
-        self.hands[seat].remove(card)
-        self.trick.append((seat, card))
-        if len(self.trick) < self.players:
-            self.turn = (seat + 1) % self.players
-            return
-        trick = tuple(self.trick)
-        winner = plain_trick_winner(trick, None if self.trump is None else int(self.trump))
-        self.tricks.append(Trick(self.leader, trick, winner))
-        self.trick = []
-        if len(self.tricks) == CARDS:
-            self._finish(passed_out=False)
-        else:
-            self.turn = self.leader = winner
+        self._lay(seat, card)
+
+    def _trick_winner(self, trick: tuple[tuple[int, Card], ...]) -> int:
+        return plain_trick_winner(trick, None if self.trump is None else int(self.trump))
 
     def _finish(self, *, passed_out: bool) -> None:
         self.phase = Phase.DONE
