@@ -10,8 +10,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from arena.bots.deals import sample_hands
 from arena.engine.actions import NAP_CONTRACTS, PASS, PLAY, Action, JokerLead, NapBid, Play
-from arena.engine.cards import ACE, JOKER, JOKER_ID, RANK_LETTERS, Card, Suit, make_deck, plain_power, plain_suit
+from arena.engine.cards import ACE, JOKER, JOKER_ID, RANK_LETTERS, Suit, plain_power, plain_suit
 from arena.engine.scoring import NAP_STAKES, NAP_TRICKS, nap_made
 from arena.engine.view import SeatView
 from arena.sdk import Table
@@ -20,7 +21,7 @@ SEVEN = RANK_LETTERS.index("7")
 MARGIN = 0.3  # counted tricks beyond the contract a bid asks of the heuristic's count
 
 
-def trump_tricks(hand: Sequence[Card], suit: int, players: int) -> float:
+def trump_tricks(hand: Sequence[int], suit: int, players: int) -> float:
     """Tricks ``hand`` counts on with ``suit`` led first as trump: the joker and the top trumps, length, and aces
     of other suits (worth less the more players may ruff them)."""
     trumps = sorted((c for c in hand if c == JOKER_ID or c & 3 == suit), key=lambda c: -plain_power(c, suit, suit))
@@ -32,13 +33,13 @@ def trump_tricks(hand: Sequence[Card], suit: int, players: int) -> float:
     return total + len(sides) * (0.8 if players <= 3 else 0.6 if players <= 5 else 0.45)
 
 
-def best_suit(hand: Sequence[Card], players: int) -> tuple[float, int]:
+def best_suit(hand: Sequence[int], players: int) -> tuple[float, int]:
     """The counted tricks of the best suit to lead as trump, and that suit."""
     suit = max(range(4), key=lambda s: (trump_tricks(hand, s, players), -s))
     return trump_tricks(hand, suit, players), suit
 
 
-def misere_worth(hand: Sequence[Card]) -> bool:
+def misere_worth(hand: Sequence[int]) -> bool:
     """Whether the hand may lose every trick: no joker, nothing above a seven."""
     return all(c != JOKER_ID and c >> 2 <= SEVEN for c in hand)
 
@@ -59,17 +60,17 @@ def nap_bid(view: SeatView, legal: tuple[Action, ...]) -> Action:
     return PASS if PASS in legal else bids[0]
 
 
-def _lowest(cards: Sequence[Card], trump: int | None) -> Card:
+def _lowest(cards: Sequence[int], trump: int | None) -> int:
     return min(cards, key=lambda c: (plain_power(c, trump, plain_suit(c, trump)), c))
 
 
-def _highest(cards: Sequence[Card], trump: int | None) -> Card:
+def _highest(cards: Sequence[int], trump: int | None) -> int:
     return max(cards, key=lambda c: (plain_power(c, trump, plain_suit(c, trump)), c))
 
 
 def choose_play(
-    seat: int, declarer: int, contract: str, trump: int | None, trick: Sequence[tuple[int, int]], cards: list[Card]
-) -> Card:
+    seat: int, declarer: int, contract: str, trump: int | None, trick: Sequence[tuple[int, int]], cards: Sequence[int]
+) -> int:
     """The rule-based card: the declarer leads his strongest card and wins cheaply (in Misere: ducks with his
     highest card that loses); the others beat the declarer where they can and let a fellow opponent's trick be (in
     Misere: duck under him so that he wins)."""
@@ -111,33 +112,8 @@ def nap_play(view: SeatView, table: Table, legal: tuple[Action, ...]) -> Action:
 # ---- the search bot's: playouts of sampled deals ----
 
 
-def sample_hands(view: SeatView, table: Table, rng: random.Random) -> list[list[Card]] | None:
-    """The cards each other seat may still hold, dealt at random from the unseen cards, respecting the voids they
-    have shown (rejection, then without them); None when there is nothing hidden to deal."""
-    n = view.players
-    played = {c for t in view.tricks for _, c in t.cards} | {c for _, c in view.trick}
-    unseen = [c for c in make_deck(table.rules.deck) if c not in played and c not in view.hand]
-    counts = [5 - len(table.played.get(s, [])) for s in range(n)]
-    for attempt in range(20):
-        rng.shuffle(unseen)
-        hands: list[list[Card]] = [[] for _ in range(n)]
-        rest = iter(unseen)
-        ok = True
-        for s in range(n):
-            if s == view.seat:
-                hands[s] = list(view.hand)
-                continue
-            hands[s] = [next(rest) for _ in range(counts[s])]
-            trump = None if view.trump is None else int(view.trump)
-            if attempt < 19 and any(plain_suit(c, trump) in table.voids.get(s, ()) for c in hands[s]):
-                ok = False
-        if ok or attempt == 19:
-            return hands
-    return None
-
-
 def playout(
-    hands: list[list[Card]],
+    hands: list[list[int]],
     leader: int,
     declarer: int,
     contract: str,
@@ -189,8 +165,6 @@ def search_play(view: SeatView, table: Table, legal: tuple[Action, ...], rng: ra
     totals = {a: 0.0 for a in legal}
     for _ in range(deals):
         hands = sample_hands(view, table, rng)
-        if hands is None:
-            break
         for action in legal:
             card = action.card if isinstance(action, Play | JokerLead) else JOKER
             trump = None if view.trump is None else int(view.trump)
@@ -219,8 +193,6 @@ def search_bid(view: SeatView, table: Table, legal: tuple[Action, ...], rng: ran
     n = view.players
     for _ in range(deals):
         hands = sample_hands(view, table, rng)
-        if hands is None:
-            break
         in_suit = [c for c in view.hand if c == JOKER_ID or c & 3 == suit]
         lead = _highest(in_suit, suit) if in_suit else _highest(view.hand, None)
         rest = [list(h) for h in hands]

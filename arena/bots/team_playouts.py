@@ -1,9 +1,7 @@
-"""The search bot's card play at tables of five to seven (call-partner and six-hand Euchre): sampled deals, each
-played out by simple rules for every seat, the card with the best average outcome for this seat's side.
-
-A sampled deal gives every other active seat as many unseen cards as it still holds, away from the suits it has
-shown void in. In call-partner Euchre the sample also settles the maker's side: whoever holds a called card in it
-(the partners already shown, and this seat if it is one, hold theirs for certain).
+"""The search bot's decisions at tables of five to seven (call-partner and six-hand Euchre): sampled deals
+(arena.bots.deals), each played out by simple rules for every seat, the choice with the best average outcome for
+this seat. In call-partner Euchre the sample also settles the maker's side: whoever holds a called card in it (the
+partners already shown, and this seat if it is one, hold theirs for certain).
 """
 
 from __future__ import annotations
@@ -11,43 +9,12 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from arena.bots.deals import sample_hands
 from arena.engine.actions import PASS, PLAY, Action, Call, CallPartner, GoAlone, OrderUp, Play
 from arena.engine.cards import ACE, EFFECTIVE_SUIT, TRICK_POWER, TRUMP_POWER, make_deck
 from arena.engine.scoring import call_partner_points, six_hand_points
 from arena.engine.view import SeatView
 from arena.sdk import Table
-
-TRIES = 20  # rejection draws of a deal that respects the voids shown, before one that need not
-
-
-def sample_hands(view: SeatView, table: Table, rng: random.Random) -> list[list[int]]:
-    """The cards each seat may hold now: this seat's own, the others' drawn from the cards unseen by it."""
-    n = view.players
-    played = {c for t in view.tricks for _, c in t.cards} | {c for _, c in view.trick}
-    gone = played | set(view.hand)
-    if view.discarded is not None:
-        gone.add(view.discarded)
-    if view.upcard is not None and view.upcard_taken is None and view.maker is not None and not _ordered(view):
-        gone.add(view.upcard)  # turned down: in the kitty
-    unseen = [c for c in make_deck(table.rules.deck) if c not in gone]
-    counts = [0 if s in view.sitting_out else 5 - len(table.played.get(s, [])) for s in range(n)]
-    trump = int(view.trump) if view.trump is not None else 0
-    eff = EFFECTIVE_SUIT[trump]
-    hands: list[list[int]] = []
-    for attempt in range(TRIES):
-        rng.shuffle(unseen)
-        rest = iter(unseen)
-        hands = [list(view.hand) if s == view.seat else [next(rest) for _ in range(counts[s])] for s in range(n)]
-        if all(not any(eff[c] in table.voids.get(s, ()) for c in hands[s]) for s in range(n) if s != view.seat):
-            break
-        if attempt == TRIES - 1:
-            break
-    return hands
-
-
-def _ordered(view: SeatView) -> bool:
-    """Whether trump was made on the upcard in round 1 (it was not turned down)."""
-    return any(a.type in ("order_up", "name_trump") for _, a in view.bids)
 
 
 def sides(view: SeatView, table: Table, hands: Sequence[Sequence[int]]) -> list[bool]:
