@@ -159,7 +159,8 @@ def search_bid(view: SeatView, table: Table, legal: tuple[Action, ...], rng: ran
         return legal[0]
     n, me, dealer = view.players, view.seat, view.dealer
     mates = {s for s in range(n) if rules.side_of(s) == rules.side_of(me)} if rules.game == "six_hand" else {me}
-    unseen = [c for c in make_deck(rules.deck) if c != upcard and c not in view.hand]
+    outstanding = table.outstanding()  # before a bid: all but this seat's cards and the upcard
+    unseen = [c for c in make_deck(rules.deck) if c in outstanding]
     totals = [0.0] * len(bids)
     for _ in range(deals):
         rng.shuffle(unseen)
