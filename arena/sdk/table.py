@@ -291,21 +291,21 @@ class Table:
     def _play(self, seat: int, card: Card) -> None:
         if self.rules.game == "nap":
             self._nap_play(seat, card)
-            return
-        assert self.trump is not None
-        if self.trick:
-            suits = EFFECTIVE_SUIT[self.trump]
-            led = suits[self.trick[0][1]]
-            if suits[card] != led:
-                self.voids[seat].add(SUITS[led])  # the Suit without an enum call
+        else:
+            assert self.trump is not None
+            if self.trick:
+                suits = EFFECTIVE_SUIT[self.trump]
+                led = suits[self.trick[0][1]]
+                if suits[card] != led:
+                    self.voids[seat].add(SUITS[led])  # the Suit without an enum call
         self.trick.append((seat, card))
         self.played[seat].append(card)
         if seat == self.seat and card in self.hand:
             self.hand.remove(card)
 
     def _nap_play(self, seat: int, card: Card) -> None:
-        """A card played in Nap: the declarer's first lead fixes trump (but in a Misere without trumps); a card off
-        the suit led shows a void. Nap has no bowers: a suit is the printed one."""
+        """Nap's part of a card played: the declarer's first lead fixes trump (but in a Misere without trumps); a
+        card off the suit led shows a void. Nap has no bowers: a suit is the printed one."""
         if not self.tricks and not self.trick:
             self.maker = seat
             if self.trump is None and not self.no_trump():
@@ -315,10 +315,6 @@ class Table:
             led = plain_suit(self.trick[0][1], trump)
             if led is not None and plain_suit(card, trump) != led:
                 self.voids[seat].add(SUITS[led])
-        self.trick.append((seat, card))
-        self.played[seat].append(card)
-        if seat == self.seat and card in self.hand:
-            self.hand.remove(card)
 
     def nap_contract(self) -> str | None:
         """Nap: the highest bid so far (the contract, once the bidding is over)."""
