@@ -6,6 +6,7 @@ from __future__ import annotations
 from arena.engine.actions import Action
 from arena.engine.cards import Card
 from arena.engine.phases import BestCall, Phase, Trick
+from arena.errors import IllegalActionError
 
 
 class BidHand:
@@ -14,6 +15,7 @@ class BidHand:
 
     phase: Phase
     turn: int
+    actions: list[tuple[int, Action]]
     leader: int | None
     hands: list[list[Card]]
     trick: list[tuple[int, Card]]
@@ -71,6 +73,23 @@ class BidHand:
 
     def _compute_legal(self) -> tuple[Action, ...]:
         raise NotImplementedError
+
+    def _take_turn(self, action: Action, seat: int | None) -> int:
+        """Check that ``action`` is the legal action of the seat to act (``seat``, if given), and record it: the seat
+        that acted. An illegal action raises IllegalActionError saying why, and leaves the state unchanged."""
+        if self.is_over():
+            raise IllegalActionError("the hand is over; no action is expected")
+        if seat is not None and seat != self.turn:
+            raise IllegalActionError(f"it is seat {self.turn}'s turn, not seat {seat}'s")
+        if action not in self.legal_actions():
+            raise IllegalActionError(self._why_illegal(action))
+        actor = self.turn
+        self._legal = None
+        self.actions.append((actor, action))
+        return actor
+
+    def _why_illegal(self, action: Action) -> str:
+        return f"{action.to_json()} is not legal now (phase {self.phase.value})"
 
     def _lay(self, seat: int, card: Card) -> None:
         """``seat`` plays ``card`` to the trick: the next seat's turn; or, the trick full, its winner leads the next,

@@ -20,7 +20,6 @@ from arena.engine.hand import HandResult
 from arena.engine.options import RuleOptions, Rules
 from arena.engine.phases import AuctionView, Phase, Trick
 from arena.engine.scoring import contract_points
-from arena.errors import IllegalActionError
 
 PLAYERS = 4
 CARDS = 6  # a player's hand, and the tricks of a hand
@@ -157,15 +156,7 @@ class HasenpfefferHand(BidHand):
 
     def apply(self, action: Action, seat: int | None = None) -> None:
         """Apply the action of the seat to act; an illegal action raises and leaves the state unchanged."""
-        if self.is_over():
-            raise IllegalActionError("the hand is over; no action is expected")
-        if seat is not None and seat != self.turn:
-            raise IllegalActionError(f"it is seat {self.turn}'s turn, not seat {seat}'s")
-        if action not in self.legal_actions():
-            raise IllegalActionError(f"{action.to_json()} is not legal now (phase {self.phase.value})")
-        actor = self.turn
-        self._legal = None
-        self.actions.append((actor, action))
+        actor = self._take_turn(action, seat)
         if self.phase is Phase.BID:
             self._bid(actor, action)
         elif isinstance(action, Declare):

@@ -20,7 +20,6 @@ from arena.engine.hand import HandResult
 from arena.engine.options import Rules
 from arena.engine.phases import AuctionView, Phase, Trick
 from arena.engine.scoring import NAP_STAKES, nap_made
-from arena.errors import IllegalActionError
 
 CARDS = 5  # a player's hand, and the tricks of a deal
 ONE, TWO, THREE, MISERE, FOUR, NAP, WELLINGTON, BLUECHER = range(len(NAP_CONTRACTS))  # the ladder's steps
@@ -151,15 +150,7 @@ class NapHand(BidHand):
 
     def apply(self, action: Action, seat: int | None = None) -> None:
         """Apply the action of the seat to act; an illegal action raises and leaves the state unchanged."""
-        if self.is_over():
-            raise IllegalActionError("the hand is over; no action is expected")
-        if seat is not None and seat != self.turn:
-            raise IllegalActionError(f"it is seat {self.turn}'s turn, not seat {seat}'s")
-        if action not in self.legal_actions():
-            raise IllegalActionError(self._why_illegal(action))
-        actor = self.turn
-        self._legal = None
-        self.actions.append((actor, action))
+        actor = self._take_turn(action, seat)
         if self.phase is Phase.BID:
             self._bid(actor, action)
         else:
@@ -176,7 +167,7 @@ class NapHand(BidHand):
             return "only the declarer's first lead of the joker names trump"
         if isinstance(action, Play) and self.trick:
             return f"{action.card} does not follow suit"
-        return f"{action.to_json()} is not legal now (phase {self.phase.value})"
+        return super()._why_illegal(action)
 
     def _bid(self, seat: int, action: Action) -> None:
         if isinstance(action, NapBid):
