@@ -228,7 +228,8 @@ def main() -> int:
                 continue
             mutated = original.replace(m.find, m.replace)
             try:
-                compile(mutated, m.file, "exec")
+                if m.file.endswith(".py"):  # a mutant of the report's JavaScript is checked by its tests alone
+                    compile(mutated, m.file, "exec")
             except SyntaxError as exc:
                 results.append(Result(m.id, m.group, "invalid", detail=f"does not compile: {exc}"))
                 print(f"{m.id:42} invalid (does not compile)", flush=True)
