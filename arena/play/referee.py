@@ -442,6 +442,7 @@ def play_match(referee: Referee, failures: list[tuple[int, Violation]], on_game:
     record handed to ``on_game`` as the game ends and not kept; returns how many games were played."""
     spec = referee.spec
     for index, game_spec in enumerate(spec.games):
+        referee.memory.settle()  # what the games so far left grown is the referee's own, not a bot's
         failures += referee.begin_game(game_spec.seating, relaunch=index > 0)
         referee.dealt.add(game_spec.seed)
         names = [spec.bots[b].name for b in game_spec.seating]
