@@ -34,8 +34,9 @@ Plays a seeded-random legal action like raw_random.py, thinking ``--think`` seco
     core-thief       before its hello, forks 48 children (or as many as it may), each in a session of its own where
                      it may (a scheduler autogroup each), spinning for ever; plays on at once
     endless-message  at its first game's start, starts a child that opens a connection of its own to its endpoint,
-                     speaking ZMTP 3 itself, and sends frames of 512 KiB that each say more follow, 256 MiB in all,
-                     never the last one; plays on (with ``--early``: once welcomed, in the match's handshake)
+                     speaking ZMTP 3 itself, and sends frames of 512 KiB that each say more follow, 256 MiB in all
+                     (``--mib``), never the last one; plays on (with ``--early``: once welcomed, in the match's
+                     handshake)
 
 Misbehaviour in answers (dup-keys, long-id, escapes) happens at the first decision of game ``--game`` (default 0).
 """
@@ -66,6 +67,7 @@ parser.add_argument("--out")
 parser.add_argument("--game", type=int, default=0)
 parser.add_argument("--hello-after", type=float, default=1.0)  # slow-hello's wait
 parser.add_argument("--early", action="store_true")  # endless-message: once welcomed, in the match's handshake
+parser.add_argument("--mib", type=int, default=256)  # endless-message: how much it sends
 args = parser.parse_args()
 mode = args.mode
 endpoint, token = os.environ["ARENA_ENDPOINT"], os.environ["ARENA_TOKEN"]
@@ -171,7 +173,7 @@ def endless_message() -> None:
     frame = b"\x03" + struct.pack(">Q", 512 * 1024) + b"x" * (512 * 1024)  # long frame, more to follow
     sent = 0
     with contextlib.suppress(OSError):
-        for _ in range(512):
+        for _ in range(2 * args.mib):
             conn.sendall(frame)
             sent += 1
     print(f"endless-message: {sent} frames of 512 KiB sent", file=sys.stderr, flush=True)

@@ -137,6 +137,29 @@ def test_a_bot_whose_message_is_never_finished_is_found_by_the_memory_it_holds_a
 
 
 @pytest.mark.timeout(120)
+def test_the_bot_charged_for_the_memory_is_the_one_whose_bytes_filled_it_not_the_first_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two bots hold messages never finished: "small" 24 MiB from its welcome, under the margin, and "endless" 56 MiB
+    from its first game, which takes the referee past it. The small one is stopped first (as many connections, and
+    the first bot): its stop gives back some memory, not most of the growth; the bot charged is the one whose stop
+    does."""
+    monkeypatch.setattr(memory_guard, "MEMORY_MARGIN", 64 * 1024 * 1024)
+    bots = [
+        adversary("small", "endless-message", "--early", "--mib", "24", "--think", "0.02"),
+        adversary("endless", "endless-message", "--mib", "56", "--think", "0.02"),  # done sending as it is found
+    ]
+    spec = spec_of(tmp_path, bots, [[0, 1], [1, 0], [0, 1], [1, 0]], time="10+0.5")
+    try:
+        records = run_match(spec)
+    except memory_guard.MemoryOverrun as stopped:  # the memory came back late (see the test above): nobody charged
+        assert "no bot of the match held it" in str(stopped), stopped
+        return
+    charged = [(record["players"][v["seat"]], v["kind"]) for record in records for v in record["violations"]]
+    assert charged and set(charged) == {("endless", "flood")}, charged  # with the first stop charged: ("small", ...)
+
+
+@pytest.mark.timeout(120)
 def test_a_message_never_finished_in_the_handshake_stops_the_match_and_charges_no_bot(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
