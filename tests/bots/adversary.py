@@ -31,6 +31,8 @@ Plays a seeded-random legal action like raw_random.py, thinking ``--think`` seco
     slow-hello       says hello a second (``--hello-after``) after it starts (as a JVM might), then plays politely
     late-flood       lets its first decision time out, then sends copies of its late answer (which the referee
                      ignores) without end
+    late-twice       lets its first and third decisions time out, then sends each late answer ``--copies`` times;
+                     answers the others at once
     core-thief       before its hello, forks 48 children (or as many as it may), each in a session of its own where
                      it may (a scheduler autogroup each), spinning for ever; plays on at once
     endless-message  at its first game's start, starts a child that opens a connection of its own to its endpoint,
@@ -68,6 +70,7 @@ parser.add_argument("--game", type=int, default=0)
 parser.add_argument("--hello-after", type=float, default=1.0)  # slow-hello's wait
 parser.add_argument("--early", action="store_true")  # endless-message: once welcomed, in the match's handshake
 parser.add_argument("--mib", type=int, default=256)  # endless-message: how much it sends
+parser.add_argument("--copies", type=int, default=1)  # late-twice: how many times it sends a late answer
 args = parser.parse_args()
 mode = args.mode
 endpoint, token = os.environ["ARENA_ENDPOINT"], os.environ["ARENA_TOKEN"]
@@ -270,6 +273,7 @@ if mode == "double-hello":
 script = open(__file__, "rb")  # noqa: SIM115 - held for its locks
 learned: list[str] = []
 game = -1
+asked = 0  # decision requests so far
 while socket.poll(60_000):
     message = json.loads(socket.recv())
     kind = message["type"]
@@ -347,6 +351,12 @@ while socket.poll(60_000):
         elif mode == "late-flood":
             time.sleep(message["time_left_ms"] / 1000 + 0.2)
             while True:
+                socket.send(reply)
+    if mode == "late-twice":
+        asked += 1
+        if asked in (1, 3):
+            time.sleep(message["time_left_ms"] / 1000 + 0.5)
+            for _ in range(args.copies - 1):
                 socket.send(reply)
     socket.send(reply)
 socket.close(linger=0)

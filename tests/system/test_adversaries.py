@@ -32,9 +32,9 @@ from helpers import ROOT
 from sandboxing import match_in, started, still_running
 
 from arena.cli import main
-from arena.play import memory_guard
+from arena.play import inbox, memory_guard
 from arena.play.matchspec import BotEntry, MatchSpec
-from arena.play.referee import run_match
+from arena.play.referee import Referee, run_match
 from arena.play.sandbox import capabilities
 
 BOTS = ROOT / "tests" / "bots"
@@ -103,6 +103,36 @@ def test_copies_of_a_late_answer_are_ignored_but_counted_to_a_flood(tmp_path: Pa
     assert late[flood]["detail"].startswith("more than 1000 frames in a row without being asked (")
     assert "copies of late answers)" in late[flood]["detail"]
     assert violations_of(record, 0) == []
+
+
+@pytest.mark.timeout(90)
+def test_a_valid_answer_ends_the_count_of_late_copies_so_two_bursts_under_the_limit_are_no_flood(
+    tmp_path: Path,
+) -> None:
+    """Late copies count towards a flood only until the bot's next valid answer. The bot is asked through the
+    referee's own ask (no runner: a runner replaces a bot that timed out before asking it again, and then the count
+    starts again with its new process): its first and third decisions time out, each followed by 600 copies of the
+    late answer, and each time out is followed by a valid answer. Counted on, the copies would pass the limit."""
+    copies = inbox.BURST_FRAMES * 3 // 5
+    bots = [adversary("polite", "polite"), adversary("late", "late-twice", "--copies", str(copies))]
+    spec = spec_of(tmp_path, bots, [[0, 1]], policy="substitute", max_strikes=10)
+    with contextlib.closing(Referee(spec)) as referee:
+        assert referee.start() == []
+        referee.begin_game([0, 1], relaunch=False)
+        referee.send(1, {"type": "game_start", "game": 5})
+
+        def ask(allowed: float) -> tuple[str | None, str | None]:
+            request_id = next(referee.request_ids)
+            legal = [{"type": "pass"}]
+            message = {"type": "act", "request_id": request_id, "legal": legal, "time_left_ms": int(allowed * 1000)}
+            answer = referee.ask(1, message, allowed)
+            action = None if answer.action is None else answer.action.to_json()["type"]
+            return action, None if answer.violation is None else answer.violation.kind
+
+        for _ in range(2):
+            assert ask(0.5) == (None, "timeout")
+            assert ask(60.0) == ("pass", None)  # read behind 600 copies (before: a flood at the second 600)
+        assert [(b, v.kind) for b, v in referee.reports] == []
 
 
 @pytest.mark.timeout(120)
