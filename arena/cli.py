@@ -14,6 +14,7 @@ import click
 from arena import __version__
 from arena import options as shared
 from arena.bench.cluster import bench_cluster
+from arena.bench.match import bench_match
 from arena.bench.report import bench_report
 from arena.errors import ArenaError
 from arena.human.command import play_command
@@ -112,6 +113,7 @@ def bench() -> None:
 
 bench.add_command(bench_report)
 bench.add_command(bench_cluster)
+bench.add_command(bench_match)
 
 
 @bench.command("engine")
