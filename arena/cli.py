@@ -14,6 +14,7 @@ import click
 from arena import __version__
 from arena import options as shared
 from arena.bench.cluster import bench_cluster
+from arena.bench.match import bench_match
 from arena.bench.report import bench_report
 from arena.errors import ArenaError
 from arena.human.command import play_command
@@ -112,6 +113,7 @@ def bench() -> None:
 
 bench.add_command(bench_report)
 bench.add_command(bench_cluster)
+bench.add_command(bench_match)
 
 
 @bench.command("engine")
@@ -351,19 +353,20 @@ def match_command(
 def _play_match(spec: MatchSpec, record_path: str | None) -> None:
     """``arena match``'s play: a line per game as it ends (and its record to ``record_path``), then the table and
     the violations; Ctrl-C keeps what was played and exits with 130."""
-    from arena.play.lineup import summarize
+    from arena.play.lineup import Standings
     from arena.play.referee import run_match
-    from arena.tournament.account import violation_summary
+    from arena.tournament.account import ViolationTally
 
     sink = open_private(record_path) if record_path else None
-    results: list[GameRecord] = []
+    standings, violations = Standings(), ViolationTally()  # summed as the games end: no record is kept
     logged: set[int] = set()  # bots whose log was pointed at
 
     def on_game(record: GameRecord) -> None:
         if sink is not None:  # kept first: a Ctrl-C while the line is printed leaves the game recorded
             sink.write(json.dumps(record, separators=(",", ":")) + "\n")
             sink.flush()
-        results.append(record)
+        standings.add(record)
+        violations.add(record)
         click.echo(terminal_safe(game_line(record)))
         for line in log_lines(spec, record, logged):
             click.echo(terminal_safe(line))
@@ -377,14 +380,14 @@ def _play_match(spec: MatchSpec, record_path: str | None) -> None:
         if sink is not None:
             sink.close()
     with stop_signals_ignored() if interrupted else _nothing():
-        if results:
-            click.echo(summarize(results))
-        lines, never = violation_summary(results, spec.log_dir)
+        if standings.games:
+            click.echo(standings.table())
+        lines, never = violations.summary(spec.log_dir)
         if lines:
             click.echo(terminal_safe("\n".join(["", *lines])))
         if interrupted:
-            kept = f"; their records are in {record_path}" if record_path and results else ""
-            click.echo(f"Interrupted after {len(results)} of {len(spec.games)} games{kept}.", err=True)
+            kept = f"; their records are in {record_path}" if record_path and standings.games else ""
+            click.echo(f"Interrupted after {standings.games} of {len(spec.games)} games{kept}.", err=True)
     for name, count in never:
         click.echo(f"warning: {name} forfeited {_every(count)}: see its log above", err=True)
     if interrupted:

@@ -74,14 +74,21 @@ def build_match(
     )
 
 
-def summarize(records: list[GameRecord]) -> str:
-    """A table per bot name: games, wins, points, violations."""
-    rows: dict[str, list[float]] = {}
-    for record in records:
+class Standings:
+    """Each bot name's games, wins, points and violations, added up game by game: nothing of a game is kept, so a
+    match of any length is summed in the same memory."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, list[float]] = {}
+        self.games = 0
+
+    def add(self, record: GameRecord) -> None:
+        """Count one game's record."""
+        self.games += 1
         players = record["players"]
         counted: set[str] = set()
         for seat, name in enumerate(players):
-            row = rows.setdefault(name, [0, 0, 0, 0])
+            row = self.rows.setdefault(name, [0, 0, 0, 0])
             if name in counted:
                 continue
             counted.add(name)
@@ -89,9 +96,20 @@ def summarize(records: list[GameRecord]) -> str:
             row[1] += 1 if seat in record["winners"] or name in {players[w] for w in record["winners"]} else 0
             row[2] += record["final_scores"][seat]
         for violation in record.get("violations", []):
-            rows[players[violation["seat"]]][3] += 1
-    table = [
-        [name, int(g), int(w), f"{100 * w / g:.1f}" if g else "-", int(p), int(v)]
-        for name, (g, w, p, v) in sorted(rows.items(), key=lambda kv: -kv[1][1])
-    ]
-    return tabulate(table, headers=["bot", "games", "wins", "win %", "points", "violations"])
+            self.rows[players[violation["seat"]]][3] += 1
+
+    def table(self) -> str:
+        """A table per bot name: games, wins, points, violations."""
+        table = [
+            [name, int(g), int(w), f"{100 * w / g:.1f}" if g else "-", int(p), int(v)]
+            for name, (g, w, p, v) in sorted(self.rows.items(), key=lambda kv: -kv[1][1])
+        ]
+        return tabulate(table, headers=["bot", "games", "wins", "win %", "points", "violations"])
+
+
+def summarize(records: list[GameRecord]) -> str:
+    """A table per bot name: games, wins, points, violations."""
+    standings = Standings()
+    for record in records:
+        standings.add(record)
+    return standings.table()

@@ -1,6 +1,7 @@
 """The referee's guard on its own memory: what a bot makes libzmq hold for it never reaches the referee's code, so
 the referee watches its own resident memory and, past a margin, finds the bot that holds it by stopping them one by
-one.
+one. What it watches is the growth no game's end explains: between games, growth that only the referee's own
+bookkeeping can have made is taken into the base (``settle``), so a match of any length is never stopped for it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ if TYPE_CHECKING:
 # whose stop gave it back is charged a flood; those stopped before it are restarted at once, uncharged. Where none
 # gave it back (it is held elsewhere in this process), the match stops (MemoryOverrun).
 MEMORY_MARGIN = 512 * 1024 * 1024
+# The referee's own memory between games (what it keeps of the games played is bounded, but the allocator keeps
+# what it touched): growth up to MEMORY_MARGIN // OWN_SHARE since the last base, found between games with no bot
+# holding more than its one connection and none to be replaced, is the referee's own and becomes the new base.
+OWN_SHARE = 8
 MEMORY_LOOK = 0.1  # seconds between looks at it
 MEMORY_RELEASE = 1.0  # seconds to wait for a stopped bot's connections to give their memory back
 
@@ -36,13 +41,13 @@ class MemoryGuard:
 
     def __init__(self, referee: Referee) -> None:
         self.referee = referee
-        self.base = resident_bytes()  # this process's memory before the match (see MEMORY_MARGIN)
+        self.base = resident_bytes()  # this process's memory before the match, then as last settled
         self.looked = 0.0
         self.searching = False  # for the bot that holds it (_holder): no look meanwhile
 
     def check(self, *, handshake: bool = False) -> float:
         """A look (every ``MEMORY_LOOK`` seconds at most) at whether this process's memory grew past
-        ``MEMORY_MARGIN`` since the match began: if so, the bot that holds it is charged (``_holder``) or, in
+        ``MEMORY_MARGIN`` since its base (``settle``): if so, the bot that holds it is charged (``_holder``) or, in
         a handshake or where none does, the match stops (``MemoryOverrun``). Returns the seconds the search for
         the holder took (the clock of a bot being asked stops meanwhile)."""
         now = time.monotonic()
@@ -72,8 +77,23 @@ class MemoryGuard:
             f" (connections open: {connections})"
         )
 
+    def settle(self) -> None:
+        """Between games: take the memory now as the base, where what it grew since is the referee's own. A bot's
+        bytes held unread need a connection of the bot's: its own one (held by a message it never finishes, so it
+        cannot answer, times out and is replaced, which frees them) or another one. So the growth is the referee's
+        own when no endpoint has more than one connection, no bot is to be replaced, and it is small
+        (``OWN_SHARE``); otherwise it stays counted, and a flood is found as before."""
+        if self.base is None or self.searching:
+            return
+        referee = self.referee
+        if any(referee.needs_restart) or any(endpoint.connections() > 1 for endpoint in referee.endpoints):
+            return
+        now = resident_bytes()
+        if now is not None and now - self.base <= MEMORY_MARGIN // OWN_SHARE:
+            self.base = now
+
     def grown(self) -> int:
-        """How far this process's memory grew since the match began (0 where /proc does not tell)."""
+        """How far this process's memory grew since its base (0 where /proc does not tell)."""
         if self.base is None:
             return 0
         return (resident_bytes() or self.base) - self.base

@@ -133,7 +133,8 @@ class Referee:
         self.needs_restart = [False] * len(spec.bots)
         # Per bot process (a new process starts with none; carried on to the next match with the process):
         self.expired: list[set[int]] = [set() for _ in spec.bots]  # its requests that timed out
-        self.answered: list[set[int]] = [set() for _ in spec.bots]  # its requests it answered validly
+        self.answered: list[set[int]] = [set() for _ in spec.bots]  # its requests it answered validly (bounded:
+        self.answered_before = [0] * len(spec.bots)  # those up to this id, before the last game, are let go)
         self.viewed = [-1] * len(spec.bots)  # hand of the last request that carried the view, per bot
         self.request_ids = itertools.count(1)  # unique across the match, so a late answer is never mistaken
         self.seating: list[int] = []
@@ -248,6 +249,10 @@ class Referee:
         """Seat the bots for the next game, replacing processes that died or hung; returns handshake failures."""
         self.seating = list(seating)
         self.viewed = [-1] * len(self.spec.bots)  # hand numbers start again: the first request carries the view
+        for b, ids in enumerate(self.answered):  # a copy of an answer of the last game or this one is still known as
+            before = self.answered_before[b]  # such; those of older games are let go (a match's length costs nothing)
+            self.answered_before[b] = max(ids, default=before)
+            self.answered[b] = {r for r in ids if r > before}
         if not relaunch:
             return []
         dead = [
@@ -423,18 +428,21 @@ class Referee:
 
 
 def run_match(spec: MatchSpec, on_game: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
-    """Run every game of the match; each finished game's record is passed to ``on_game`` as soon as it ends."""
+    """Run every game of the match; each finished game's record is passed to ``on_game`` as soon as it ends and not
+    kept (the list returned is empty: a match of any length runs in the same memory). Without ``on_game``, the
+    records are returned."""
+    kept: list[GameRecord] = []
     with contextlib.closing(Referee(spec)) as referee:
-        return play_match(referee, referee.start(), on_game)
+        play_match(referee, referee.start(), kept.append if on_game is None else on_game)
+    return kept
 
 
-def play_match(
-    referee: Referee, failures: list[tuple[int, Violation]], on_game: Callable[[GameRecord], None] | None = None
-) -> list[GameRecord]:
-    """Play every game of the referee's match (its bots started, ``failures`` those whose handshake failed)."""
+def play_match(referee: Referee, failures: list[tuple[int, Violation]], on_game: Callable[[GameRecord], None]) -> int:
+    """Play every game of the referee's match (its bots started, ``failures`` those whose handshake failed), each
+    record handed to ``on_game`` as the game ends and not kept; returns how many games were played."""
     spec = referee.spec
-    records: list[GameRecord] = []
     for index, game_spec in enumerate(spec.games):
+        referee.memory.settle()  # what the games so far left grown is the referee's own, not a bot's
         failures += referee.begin_game(game_spec.seating, relaunch=index > 0)
         referee.dealt.add(game_spec.seed)
         names = [spec.bots[b].name for b in game_spec.seating]
@@ -469,10 +477,9 @@ def play_match(
             }
             for seat, b in enumerate(game_spec.seating)
         ]
-        records.append(record)
-        if on_game is not None:
-            on_game(record)
-    return records
+        on_game(record)
+        del outcome, record, game  # gone before the next game's: the referee holds one game at a time
+    return len(spec.games)
 
 
 def close_in_background(referee: Referee) -> threading.Thread:

@@ -432,38 +432,58 @@ def bot_error(log: Path) -> str | None:
     return printable(lines[-1].strip(), 240) if lines else None
 
 
-def violation_summary(records: Iterable[GameRecord], log_dir: str | Path) -> tuple[list[str], list[tuple[str, int]]]:
-    """Lines that count the violations of ``records`` by bot and kind, each bot's first one and its log; and the
-    bots that forfeited every game they played, with how many (empty lists when nothing went wrong)."""
-    kinds: dict[str, Counter[str]] = {}
-    games: Counter[str] = Counter()
-    forfeits: Counter[str] = Counter()
-    first: dict[str, tuple[str, str, str | None]] = {}
-    for record in records:
+class ViolationTally:
+    """The violations and forfeits of a run's games by bot, added up game by game (nothing of a game is kept but a
+    bot's first violation): what ``violation_summary`` prints."""
+
+    def __init__(self) -> None:
+        self.kinds: dict[str, Counter[str]] = {}
+        self.games: Counter[str] = Counter()
+        self.forfeits: Counter[str] = Counter()
+        self.first: dict[str, tuple[str, str, str | None]] = {}
+
+    def add(self, record: GameRecord) -> None:
+        """Count one game's record."""
         players = record["players"]
-        games.update(set(players))
+        self.games.update(set(players))
         forfeit = record.get("forfeit")
         if isinstance(forfeit, dict) and 0 <= forfeit.get("seat", -1) < len(players):
-            forfeits[players[forfeit["seat"]]] += 1
+            self.forfeits[players[forfeit["seat"]]] += 1
         for violation in record.get("violations") or []:
             seat = violation.get("seat", -1)
             name = players[seat] if 0 <= seat < len(players) else f"seat {seat}"
-            kinds.setdefault(name, Counter())[violation.get("kind", "?")] += 1
-            first.setdefault(name, (violation.get("kind", "?"), violation.get("detail", ""), record.get("match_id")))
-    lines = []
-    if kinds:
-        lines.append("Violations by bot and kind:")
-    for name, counts in sorted(kinds.items(), key=lambda item: (-sum(item[1].values()), item[0])):
-        tally = ", ".join(f"{kind} {count}" for kind, count in sorted(counts.items(), key=lambda kc: (-kc[1], kc[0])))
-        lost = f"; forfeited {forfeits[name]} of its {_games(games[name])}" if forfeits[name] else ""
-        kind, detail, match_id = first[name]
-        lines += [f"  {name}: {tally}{lost}", f"    first: {kind}: {detail}"]
-        log = find_log(log_dir, match_id, name)
-        if log is not None:
-            said = bot_error(log)
-            lines.append(f"    log {log}" + (f": {said}" if said else " (no output from the bot)"))
-    never = [(name, games[name]) for name in sorted(games) if forfeits[name] == games[name]]
-    return lines, never
+            self.kinds.setdefault(name, Counter())[violation.get("kind", "?")] += 1
+            first = (violation.get("kind", "?"), violation.get("detail", ""), record.get("match_id"))
+            self.first.setdefault(name, first)
+
+    def summary(self, log_dir: str | Path) -> tuple[list[str], list[tuple[str, int]]]:
+        """See ``violation_summary``."""
+        kinds, games, forfeits = self.kinds, self.games, self.forfeits
+        lines = []
+        if kinds:
+            lines.append("Violations by bot and kind:")
+        for name, counts in sorted(kinds.items(), key=lambda item: (-sum(item[1].values()), item[0])):
+            tally = ", ".join(
+                f"{kind} {count}" for kind, count in sorted(counts.items(), key=lambda kc: (-kc[1], kc[0]))
+            )
+            lost = f"; forfeited {forfeits[name]} of its {_games(games[name])}" if forfeits[name] else ""
+            kind, detail, match_id = self.first[name]
+            lines += [f"  {name}: {tally}{lost}", f"    first: {kind}: {detail}"]
+            log = find_log(log_dir, match_id, name)
+            if log is not None:
+                said = bot_error(log)
+                lines.append(f"    log {log}" + (f": {said}" if said else " (no output from the bot)"))
+        never = [(name, games[name]) for name in sorted(games) if forfeits[name] == games[name]]
+        return lines, never
+
+
+def violation_summary(records: Iterable[GameRecord], log_dir: str | Path) -> tuple[list[str], list[tuple[str, int]]]:
+    """Lines that count the violations of ``records`` by bot and kind, each bot's first one and its log; and the
+    bots that forfeited every game they played, with how many (empty lists when nothing went wrong)."""
+    tally = ViolationTally()
+    for record in records:
+        tally.add(record)
+    return tally.summary(log_dir)
 
 
 def _games(count: int) -> str:

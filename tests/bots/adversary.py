@@ -31,11 +31,14 @@ Plays a seeded-random legal action like raw_random.py, thinking ``--think`` seco
     slow-hello       says hello a second (``--hello-after``) after it starts (as a JVM might), then plays politely
     late-flood       lets its first decision time out, then sends copies of its late answer (which the referee
                      ignores) without end
+    late-twice       lets its first and third decisions time out, then sends each late answer ``--copies`` times;
+                     answers the others at once
     core-thief       before its hello, forks 48 children (or as many as it may), each in a session of its own where
                      it may (a scheduler autogroup each), spinning for ever; plays on at once
     endless-message  at its first game's start, starts a child that opens a connection of its own to its endpoint,
-                     speaking ZMTP 3 itself, and sends frames of 512 KiB that each say more follow, 256 MiB in all,
-                     never the last one; plays on (with ``--early``: once welcomed, in the match's handshake)
+                     speaking ZMTP 3 itself, and sends frames of 512 KiB that each say more follow, 256 MiB in all
+                     (``--mib``), never the last one; plays on (with ``--early``: once welcomed, in the match's
+                     handshake)
 
 Misbehaviour in answers (dup-keys, long-id, escapes) happens at the first decision of game ``--game`` (default 0).
 """
@@ -66,6 +69,8 @@ parser.add_argument("--out")
 parser.add_argument("--game", type=int, default=0)
 parser.add_argument("--hello-after", type=float, default=1.0)  # slow-hello's wait
 parser.add_argument("--early", action="store_true")  # endless-message: once welcomed, in the match's handshake
+parser.add_argument("--mib", type=int, default=256)  # endless-message: how much it sends
+parser.add_argument("--copies", type=int, default=1)  # late-twice: how many times it sends a late answer
 args = parser.parse_args()
 mode = args.mode
 endpoint, token = os.environ["ARENA_ENDPOINT"], os.environ["ARENA_TOKEN"]
@@ -171,7 +176,7 @@ def endless_message() -> None:
     frame = b"\x03" + struct.pack(">Q", 512 * 1024) + b"x" * (512 * 1024)  # long frame, more to follow
     sent = 0
     with contextlib.suppress(OSError):
-        for _ in range(512):
+        for _ in range(2 * args.mib):
             conn.sendall(frame)
             sent += 1
     print(f"endless-message: {sent} frames of 512 KiB sent", file=sys.stderr, flush=True)
@@ -268,6 +273,7 @@ if mode == "double-hello":
 script = open(__file__, "rb")  # noqa: SIM115 - held for its locks
 learned: list[str] = []
 game = -1
+asked = 0  # decision requests so far
 while socket.poll(60_000):
     message = json.loads(socket.recv())
     kind = message["type"]
@@ -345,6 +351,12 @@ while socket.poll(60_000):
         elif mode == "late-flood":
             time.sleep(message["time_left_ms"] / 1000 + 0.2)
             while True:
+                socket.send(reply)
+    if mode == "late-twice":
+        asked += 1
+        if asked in (1, 3):
+            time.sleep(message["time_left_ms"] / 1000 + 0.5)
+            for _ in range(args.copies - 1):
                 socket.send(reply)
     socket.send(reply)
 socket.close(linger=0)

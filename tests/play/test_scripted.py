@@ -726,3 +726,19 @@ def test_under_substitute_a_hung_bot_is_replaced_within_its_game(tmp_path: Path)
         assert hub.channels[1].process is not first and hub.starts == 3
         assert len(told(hub.channels[1], "game_start")) == 2  # told again to the new process
         replay(record)
+
+
+def test_a_copy_of_an_answer_is_known_as_such_in_its_game_and_the_next_then_let_go(
+    match: tuple[Referee, ScriptedChannel],
+) -> None:
+    referee, channel = match
+    first = request(referee)
+    assert ask(referee, first).violation is None
+    referee.begin_game([0, 1], relaunch=False)
+    channel.answers.append(lambda message: [Say(reply(first)), Say(reply(message), after=0.05)])
+    answer = ask(referee)  # the game after: a copy, the burst's one strike; the request stays open
+    assert answer.violation is None and [(b, v.kind) for b, v in referee.interrupts()] == [(1, "unsolicited")]
+    referee.begin_game([0, 1], relaunch=False)
+    channel.answers.append(lambda message: [Say(reply(first))])
+    answer = ask(referee)  # two games on, its id is let go (a match's length costs no memory): another request's
+    assert answer.violation is not None and answer.violation.kind == "out_of_turn"

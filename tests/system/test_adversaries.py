@@ -32,9 +32,9 @@ from helpers import ROOT
 from sandboxing import match_in, started, still_running
 
 from arena.cli import main
-from arena.play import memory_guard
+from arena.play import inbox, memory_guard
 from arena.play.matchspec import BotEntry, MatchSpec
-from arena.play.referee import run_match
+from arena.play.referee import Referee, run_match
 from arena.play.sandbox import capabilities
 
 BOTS = ROOT / "tests" / "bots"
@@ -105,6 +105,36 @@ def test_copies_of_a_late_answer_are_ignored_but_counted_to_a_flood(tmp_path: Pa
     assert violations_of(record, 0) == []
 
 
+@pytest.mark.timeout(90)
+def test_a_valid_answer_ends_the_count_of_late_copies_so_two_bursts_under_the_limit_are_no_flood(
+    tmp_path: Path,
+) -> None:
+    """Late copies count towards a flood only until the bot's next valid answer. The bot is asked through the
+    referee's own ask (no runner: a runner replaces a bot that timed out before asking it again, and then the count
+    starts again with its new process): its first and third decisions time out, each followed by 600 copies of the
+    late answer, and each time out is followed by a valid answer. Counted on, the copies would pass the limit."""
+    copies = inbox.BURST_FRAMES * 3 // 5
+    bots = [adversary("polite", "polite"), adversary("late", "late-twice", "--copies", str(copies))]
+    spec = spec_of(tmp_path, bots, [[0, 1]], policy="substitute", max_strikes=10)
+    with contextlib.closing(Referee(spec)) as referee:
+        assert referee.start() == []
+        referee.begin_game([0, 1], relaunch=False)
+        referee.send(1, {"type": "game_start", "game": 5})
+
+        def ask(allowed: float) -> tuple[str | None, str | None]:
+            request_id = next(referee.request_ids)
+            legal = [{"type": "pass"}]
+            message = {"type": "act", "request_id": request_id, "legal": legal, "time_left_ms": int(allowed * 1000)}
+            answer = referee.ask(1, message, allowed)
+            action = None if answer.action is None else answer.action.to_json()["type"]
+            return action, None if answer.violation is None else answer.violation.kind
+
+        for _ in range(2):
+            assert ask(0.5) == (None, "timeout")
+            assert ask(60.0) == ("pass", None)  # read behind 600 copies (before: a flood at the second 600)
+        assert [(b, v.kind) for b, v in referee.reports] == []
+
+
 @pytest.mark.timeout(120)
 def test_a_bot_whose_message_is_never_finished_is_found_by_the_memory_it_holds_and_charged(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -134,6 +164,29 @@ def test_a_bot_whose_message_is_never_finished_is_found_by_the_memory_it_holds_a
             charged.append(violation)
         assert record.get("forfeit", {"seat": endless})["seat"] == endless
     assert charged  # found (again after each restart; a flood found as a game ends counts in the next game)
+
+
+@pytest.mark.timeout(120)
+def test_the_bot_charged_for_the_memory_is_the_one_whose_bytes_filled_it_not_the_first_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two bots hold messages never finished: "small" 24 MiB from its welcome, under the margin, and "endless" 56 MiB
+    from its first game, which takes the referee past it. The small one is stopped first (as many connections, and
+    the first bot): its stop gives back some memory, not most of the growth; the bot charged is the one whose stop
+    does."""
+    monkeypatch.setattr(memory_guard, "MEMORY_MARGIN", 64 * 1024 * 1024)
+    bots = [
+        adversary("small", "endless-message", "--early", "--mib", "24", "--think", "0.02"),
+        adversary("endless", "endless-message", "--mib", "56", "--think", "0.02"),  # done sending as it is found
+    ]
+    spec = spec_of(tmp_path, bots, [[0, 1], [1, 0], [0, 1], [1, 0]], time="10+0.5")
+    try:
+        records = run_match(spec)
+    except memory_guard.MemoryOverrun as stopped:  # the memory came back late (see the test above): nobody charged
+        assert "no bot of the match held it" in str(stopped), stopped
+        return
+    charged = [(record["players"][v["seat"]], v["kind"]) for record in records for v in record["violations"]]
+    assert charged and set(charged) == {("endless", "flood")}, charged  # with the first stop charged: ("small", ...)
 
 
 @pytest.mark.timeout(120)
