@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, TypedDict
 
 import click
 
+from arena.options import VARIANTS_HELP
+
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
@@ -122,13 +124,15 @@ def run(sizes: tuple[int, ...] = (100, 1000), *, variant: str = "four-hand", kep
 
 @click.command("match")
 @click.option("--sizes", default="100,1000", show_default=True, help="Games per match, comma-separated.")
-@click.option("--variant", default="four-hand", show_default=True, help="Variant (four-hand: with rubbers).")
+@click.option(
+    "--variant", default="four-hand", show_default=True, help=f"Variant: {VARIANTS_HELP} (four-hand with rubbers)."
+)
 @click.option(
     "--kept-up-to", type=click.IntRange(min=0), default=1000, show_default=True, help="Largest size kept beside."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def bench_match(sizes: str, variant: str, kept_up_to: int, as_json: bool) -> None:
-    """The referee's peak memory by match length, beside keeping the records.
+    """Referee peak memory by match length, beside keeping records.
 
     For each of --sizes, a match of four random bots in a fresh process, its records streamed to a file; beside it
     (up to --kept-up-to games) the same match keeping every record, what a referee that holds them pays.
