@@ -52,7 +52,7 @@ def read_records(path: Path) -> list[dict[str, Any]]:
 
 
 def test_match_prints_a_line_per_game_and_a_summary_and_records_one_game_per_line(tmp_path: Path) -> None:
-    path = tmp_path / "games.jsonl"
+    path = tmp_path / "not" / "yet" / "games.jsonl"  # its folder is created, as --log-dir's is
     result = CliRunner().invoke(main, two_hand(tmp_path, "--games", "3", "--seed", "7", "--record", str(path)))
     assert result.exit_code == 0, result.output
     assert result.stderr == ""
@@ -175,9 +175,11 @@ def test_a_bad_line_up_is_a_one_line_error_with_exit_code_2(tmp_path: Path, bots
     check_one_line_error(result.exit_code, result.stdout, result.stderr, culprit)
 
 
-def test_a_record_path_in_a_missing_directory_is_a_one_line_error(tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, usage_error(tmp_path, "--record", str(tmp_path / "missing" / "games.jsonl")))
-    check_one_line_error(result.exit_code, result.stdout, result.stderr, "games.jsonl")
+def test_a_record_path_whose_folder_cannot_be_created_is_a_one_line_error(tmp_path: Path) -> None:
+    """A missing folder is created (the first test above); one under a file cannot be."""
+    (tmp_path / "file").write_text("")
+    result = CliRunner().invoke(main, usage_error(tmp_path, "--record", str(tmp_path / "file" / "games.jsonl")))
+    check_one_line_error(result.exit_code, result.stdout, result.stderr, str(tmp_path / "file"))
 
 
 def test_a_log_dir_that_cannot_be_created_is_a_one_line_error(tmp_path: Path) -> None:
