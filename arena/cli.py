@@ -267,7 +267,7 @@ def bench_tournament(games: int, rounds: int, entrants: tuple[str, ...], as_json
     help="Seed of the first deal sequence (default: a secret one, drawn: a bot that knows the seed can deal every "
     "card itself). Each game's line shows its seed.",
 )
-@shared.options(shared.time_control, shared.max_decision)
+@shared.options(shared.time_control, shared.max_decision, shared.handshake_timeout)
 @click.option(
     "--policy",
     type=click.Choice(["forfeit", "substitute"]),
@@ -298,6 +298,7 @@ def match_command(
     seed: int | None,
     time_control: str,
     max_decision: float,
+    handshake_timeout: float,
     policy: Literal["forfeit", "substitute"],
     max_strikes: int,
     max_hands: int,
@@ -337,6 +338,7 @@ def match_command(
         policy=policy,
         max_strikes=max_strikes,
         max_hands=max_hands,
+        handshake_timeout=handshake_timeout,
         log_dir=log_dir,
         lookup=Registry.default().lookup,  # registered names too (bundled names first)
     )

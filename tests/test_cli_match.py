@@ -123,6 +123,7 @@ BAD: list[Any] = [
     pytest.param(["--time", "fast"], "fast", id="bad-time"),
     pytest.param(["--time", "0+0"], "0+0", id="no-time"),
     pytest.param(["--max-decision", "0"], "--max-decision", id="zero-max-decision"),
+    pytest.param(["--handshake-timeout", "0"], "--handshake-timeout", id="zero-handshake-timeout"),
     pytest.param(["--policy", "lenient"], "lenient", id="unknown-policy"),
     pytest.param(["--variant", "five-hand"], "five-hand", id="unknown-variant"),
     pytest.param(["--max-strikes", "none"], "--max-strikes", id="bad-max-strikes"),
@@ -148,6 +149,17 @@ def test_a_bad_flag_is_a_one_line_error_with_exit_code_2(tmp_path: Path, flags: 
     result = CliRunner().invoke(main, usage_error(tmp_path, *flags))
     assert isinstance(result.exception, SystemExit)
     check_one_line_error(result.exit_code, result.stdout, result.stderr, culprit)
+
+
+def test_the_handshake_timeout_from_the_command_line_reaches_the_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played: list[MatchSpec] = []
+    monkeypatch.setattr("arena.cli._play_match", lambda spec, record_path: played.append(spec))
+    for flags, expected in (([], 10.0), (["--handshake-timeout", "42.5"], 42.5)):
+        result = CliRunner().invoke(main, two_hand(tmp_path, "--games", "1", *flags))
+        assert result.exit_code == 0, result.output
+        assert played.pop().handshake_timeout == expected
 
 
 def test_limits_from_the_command_line_reach_the_bots(tmp_path: Path) -> None:

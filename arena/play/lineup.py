@@ -13,7 +13,7 @@ from arena.engine.options import make_rules
 from arena.engine.record import GameRecord
 from arena.errors import ArenaError
 from arena.play.botproc import BUNDLED, BotCommand, resolve_bot
-from arena.play.matchspec import DEFAULT_MAX_HANDS, BotEntry, GameSpec, MatchSpec
+from arena.play.matchspec import DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_HANDS, BotEntry, GameSpec, MatchSpec
 
 
 def build_match(
@@ -29,6 +29,7 @@ def build_match(
     max_strikes: int,
     log_dir: str,
     max_hands: int = DEFAULT_MAX_HANDS,
+    handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
     lookup: Callable[[str], BotCommand | None] | None = None,
 ) -> MatchSpec:
     """A match of ``games`` games: deal seeds ``seed, seed+1, ...``, each dealt once per distinct seating.
@@ -70,6 +71,7 @@ def build_match(
         policy=policy,
         max_strikes=max_strikes,
         max_hands=max_hands,
+        handshake_timeout=handshake_timeout,
         log_dir=log_dir,
     )
 

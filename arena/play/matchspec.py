@@ -152,6 +152,8 @@ class GameSpec:
 DEFAULT_TIME = "5+0.1"  # a bot's clock: a bank of 5 s, 0.1 s more at each decision
 DEFAULT_MAX_DECISION = 10.0  # seconds: the hard cap on any one decision
 DEFAULT_MAX_HANDS = 1000  # hands after which an undecided game is drawn
+# seconds from a bot's start to its hello: a JVM's or Node's start-up on a loaded core fits with room to spare
+DEFAULT_HANDSHAKE_TIMEOUT = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +167,10 @@ class MatchSpec:
     options: dict[str, Any] = field(default_factory=dict)
     time: str = DEFAULT_TIME
     max_decision: float = DEFAULT_MAX_DECISION
-    handshake_timeout: float = 10.0
+    handshake_timeout: float = field(
+        default=DEFAULT_HANDSHAKE_TIMEOUT,
+        metadata=_about("Seconds from a bot's start to its hello (protocol.md §3)", gt=0),
+    )
     policy: Literal["forfeit", "substitute"] = "forfeit"
     max_strikes: int = field(default=3, metadata=_about("Violations after which a bot forfeits its match", ge=1))
     max_hands: int = field(

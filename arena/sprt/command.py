@@ -114,7 +114,7 @@ command resumes, and arena ranking --db FILE shows them.
     show_default=True,
     help="Four-hand: two NEW against two BASE (self), or NEW partnered with BASE against two BASE (mixed).",
 )
-@shared.options(shared.time_control, shared.max_decision)
+@shared.options(shared.time_control, shared.max_decision, shared.handshake_timeout)
 @click.option("--jobs", type=click.IntRange(min=1), default=2, show_default=True, help="Matches in parallel.")
 @click.option("--max-games", type=click.IntRange(min=2), default=20000, show_default=True, help="The cap, in games.")
 @click.option("--games-per-match", type=click.IntRange(min=1), default=8, show_default=True, help="Deals per match.")
@@ -140,6 +140,7 @@ def sprt_command(
     partnership: Literal["self", "mixed"],
     time_control: str,
     max_decision: float,
+    handshake_timeout: float,
     jobs: int,
     max_games: int,
     games_per_match: int,
@@ -172,6 +173,7 @@ def sprt_command(
         games_per_match=games_per_match,
         time=time_control,
         max_decision=max_decision,
+        handshake_timeout=handshake_timeout,
         seed=seed,
         partnership=partnership,
         trusted_bots=trusted_bots,

@@ -35,7 +35,14 @@ from arena import JSONObject
 from arena.engine.options import OPTION_DEFAULTS, OPTION_NAMES, VARIANTS, make_rules
 from arena.errors import ArenaError
 from arena.play.clock import TimeControl
-from arena.play.matchspec import DEFAULT_MAX_DECISION, DEFAULT_MAX_HANDS, DEFAULT_TIME, Limits, exposable
+from arena.play.matchspec import (
+    DEFAULT_HANDSHAKE_TIMEOUT,
+    DEFAULT_MAX_DECISION,
+    DEFAULT_MAX_HANDS,
+    DEFAULT_TIME,
+    Limits,
+    exposable,
+)
 from arena.play.protocol import option_types
 
 
@@ -184,6 +191,12 @@ class TournamentConfig(BaseModel):
         gt=0,
         description="Hard cap in seconds on any one decision, whatever is left in the bank",
     )
+    handshake_timeout: float = Field(
+        default=DEFAULT_HANDSHAKE_TIMEOUT,
+        gt=0,
+        description="Seconds a bot has from its start to its hello (protocol.md §3), not on its clock: raise it for "
+        "a runtime that starts slowly on a loaded host",
+    )
     seed: int | None = Field(
         default=None,
         description="Seed of the deal sequences: the same seed deals the same cards. Left out, each new results file "
@@ -282,6 +295,7 @@ class TournamentConfig(BaseModel):
             ("format", "round-robin"),
             ("candidate", None),
             ("deals", "shared"),
+            ("handshake_timeout", DEFAULT_HANDSHAKE_TIMEOUT),
         )
         later = {key for key, default in added if getattr(self, key) == default}
         fixed = self.model_dump(exclude=FREE | later)

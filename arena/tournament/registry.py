@@ -118,7 +118,6 @@ def validate(command: BotCommand, *, time: str = DEFAULT_TIME, games: int = 2) -
             games=[GameSpec(seed=g // 2, seating=[0, 1] if g % 2 == 0 else [1, 0]) for g in range(games)],
             time=time,
             max_strikes=1,
-            handshake_timeout=10.0,
             log_dir=logs,
         )
         records = run_match(spec)

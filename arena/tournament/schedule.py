@@ -230,6 +230,7 @@ def _spec(
         games=[GameSpec(seed=g.seed, seating=list(g.seating)) for g in chunk],
         time=config.time,
         max_decision=config.max_decision,
+        handshake_timeout=config.handshake_timeout,
         policy=config.policy,
         max_strikes=config.max_strikes,
         max_hands=config.max_hands,

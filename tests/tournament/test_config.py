@@ -101,6 +101,17 @@ def test_max_hands_reaches_every_match_and_counts_in_the_fingerprint_only_when_s
         load_config(write(tmp_path, BASE + "max_hands = 0\n"))
 
 
+def test_handshake_timeout_reaches_every_match_and_counts_in_the_fingerprint_only_when_set(tmp_path: Path) -> None:
+    default = load_config(write(tmp_path, BASE + "seed = 1\n"))
+    patient = load_config(write(tmp_path, BASE + "seed = 1\nhandshake_timeout = 45\n"))
+    commands = resolve_entrants(patient.entrants)
+    assert {spec.handshake_timeout for spec, _ in plan_matches(patient, commands, done=set(), log_dir="l")} == {45.0}
+    assert {spec.handshake_timeout for spec, _ in plan_matches(default, commands, done=set(), log_dir="l")} == {10.0}
+    assert patient.fingerprint() != default.fingerprint()
+    with pytest.raises(ConfigError, match="handshake_timeout"):
+        load_config(write(tmp_path, BASE + "handshake_timeout = 0\n"))
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
