@@ -36,6 +36,7 @@ from arena.play.linux import raise_open_files
 from arena.play.matchspec import MIN_OPEN_FILES, Limits, MatchSpec, SpecError
 from arena.play.memory_guard import MEMORY_LOOK, MemoryGuard, MemoryOverrun
 from arena.play.runner import Message, Response, Violation, play, violation_notice
+from arena.play.runtimes import command_line
 from arena.play.sandbox import Jail, require_isolation
 from arena.play.transport import Channel, Channels, Hub
 from arena.signals import stop_like_ctrl_c
@@ -82,14 +83,16 @@ Starter = Callable[["Referee", int], Process]
 
 
 def start_bot(referee: Referee, b: int) -> BotProcess:
-    """Start bot ``b``'s process: confined (its jail, its own uid when we are root), its endpoint opened to it alone,
-    its output to its match log."""
+    """Start bot ``b``'s process: confined (its jail, its own uid when we are root), on its match's cores from its
+    first instruction (a runtime counts its processors as it starts), its runtime told its limits
+    (arena.play.runtimes), its endpoint opened to it alone, its output to its match log."""
     hub, endpoint, entry = referee.hub, referee.endpoints[b], referee.spec.bots[b]
     assert isinstance(hub, Hub)  # a process is reached through a real endpoint
     log = referee.log_dir / f"{referee.spec.match_id}-bot{b}-{entry.name}.log"
-    jail = Jail(referee.limits, workdir=hub.workdir(endpoint))
+    cores = referee.spec.cpus
+    jail = Jail(referee.limits, workdir=hub.workdir(endpoint), cores=cores)
     hub.admit(endpoint, jail.gid)
-    command = BotCommand(entry.name, tuple(entry.argv), entry.transport)
+    command = BotCommand(entry.name, command_line(entry, referee.limits, cores), entry.transport)
     process = BotProcess(command, endpoint.address, log, jail=jail)
     if process.pipes is not None:  # a stdio bot: its stdin and stdout are the channel
         hub.attach(endpoint, *process.pipes)

@@ -72,7 +72,7 @@ class Registry:
     ) -> tuple[BotRow | None, bool, Validation]:
         """Validate the bot at ``path`` and register it; returns (row, newly added, validation)."""
         command = resolve_bot(path)
-        source = Path(command.argv[-1])
+        source = Path(command.program)  # a .java's source, not the jar it was compiled into
         name = name or command.name
         if name in BUNDLED:
             raise SubmitError(f"bot name {name!r} is a bundled bot's: choose another (--name)")
