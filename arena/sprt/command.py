@@ -150,19 +150,20 @@ def sprt_command(
     quiet: bool,
 ) -> None:
     """Run (or resume) an SPRT of NEW against BASE."""
+    from arena.play.lineup import bot_words, resolve_words
     from arena.sprt.run import SprtRun, name_sides, run_sprt, sprt_pairing
     from arena.sprt.stats import Sprt
     from arena.tournament.config import TournamentConfig
     from arena.tournament.flags import checked_rules
     from arena.tournament.registry import Registry
-    from arena.tournament.run import resolve_entrants
     from arena.tournament.store import Store
 
     options = checked_rules(variant, option_pairs, time_control, max_decision)
     test = Sprt(elo0, elo1, alpha, beta, elo_model)
     lookup = Registry.default().lookup
-    (new_bot,) = resolve_entrants([new], lookup).values()
-    (base_bot,) = resolve_entrants([base], lookup).values()
+    known = lambda text: lookup(text) is not None  # noqa: E731
+    new_bot = resolve_words(bot_words(new, known=known), lookup)
+    base_bot = resolve_words(bot_words(base, known=known), lookup)
     new_bot, base_bot = name_sides(new_bot, base_bot)
     config = TournamentConfig(
         name=f"sprt {new_bot.name} vs {base_bot.name}",
