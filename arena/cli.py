@@ -312,7 +312,9 @@ def match_command(
 
     BOTS are bundled names (random, heuristic, search), names registered with `arena submit`, or script paths
     (.py, .js, .java, .jar or an executable), prefixed stdio: for a bot that speaks JSON lines on stdin and stdout
-    (protocol.md, 1b). Give one bot per seat, or two bots in four-hand to pit two teams of copies against each
+    (protocol.md, 1b). A bot with settings is one quoted argument: name=NAME and flag=RUNTIME_FLAG words, the bot,
+    its arguments ('search --samples 4', 'name=deep flag=-Xmx600m stdio:Bot.java --depth 3'; protocol.md, 2).
+    Give one bot per seat, or two bots in four-hand to pit two teams of copies against each
     other. Each deal is played once per distinct seating: in
     every rotation of the seats, or, for two teams of copies in four-hand, twice (each team once in seats 0 and
     2). --games counts games, not deals.

@@ -168,7 +168,7 @@ class Referee:
         refused = self.refused()
         if refused:
             raise VariantRefused("; ".join(refused))
-        # Only now onto the match's cores: the bots started up in parallel; bots restarted later inherit the pinning.
+        # The referee's thread onto the match's cores too (its bots are on them from their start: start_bot).
         if self.spec.cpus:
             self.affinity = pin_match(self.spec.cpus, [p.pid for p in self.processes if p is not None])
         return failed
@@ -480,7 +480,7 @@ def play_match(
 
 def close_in_background(referee: Referee) -> threading.Thread:
     """Close ``referee``'s match in a thread of its own, so that the next match's bots start meanwhile; this thread is
-    unpinned now (bots it starts next must start up on every core)."""
+    unpinned now (the next match's bots are put on their own match's cores as they start: start_bot)."""
     unpin(referee.affinity)
     referee.affinity = None
     closing = threading.Thread(target=referee.close, name=f"close {referee.spec.match_id}", daemon=True)
@@ -490,7 +490,7 @@ def close_in_background(referee: Referee) -> threading.Thread:
 
 class Prepared:
     """The referee of a match to come, its bots started and shaken hands with in a thread of its own while the
-    current match plays (moved onto the match's cores only once they have said hello)."""
+    current match plays (on the match's cores from their start, as every bot is: ``start_bot``)."""
 
     def __init__(self, spec: MatchSpec) -> None:
         self.spec = spec
@@ -501,7 +501,7 @@ class Prepared:
         threading.Thread(target=self._start, name=f"prepare {spec.match_id}", daemon=True).start()
 
     def _start(self) -> None:
-        unpin_thread()  # its bots start up on every core, not on the core the current match plays on
+        unpin_thread()  # not on the current match's core (its bots go to their own match's cores as they start)
         try:
             self.failures = self.referee.start()
             for process in self.referee.processes:  # they wait through the current match: idle meanwhile

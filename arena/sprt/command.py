@@ -78,6 +78,10 @@ class SprtPrinter:
 SPRT_HELP = """Is NEW stronger than BASE? An SPRT on duplicate deals.
 
 \b
+NEW and BASE are bots as arena match takes them, settings included:
+'search --samples 2' against search tests a setting of one program.
+
+\b
 NEW plays BASE on duplicate deals (each deal in both seatings, by fresh bot
 processes) until the sequential probability ratio test accepts H1 (NEW is at
 least --elo1 stronger) or H0 (at most --elo0), or --max-games is reached.
