@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import tempfile
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
@@ -64,19 +65,24 @@ def compiled_java(source: Path, name: str) -> Path:
     os.chmod(folder.parent, 0o755)  # bots run under uids of their own and read their jar here
     work = Path(tempfile.mkdtemp(prefix=".build-", dir=folder.parent))
     try:
+        # javac wants a public class in a file of its name (the source launcher does not; nor does a registered copy,
+        # named by its digest, keep the name): the source is compiled as a copy so named
+        code = text.decode(errors="replace")
+        copy = work / f"{public_class(code) or source.stem}.java"
+        copy.write_bytes(text)
         classes = work / "classes"
-        command = [javac, "-J-XX:TieredStopAtLevel=1", "-encoding", "UTF-8", "-d", str(classes), str(source)]
+        command = [javac, "-J-XX:TieredStopAtLevel=1", "-encoding", "UTF-8", "-d", str(classes), str(copy)]
         try:
             done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=COMPILE_TIMEOUT)
         except subprocess.TimeoutExpired:
             raise BotCompileError(f"bot {name!r} ({source}) did not compile within {COMPILE_TIMEOUT:.0f} s") from None
         if done.returncode != 0:
-            said = (done.stderr or done.stdout).splitlines()
+            said = (done.stderr or done.stdout).replace(str(copy), str(source)).splitlines()
             quoted = "\n".join(printable(line, 300) for line in said[:_ERROR_LINES])
             more = f"\n... ({len(said) - _ERROR_LINES} more lines)" if len(said) > _ERROR_LINES else ""
             raise BotCompileError(f"bot {name!r} ({source}) does not compile:\n{quoted}{more}")
         built = work / jar.name
-        _write_jar(built, classes, main_class(text.decode(errors="replace")) or source.stem)
+        _write_jar(built, classes, main_class(code) or source.stem)
         os.chmod(built, 0o644)
         folder.mkdir(mode=0o755, exist_ok=True)
         os.replace(built, jar)  # atomic: referees compiling the same source at once each leave a whole jar
@@ -104,14 +110,29 @@ def main_class(source: str) -> str | None:
     if none is found."""
     code = _NOISE.sub(" ", source)
     package = _PACKAGE.search(code)
+    for match in _top_level(code):
+        return f"{package.group(1)}.{match.group(1)}" if package else match.group(1)
+    return None
+
+
+def public_class(source: str) -> str | None:
+    """The public top-level type of a Java source (the one javac wants its file named after), or None."""
+    code = _NOISE.sub(" ", source)
+    for match in _top_level(code):
+        if re.search(r"\bpublic\b[\w\s]*$", code[max(0, match.start() - 80) : match.start()]):
+            return match.group(1)
+    return None
+
+
+def _top_level(code: str) -> Iterator[re.Match[str]]:
+    """The type declarations of ``code`` (comments and strings blanked) outside every brace."""
     depth = 0
     position = 0
     for match in _TYPE.finditer(code):
         depth += code.count("{", position, match.start()) - code.count("}", position, match.start())
         position = match.start()
         if depth == 0:
-            return f"{package.group(1)}.{match.group(1)}" if package else match.group(1)
-    return None
+            yield match
 
 
 def runtime_of(argv: list[str] | tuple[str, ...]) -> Runtime | None:

@@ -3,7 +3,9 @@ runtime its limits with the bot's own flags in their place."""
 
 from __future__ import annotations
 
+import re
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -90,8 +92,6 @@ def test_a_java_source_is_compiled_once_per_content_into_the_cache(
     source.write_text("class First { public static void main(String[] a) {} }\nclass Bot {}\n")
     jar = compiled_java(source, "bot")
     assert jar.is_file() and jar.is_relative_to(tmp_path / "home" / "cache" / "java")
-    import zipfile
-
     with zipfile.ZipFile(jar) as archive:
         assert "Main-Class: First" in archive.read("META-INF/MANIFEST.MF").decode()
         assert {"First.class", "Bot.class"} <= set(archive.namelist())
@@ -104,3 +104,30 @@ def test_a_java_source_is_compiled_once_per_content_into_the_cache(
     source.write_text("class Bot { public static void main(String[] a) {} }\n")
     with pytest.raises(AssertionError, match="compiled again"):
         compiled_java(source, "bot")  # another content: compiled anew
+
+
+@pytest.mark.parametrize(
+    ("source", "public"),
+    [
+        ("class Helper {}\n@Deprecated public final class Bot { public static void main(String[] a) {} }", "Bot"),
+        ("class Bot { public static void main(String[] a) {} }\nclass Other {}", None),
+        ("/* public class Fake */ class A { public class Inner {} }", None),
+    ],
+)
+def test_the_public_class_is_the_top_level_one_declared_public(source: str, public: str | None) -> None:
+    assert runtimes.public_class(source) == public
+
+
+@pytest.mark.skipif(shutil.which("javac") is None, reason="no javac on PATH")
+def test_a_source_whose_file_is_not_named_after_its_public_class_compiles_as_the_source_launcher_runs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A registered copy is named by its digest (``3f2a....java``): javac alone would refuse its public class."""
+    monkeypatch.setenv("ARENA_HOME", str(tmp_path / "home"))
+    source = tmp_path / "3f2a9c.java"
+    source.write_text("public class Bot { public static void main(String[] a) {} }\n")
+    with zipfile.ZipFile(compiled_java(source, "bot")) as archive:
+        assert "Main-Class: Bot" in archive.read("META-INF/MANIFEST.MF").decode()
+    source.write_text('public class Bot { int x = "no"; }\n')
+    with pytest.raises(runtimes.BotCompileError, match=re.escape(f"{source}:1: error: incompatible types")):
+        compiled_java(source, "bot")
