@@ -269,7 +269,7 @@ def bench_tournament(games: int, rounds: int, entrants: tuple[str, ...], as_json
     help="Seed of the first deal sequence (default: a secret one, drawn: a bot that knows the seed can deal every "
     "card itself). Each game's line shows its seed.",
 )
-@shared.options(shared.time_control, shared.max_decision)
+@shared.options(shared.time_control, shared.max_decision, shared.handshake_timeout)
 @click.option(
     "--policy",
     type=click.Choice(["forfeit", "substitute"]),
@@ -300,6 +300,7 @@ def match_command(
     seed: int | None,
     time_control: str,
     max_decision: float,
+    handshake_timeout: float,
     policy: Literal["forfeit", "substitute"],
     max_strikes: int,
     max_hands: int,
@@ -313,7 +314,9 @@ def match_command(
 
     BOTS are bundled names (random, heuristic, search), names registered with `arena submit`, or script paths
     (.py, .js, .java, .jar or an executable), prefixed stdio: for a bot that speaks JSON lines on stdin and stdout
-    (protocol.md, 1b). Give one bot per seat, or two bots in four-hand to pit two teams of copies against each
+    (protocol.md, 1b). A bot with settings is one quoted argument: name=NAME and flag=RUNTIME_FLAG words, the bot,
+    its arguments ('search --samples 4', 'name=deep flag=-Xmx600m stdio:Bot.java --depth 3'; protocol.md, 2).
+    Give one bot per seat, or two bots in four-hand to pit two teams of copies against each
     other. Each deal is played once per distinct seating: in
     every rotation of the seats, or, for two teams of copies in four-hand, twice (each team once in seats 0 and
     2). --games counts games, not deals.
@@ -339,6 +342,7 @@ def match_command(
         policy=policy,
         max_strikes=max_strikes,
         max_hands=max_hands,
+        handshake_timeout=handshake_timeout,
         log_dir=log_dir,
         lookup=Registry.default().lookup,  # registered names too (bundled names first)
     )

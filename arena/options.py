@@ -11,7 +11,7 @@ from typing import TypeVar
 import click
 
 from arena.engine.options import VARIANTS
-from arena.play.matchspec import DEFAULT_MAX_DECISION, DEFAULT_MAX_HANDS, DEFAULT_TIME
+from arena.play.matchspec import DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_DECISION, DEFAULT_MAX_HANDS, DEFAULT_TIME
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -38,6 +38,13 @@ max_decision = click.option(
     default=DEFAULT_MAX_DECISION,
     show_default=True,
     help="Hard cap in seconds on any one decision, whatever is left in the bank.",
+)
+handshake_timeout = click.option(
+    "--handshake-timeout",
+    type=click.FloatRange(min=0.1),
+    default=DEFAULT_HANDSHAKE_TIMEOUT,
+    show_default=True,
+    help="Seconds a bot has from its start to its hello (protocol.md, 3); not on its clock.",
 )
 max_hands = click.option(
     "--max-hands",

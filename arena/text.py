@@ -32,6 +32,7 @@ def open_private(path: str | Path) -> TextIO:
     """Open a text file for appending, created readable and writable by its owner alone (0600) if it is new.
 
     Game records hold every hidden card: they are the referee's, not every local user's (an existing file keeps
-    the mode its owner gave it).
+    the mode its owner gave it). Its folder is created if missing, as ``--log-dir``'s is.
     """
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     return os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "a", encoding="utf-8")

@@ -45,6 +45,11 @@ for _key, _value in {
 }.items():
     os.environ.setdefault(_key, _value)
 
+# The arena's own folder (the registry's default, the cache of compiled .java bots) in a folder of the suite's, not in
+# the checkout the suite runs from; the processes the tests start inherit it.
+if "ARENA_HOME" not in os.environ:
+    os.environ["ARENA_HOME"] = tempfile.mkdtemp(prefix="arena-home-")
+
 # A suite started in the background by a shell without job control (``make test &`` in a script, some CI runners)
 # inherits SIGINT ignored, and so would every process the tests start: a run told to stop by Ctrl-C would then play
 # on. The tests of Ctrl-C need it delivered, so the suite's processes start with SIGINT at its default (an ignored

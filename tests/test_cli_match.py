@@ -52,7 +52,7 @@ def read_records(path: Path) -> list[dict[str, Any]]:
 
 
 def test_match_prints_a_line_per_game_and_a_summary_and_records_one_game_per_line(tmp_path: Path) -> None:
-    path = tmp_path / "games.jsonl"
+    path = tmp_path / "not" / "yet" / "games.jsonl"  # its folder is created, as --log-dir's is
     result = CliRunner().invoke(main, two_hand(tmp_path, "--games", "3", "--seed", "7", "--record", str(path)))
     assert result.exit_code == 0, result.output
     assert result.stderr == ""
@@ -123,6 +123,7 @@ BAD: list[Any] = [
     pytest.param(["--time", "fast"], "fast", id="bad-time"),
     pytest.param(["--time", "0+0"], "0+0", id="no-time"),
     pytest.param(["--max-decision", "0"], "--max-decision", id="zero-max-decision"),
+    pytest.param(["--handshake-timeout", "0"], "--handshake-timeout", id="zero-handshake-timeout"),
     pytest.param(["--policy", "lenient"], "lenient", id="unknown-policy"),
     pytest.param(["--variant", "five-hand"], "five-hand", id="unknown-variant"),
     pytest.param(["--max-strikes", "none"], "--max-strikes", id="bad-max-strikes"),
@@ -150,6 +151,17 @@ def test_a_bad_flag_is_a_one_line_error_with_exit_code_2(tmp_path: Path, flags: 
     check_one_line_error(result.exit_code, result.stdout, result.stderr, culprit)
 
 
+def test_the_handshake_timeout_from_the_command_line_reaches_the_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played: list[MatchSpec] = []
+    monkeypatch.setattr("arena.cli._play_match", lambda spec, record_path: played.append(spec))
+    for flags, expected in (([], 10.0), (["--handshake-timeout", "42.5"], 42.5)):
+        result = CliRunner().invoke(main, two_hand(tmp_path, "--games", "1", *flags))
+        assert result.exit_code == 0, result.output
+        assert played.pop().handshake_timeout == expected
+
+
 def test_limits_from_the_command_line_reach_the_bots(tmp_path: Path) -> None:
     """``--limit`` sets what each bot may use: the first line of its log says how it was confined."""
     logs = tmp_path / "logs"
@@ -175,9 +187,11 @@ def test_a_bad_line_up_is_a_one_line_error_with_exit_code_2(tmp_path: Path, bots
     check_one_line_error(result.exit_code, result.stdout, result.stderr, culprit)
 
 
-def test_a_record_path_in_a_missing_directory_is_a_one_line_error(tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, usage_error(tmp_path, "--record", str(tmp_path / "missing" / "games.jsonl")))
-    check_one_line_error(result.exit_code, result.stdout, result.stderr, "games.jsonl")
+def test_a_record_path_whose_folder_cannot_be_created_is_a_one_line_error(tmp_path: Path) -> None:
+    """A missing folder is created (the first test above); one under a file cannot be."""
+    (tmp_path / "file").write_text("")
+    result = CliRunner().invoke(main, usage_error(tmp_path, "--record", str(tmp_path / "file" / "games.jsonl")))
+    check_one_line_error(result.exit_code, result.stdout, result.stderr, str(tmp_path / "file"))
 
 
 def test_a_log_dir_that_cannot_be_created_is_a_one_line_error(tmp_path: Path) -> None:

@@ -28,7 +28,13 @@ recorded, an unfinished one is not). You have no clock; the bots keep theirs. In
 @click.option("--games", type=click.IntRange(min=1), default=1, show_default=True, help="Games to play in a row.")
 @click.option("--seed", type=int, help="Seed of the first deal (default: a random one, printed).")
 @shared.options(
-    shared.time_control, shared.max_decision, shared.max_hands, shared.record, shared.log_dir, shared.trusted_bots
+    shared.time_control,
+    shared.max_decision,
+    shared.handshake_timeout,
+    shared.max_hands,
+    shared.record,
+    shared.log_dir,
+    shared.trusted_bots,
 )
 def play_command(
     bots: tuple[str, ...],
@@ -39,6 +45,7 @@ def play_command(
     seed: int | None,
     time_control: str,
     max_decision: float,
+    handshake_timeout: float,
     max_hands: int,
     record_path: str | None,
     log_dir: str,
@@ -65,7 +72,7 @@ def play_command(
         max_hands=max_hands,
         log_dir=log_dir,
         trusted_bots=trusted_bots,
-    )
+    ).replace(handshake_timeout=handshake_timeout)
     seed = secret_seed() if seed is None else seed  # a bot at the table must not guess the deals
     console = Console(highlight=False)
     screen = Screen(console, seat)

@@ -18,7 +18,8 @@ from arena.engine.record import BotJSON, GameRecord
 from arena.errors import ArenaError
 from arena.human.player import HUMAN
 from arena.human.seats import SplitSeats
-from arena.play.botproc import BUNDLED, BotCommand, resolve_bot
+from arena.play.botproc import BotCommand
+from arena.play.lineup import bot_words, resolve_words
 from arena.play.local import Handler, LocalSeats
 from arena.play.matchspec import BotEntry, MatchSpec
 from arena.play.referee import Referee
@@ -45,14 +46,15 @@ def bot_entries(
         bots = list(bots) * (players - 1)
     elif len(bots) != players - 1:
         raise ArenaError(f"{variant} needs {players - 1} bots beside you (one per other seat), or one for all of them")
-    commands = [resolve_bot(b) if b in BUNDLED or lookup is None else (lookup(b) or resolve_bot(b)) for b in bots]
-    counts, seen = Counter(bots), Counter[str]()
+    known = (lambda text: lookup(text) is not None) if lookup is not None else (lambda _: False)
+    commands = [resolve_words(bot_words(b, known=known), lookup) for b in bots]
+    counts, seen = Counter(c.name for c in commands), Counter[str]()
     entries = []
-    for spec, command in zip(bots, commands, strict=True):
-        seen[spec] += 1
-        name = f"{command.name}-{seen[spec]}" if counts[spec] > 1 else command.name
+    for command in commands:
+        seen[command.name] += 1
+        name = f"{command.name}-{seen[command.name]}" if counts[command.name] > 1 else command.name
         name = f"{name}-bot" if name == HUMAN else name  # the person's seat alone is named human
-        entries.append(BotEntry(name=name, argv=list(command.argv), transport=command.transport))
+        entries.append(command.entry(name))
     return entries
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import secrets
 import shutil
@@ -20,6 +21,8 @@ from typing import IO, Literal, Protocol
 from arena.errors import ArenaError
 from arena.play import forkserver
 from arena.play.linux import children_of, die_with_parent, readable
+from arena.play.matchspec import BotEntry, runtime_options
+from arena.play.runtimes import compiled_java, runtime_of
 from arena.play.sandbox import Confinement, Jail, plain_environment, track, transport_environment
 
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bots"  # inside the package, so that a wheel carries them
@@ -41,17 +44,52 @@ INTERPRETERS = {".js": ("node",), ".mjs": ("node",), ".java": _JVM, ".jar": (*_J
 
 @dataclass(frozen=True, slots=True)
 class BotCommand:
-    """How to start a bot: a display name, the argv, and how it talks (ZeroMQ, or lines on stdin/stdout)."""
+    """How to start a bot: a display name, the argv (its runtime and program), how it talks (ZeroMQ, or lines on
+    stdin/stdout), the arguments for its program and the flags for its runtime (an entrant's: arena.play.runtimes
+    puts the command line together), and the file whose content is its version when that is not ``argv[-1]`` (the
+    source of a ``.java`` run from its compiled jar)."""
 
     name: str
     argv: tuple[str, ...]
     transport: Transport = "zmq"
+    args: tuple[str, ...] = ()
+    runtime_flags: tuple[str, ...] = ()
+    source: str | None = None
+
+    @property
+    def program(self) -> str:
+        """The file whose content is the bot's version (its digest fingerprints the bot's games)."""
+        return self.source or self.argv[-1]
+
+    def entry(self, name: str | None = None) -> BotEntry:
+        """The match's entry for this bot, under ``name`` (default: its own)."""
+        return BotEntry(
+            name=self.name if name is None else name,
+            argv=list(self.argv),
+            transport=self.transport,
+            args=list(self.args),
+            runtime_flags=list(self.runtime_flags),
+        )
+
+    def given(self, *, args: tuple[str, ...] = (), runtime_flags: tuple[str, ...] = ()) -> BotCommand:
+        """This bot with arguments for its program and flags for its runtime (java, node or python): BotNotFoundError
+        if it has no runtime to give them to, or a flag is not an option in one word."""
+        if runtime_flags and runtime_of(self.argv) is None:
+            raise BotNotFoundError(
+                f"bot {self.name!r} runs as an executable of its own: runtime flags are for a .py, .js, .java or .jar"
+            )
+        try:
+            runtime_options(runtime_flags)
+        except ArenaError as exc:
+            raise BotNotFoundError(f"bot {self.name!r}: {exc}") from None
+        return dataclasses.replace(self, args=tuple(args), runtime_flags=tuple(runtime_flags))
 
 
 def resolve_bot(spec: str) -> BotCommand:
     """A bundled bot's name (``random``, ``heuristic``), or a script path, prefixed ``stdio:`` for a bot that speaks
     JSON lines on its stdin and stdout. A ``.py`` runs with this Python, a ``.js`` with ``node``, a ``.java`` with
-    ``java`` (source launcher), a ``.jar`` with ``java -jar``; anything else must be executable."""
+    ``java`` (compiled once into the arena's cache, then run as a ``.jar``: arena.play.runtimes), a ``.jar`` with
+    ``java -jar``; anything else must be executable. BotCompileError for a ``.java`` that does not compile."""
     transport: Transport = "zmq"
     if spec.startswith(STDIO_PREFIX):
         spec, transport = spec.removeprefix(STDIO_PREFIX), "stdio"
@@ -69,6 +107,9 @@ def resolve_bot(spec: str) -> BotCommand:
         found = shutil.which(program)
         if found is None:
             raise BotNotFoundError(f"bot {spec!r} needs {program!r}, which is not on PATH")
+        if path.suffix == ".java":  # compiled now, outside any clock; its source stays its version
+            jar = compiled_java(path.resolve(), name)
+            return BotCommand(name, (found, *flags, "-jar", str(jar)), transport, source=str(path.resolve()))
         return BotCommand(name, (found, *flags, str(path.resolve())), transport)
     if not os.access(path, os.X_OK):
         raise BotNotFoundError(f"bot {spec!r} is not executable (chmod +x it, or give a .py, .js or .java script)")

@@ -6,7 +6,8 @@ on different ones: a wake-up of another core and the message's trip between the 
 random bots, 7,636 decisions, another job running): 180 us a decision on one core against 320-360 us spread over
 two, processor time 180 against about 265 us. A tournament therefore gives each of its parallel matches a core of
 its own, the idlest first; ``pin = false`` in a config (or ``--no-pin``) leaves placement to the operating system,
-for bots that use several threads. The bots start up before the pinning, in parallel on every core.
+for bots that use several threads. A bot's process moves itself onto its match's cores before it runs the bot
+(arena.play.sandbox, ``Confinement``): a runtime counts its processors once, as it starts.
 
 Pinning is about speed and steady timing, not containment: a bot may move itself to other cores.
 """
@@ -64,9 +65,10 @@ def idlest(count: int, *, sample: float = 0.05) -> list[int]:
 def pin_match(cores: list[int] | None, pids: list[int]) -> set[int] | None:
     """Move every thread of this process and of ``pids`` (and their descendants) onto ``cores``.
 
-    Called once the bots have started and said hello, so that their start-ups ran in parallel on every core;
-    processes started later by this thread inherit the pinning. Best effort: a process that is gone or not ours to
-    move stays as it is. Returns the calling thread's affinity before (None when nothing was done), for ``unpin``.
+    Called once the bots have said hello (they are on ``cores`` from their start, their confinement's doing): the
+    referee's thread, and whatever a bot started elsewhere; processes started later by this thread inherit it. Best
+    effort: a process that is gone or not ours to move stays as it is. Returns the calling thread's affinity before
+    (None when nothing was done), for ``unpin``.
     """
     if not cores or not hasattr(os, "sched_setaffinity"):
         return None

@@ -287,7 +287,7 @@ class ForkServer:
         from arena.play.cpus import unpin_process
         from arena.play.sandbox import track
 
-        unpin_process(process.pid)  # its children start up on every core, whatever thread started it
+        unpin_process(process.pid)  # whatever thread started it: a child is put on its match's cores by its confinement
         track(process.pid, alive=True)  # not root: ours, not an escaped bot process to sweep
         handle = cls(ours, process, kind)
         handle.made_in = (base, cwd)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+import shlex
 import uuid
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from tabulate import tabulate
@@ -12,8 +16,59 @@ from tabulate import tabulate
 from arena.engine.options import make_rules
 from arena.engine.record import GameRecord
 from arena.errors import ArenaError
-from arena.play.botproc import BUNDLED, BotCommand, resolve_bot
-from arena.play.matchspec import DEFAULT_MAX_HANDS, BotEntry, GameSpec, MatchSpec
+from arena.play.botproc import BUNDLED, STDIO_PREFIX, BotCommand, resolve_bot
+from arena.play.matchspec import DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_HANDS, GameSpec, MatchSpec
+
+ENTRANT_HELP = (
+    "A bot with settings is one shell-quoted argument: name=NAME and flag=RUNTIME_FLAG words first, then the bot, "
+    "then its arguments, e.g. 'search --samples 4' or 'name=deep flag=-Xmx600m stdio:Bot.java --depth 3'"
+)
+_SETTINGS = ("name=", "flag=")
+
+
+@dataclass(frozen=True, slots=True)
+class BotWords:
+    """A bot as the command line gives it: its name if given, the bot, its arguments and its runtime flags."""
+
+    bot: str
+    name: str | None = None
+    args: tuple[str, ...] = ()
+    runtime_flags: tuple[str, ...] = ()
+
+
+def bot_words(text: str, *, known: Callable[[str], bool] = lambda _: False) -> BotWords:
+    """A command-line bot: ``[name=NAME] [flag=FLAG]... BOT [ARG]...`` in shell words (``'search --samples 4'``);
+    a text that is a bot as it stands (a file, a bundled name, one ``known`` names) is that bot alone, spaces and
+    all. ArenaError for a text with no bot in it, or that shell words cannot split."""
+    bare = text.removeprefix(STDIO_PREFIX)
+    if text in BUNDLED or Path(bare).is_file() or known(text) or not text.strip():
+        return BotWords(text)
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise ArenaError(f"bot {text!r}: {exc} ({ENTRANT_HELP})") from None
+    name, flags = None, []
+    while words and words[0].startswith(_SETTINGS):
+        key, _, value = words.pop(0).partition("=")
+        if not value:
+            raise ArenaError(f"bot {text!r}: {key}= needs a value ({ENTRANT_HELP})")
+        if key == "name":
+            name = value
+        else:
+            flags.append(value)
+    if not words:
+        raise ArenaError(f"bot {text!r}: no bot after its settings ({ENTRANT_HELP})")
+    return BotWords(words[0], name, tuple(words[1:]), tuple(flags))
+
+
+def resolve_words(words: BotWords, lookup: Callable[[str], BotCommand | None] | None = None) -> BotCommand:
+    """The command of a command-line bot: bundled name, else a name ``lookup`` knows, else a path; named and given
+    its arguments and runtime flags."""
+    spec = words.bot
+    command = resolve_bot(spec) if spec in BUNDLED or lookup is None else (lookup(spec) or resolve_bot(spec))
+    if words.args or words.runtime_flags:
+        command = command.given(args=words.args, runtime_flags=words.runtime_flags)
+    return command if words.name is None else dataclasses.replace(command, name=words.name)
 
 
 def build_match(
@@ -29,6 +84,7 @@ def build_match(
     max_strikes: int,
     log_dir: str,
     max_hands: int = DEFAULT_MAX_HANDS,
+    handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
     lookup: Callable[[str], BotCommand | None] | None = None,
 ) -> MatchSpec:
     """A match of ``games`` games: deal seeds ``seed, seed+1, ...``, each dealt once per distinct seating.
@@ -36,25 +92,25 @@ def build_match(
     ``n`` different bots play each deal in all ``n`` rotations of the seats. Two teams of copies in four-hand play
     each deal twice, the first team in seats 0 and 2, then the second: the other two rotations would only swap copies
     of one bot, and so repeat a game exactly. ``games`` counts games, not deals (an odd count ends on a half deal).
-    A bot is a bundled name, else a name ``lookup`` knows (the registry's), else a path.
+    A bot is a bundled name, else a name ``lookup`` knows (the registry's), else a path, with its settings
+    (``bot_words``).
     """
     rules = make_rules(variant, options)
     n = rules.players
-    commands = [resolve_bot(b) if b in BUNDLED or lookup is None else (lookup(b) or resolve_bot(b)) for b in bots]
-    counts, seen = Counter(bots), Counter[str]()
+    known = (lambda text: lookup(text) is not None) if lookup is not None else (lambda _: False)
+    commands = [resolve_words(bot_words(b, known=known), lookup) for b in bots]
+    counts, seen = Counter(c.name for c in commands), Counter[str]()
     names = []
-    for spec, command in zip(bots, commands, strict=True):
-        seen[spec] += 1  # the same bot named twice: tell the copies apart
-        names.append(f"{command.name}-{seen[spec]}" if counts[spec] > 1 else command.name)
+    for command in commands:
+        seen[command.name] += 1  # two bots of one name (copies, or one program with two settings): told apart
+        names.append(f"{command.name}-{seen[command.name]}" if counts[command.name] > 1 else command.name)
     seatings = n
     if n == 4 and len(commands) == 2:  # two teams, each of two copies of one bot
         commands, names = commands * 2, names * 2
         seatings = 2  # one seat to the left: the teams change sides; two seats would only swap the copies
     elif len(commands) != n:
         raise ArenaError(f"{variant} needs {n} bots (or 2 teams in four-hand), got {len(bots)}")
-    entries = [
-        BotEntry(name=name, argv=list(c.argv), transport=c.transport) for name, c in zip(names, commands, strict=True)
-    ]
+    entries = [c.entry(name) for name, c in zip(names, commands, strict=True)]
     schedule = [
         GameSpec(seed=seed + k // seatings, seating=[(seat - k % seatings) % n for seat in range(n)])
         for k in range(games)
@@ -70,6 +126,7 @@ def build_match(
         policy=policy,
         max_strikes=max_strikes,
         max_hands=max_hands,
+        handshake_timeout=handshake_timeout,
         log_dir=log_dir,
     )
 

@@ -125,7 +125,9 @@ class Limits:
 
 @dataclass(frozen=True, slots=True)
 class BotEntry:
-    """A contestant process of the match: the name it is rated under and the command that starts it."""
+    """A contestant process of the match: the name it is rated under and the command that starts it (its runtime
+    and program, ``argv``; the flags for its runtime and the arguments for its program, each apart:
+    arena.play.runtimes puts them together with the arena's own flags)."""
 
     name: str
     argv: list[str]
@@ -133,9 +135,25 @@ class BotEntry:
         default="zmq",
         metadata=_about("ZeroMQ (protocol.md §1) or JSON lines on stdin/stdout (the stdio transport)"),
     )
+    args: list[str] = field(default_factory=list, metadata=_about("Arguments for the bot's program"))
+    runtime_flags: list[str] = field(
+        default_factory=list, metadata=_about("Options for the bot's runtime (java, node, python), each one word")
+    )
 
     def __post_init__(self) -> None:
         _validate(self)
+        runtime_options(self.runtime_flags)
+
+
+def runtime_options(flags: list[str] | tuple[str, ...]) -> list[str] | tuple[str, ...]:
+    """``flags``, if each is an option in one word, without spaces (``-Xss4m``, ``--stack-size=4000``); SpecError
+    naming the first that is not (a value given as a word of its own would be taken for the bot's program)."""
+    for flag in flags:
+        if not flag.startswith("-") or any(c.isspace() for c in flag) or flag in ("-", "--"):
+            raise SpecError(
+                f"runtime_flags: {flag!r} is not an option in one word (give -Xss4m, --stack-size=4000, -Dkey=value)"
+            )
+    return flags
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +170,8 @@ class GameSpec:
 DEFAULT_TIME = "5+0.1"  # a bot's clock: a bank of 5 s, 0.1 s more at each decision
 DEFAULT_MAX_DECISION = 10.0  # seconds: the hard cap on any one decision
 DEFAULT_MAX_HANDS = 1000  # hands after which an undecided game is drawn
+# seconds from a bot's start to its hello: a JVM's or Node's start-up on a loaded core fits with room to spare
+DEFAULT_HANDSHAKE_TIMEOUT = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +185,10 @@ class MatchSpec:
     options: dict[str, Any] = field(default_factory=dict)
     time: str = DEFAULT_TIME
     max_decision: float = DEFAULT_MAX_DECISION
-    handshake_timeout: float = 10.0
+    handshake_timeout: float = field(
+        default=DEFAULT_HANDSHAKE_TIMEOUT,
+        metadata=_about("Seconds from a bot's start to its hello (protocol.md §3)", gt=0),
+    )
     policy: Literal["forfeit", "substitute"] = "forfeit"
     max_strikes: int = field(default=3, metadata=_about("Violations after which a bot forfeits its match", ge=1))
     max_hands: int = field(

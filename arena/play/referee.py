@@ -36,6 +36,7 @@ from arena.play.linux import raise_open_files
 from arena.play.matchspec import MIN_OPEN_FILES, Limits, MatchSpec, SpecError
 from arena.play.memory_guard import MEMORY_LOOK, MemoryGuard, MemoryOverrun
 from arena.play.runner import Message, Response, Violation, play, violation_notice
+from arena.play.runtimes import command_line
 from arena.play.sandbox import Jail, require_isolation
 from arena.play.transport import Channel, Channels, Hub
 from arena.signals import stop_like_ctrl_c
@@ -82,14 +83,16 @@ Starter = Callable[["Referee", int], Process]
 
 
 def start_bot(referee: Referee, b: int) -> BotProcess:
-    """Start bot ``b``'s process: confined (its jail, its own uid when we are root), its endpoint opened to it alone,
-    its output to its match log."""
+    """Start bot ``b``'s process: confined (its jail, its own uid when we are root), on its match's cores from its
+    first instruction (a runtime counts its processors as it starts), its runtime told its limits
+    (arena.play.runtimes), its endpoint opened to it alone, its output to its match log."""
     hub, endpoint, entry = referee.hub, referee.endpoints[b], referee.spec.bots[b]
     assert isinstance(hub, Hub)  # a process is reached through a real endpoint
     log = referee.log_dir / f"{referee.spec.match_id}-bot{b}-{entry.name}.log"
-    jail = Jail(referee.limits, workdir=hub.workdir(endpoint))
+    cores = referee.spec.cpus
+    jail = Jail(referee.limits, workdir=hub.workdir(endpoint), cores=cores)
     hub.admit(endpoint, jail.gid)
-    command = BotCommand(entry.name, tuple(entry.argv), entry.transport)
+    command = BotCommand(entry.name, command_line(entry, referee.limits, cores), entry.transport)
     process = BotProcess(command, endpoint.address, log, jail=jail)
     if process.pipes is not None:  # a stdio bot: its stdin and stdout are the channel
         hub.attach(endpoint, *process.pipes)
@@ -166,7 +169,7 @@ class Referee:
         refused = self.refused()
         if refused:
             raise VariantRefused("; ".join(refused))
-        # Only now onto the match's cores: the bots started up in parallel; bots restarted later inherit the pinning.
+        # The referee's thread onto the match's cores too (its bots are on them from their start: start_bot).
         if self.spec.cpus:
             self.affinity = pin_match(self.spec.cpus, [p.pid for p in self.processes if p is not None])
         return failed
@@ -484,7 +487,7 @@ def play_match(referee: Referee, failures: list[tuple[int, Violation]], on_game:
 
 def close_in_background(referee: Referee) -> threading.Thread:
     """Close ``referee``'s match in a thread of its own, so that the next match's bots start meanwhile; this thread is
-    unpinned now (bots it starts next must start up on every core)."""
+    unpinned now (the next match's bots are put on their own match's cores as they start: start_bot)."""
     unpin(referee.affinity)
     referee.affinity = None
     closing = threading.Thread(target=referee.close, name=f"close {referee.spec.match_id}", daemon=True)
@@ -494,7 +497,7 @@ def close_in_background(referee: Referee) -> threading.Thread:
 
 class Prepared:
     """The referee of a match to come, its bots started and shaken hands with in a thread of its own while the
-    current match plays (moved onto the match's cores only once they have said hello)."""
+    current match plays (on the match's cores from their start, as every bot is: ``start_bot``)."""
 
     def __init__(self, spec: MatchSpec) -> None:
         self.spec = spec
@@ -505,7 +508,7 @@ class Prepared:
         threading.Thread(target=self._start, name=f"prepare {spec.match_id}", daemon=True).start()
 
     def _start(self) -> None:
-        unpin_thread()  # its bots start up on every core, not on the core the current match plays on
+        unpin_thread()  # not on the current match's core (its bots go to their own match's cores as they start)
         try:
             self.failures = self.referee.start()
             for process in self.referee.processes:  # they wait through the current match: idle meanwhile

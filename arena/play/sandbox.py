@@ -451,12 +451,16 @@ class Confinement:
     limits: tuple[tuple[int, tuple[int, int]], ...]  # rlimits
     uid: int | None  # its own uid (and gid), or None to keep the referee's
     home: str  # its working directory (and the mount point of its view)
+    cores: tuple[int, ...] = ()  # the cores it runs on (empty: the referee's)
 
     def apply(self) -> None:  # pragma: no cover - runs in the child (tests observe its effects)
         """Confine the calling process (a fresh child); only system calls, no imports, no locks."""
         flags, uid, home = self.flags, self.uid, self.home
         try:
             cgroups.join(self.joins)  # first: everything it becomes and starts is born in its cgroup
+            if self.cores:  # before its runtime starts: a JVM or Node counts its processors once, at its start
+                with contextlib.suppress(OSError):  # a core the referee lost meanwhile: left where the OS puts it
+                    os.sched_setaffinity(0, self.cores)
             if flags:
                 _unshare(flags)
             if self.ids is not None:
@@ -498,8 +502,10 @@ class Jail:
     private view the mount point of the view's root.
     """
 
-    def __init__(self, limits: Limits, *, workdir: Path) -> None:
+    def __init__(self, limits: Limits, *, workdir: Path, cores: list[int] | None = None) -> None:
+        """``cores``: the cores the bot runs on (its match's), set before it runs; None: the referee's."""
         self.limits = limits
+        self.cores = tuple(cores or ())
         self.caps = capabilities()
         self.workdir = str(workdir)
         self.identity: Identity | None = claim_uid() if self.caps.root else None
@@ -557,7 +563,7 @@ class Jail:
         elif caps.network:
             flags |= _CLONE_NEWUSER | _CLONE_NEWNET | _CLONE_NEWIPC
         ids = (os.geteuid(), os.getegid()) if flags & _CLONE_NEWUSER else None
-        return Confinement(joins, flags, ids, tuple(steps), tuple(limits), self.uid, self.workdir)
+        return Confinement(joins, flags, ids, tuple(steps), tuple(limits), self.uid, self.workdir, self.cores)
 
     def view(self, argv: tuple[str, ...], endpoint: str) -> list[_Step]:
         """The steps that build the bot's filesystem view under its workdir (run in its mount namespace)."""

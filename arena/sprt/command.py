@@ -78,6 +78,10 @@ class SprtPrinter:
 SPRT_HELP = """Is NEW stronger than BASE? An SPRT on duplicate deals.
 
 \b
+NEW and BASE are bots as arena match takes them, settings included:
+'search --samples 2' against search tests a setting of one program.
+
+\b
 NEW plays BASE on duplicate deals (each deal in both seatings, by fresh bot
 processes) until the sequential probability ratio test accepts H1 (NEW is at
 least --elo1 stronger) or H0 (at most --elo0), or --max-games is reached.
@@ -114,7 +118,7 @@ command resumes, and arena ranking --db FILE shows them.
     show_default=True,
     help="Four-hand: two NEW against two BASE (self), or NEW partnered with BASE against two BASE (mixed).",
 )
-@shared.options(shared.time_control, shared.max_decision)
+@shared.options(shared.time_control, shared.max_decision, shared.handshake_timeout)
 @click.option("--jobs", type=click.IntRange(min=1), default=2, show_default=True, help="Matches in parallel.")
 @click.option("--max-games", type=click.IntRange(min=2), default=20000, show_default=True, help="The cap, in games.")
 @click.option("--games-per-match", type=click.IntRange(min=1), default=8, show_default=True, help="Deals per match.")
@@ -140,6 +144,7 @@ def sprt_command(
     partnership: Literal["self", "mixed"],
     time_control: str,
     max_decision: float,
+    handshake_timeout: float,
     jobs: int,
     max_games: int,
     games_per_match: int,
@@ -149,19 +154,20 @@ def sprt_command(
     quiet: bool,
 ) -> None:
     """Run (or resume) an SPRT of NEW against BASE."""
+    from arena.play.lineup import bot_words, resolve_words
     from arena.sprt.run import SprtRun, name_sides, run_sprt, sprt_pairing
     from arena.sprt.stats import Sprt
     from arena.tournament.config import TournamentConfig
     from arena.tournament.flags import checked_rules
     from arena.tournament.registry import Registry
-    from arena.tournament.run import resolve_entrants
     from arena.tournament.store import Store
 
     options = checked_rules(variant, option_pairs, time_control, max_decision)
     test = Sprt(elo0, elo1, alpha, beta, elo_model)
     lookup = Registry.default().lookup
-    (new_bot,) = resolve_entrants([new], lookup).values()
-    (base_bot,) = resolve_entrants([base], lookup).values()
+    known = lambda text: lookup(text) is not None  # noqa: E731
+    new_bot = resolve_words(bot_words(new, known=known), lookup)
+    base_bot = resolve_words(bot_words(base, known=known), lookup)
     new_bot, base_bot = name_sides(new_bot, base_bot)
     config = TournamentConfig(
         name=f"sprt {new_bot.name} vs {base_bot.name}",
@@ -172,6 +178,7 @@ def sprt_command(
         games_per_match=games_per_match,
         time=time_control,
         max_decision=max_decision,
+        handshake_timeout=handshake_timeout,
         seed=seed,
         partnership=partnership,
         trusted_bots=trusted_bots,

@@ -148,7 +148,7 @@ class SprtRun:
     @property
     def new(self) -> str:
         """NEW's name in the records."""
-        return self.config.entrants[0]
+        return self.config.entrant_keys()[0]
 
     def settings(self) -> Settings:
         """What decides the games and the test: a resumed run must have the same (the cap and jobs may change)."""

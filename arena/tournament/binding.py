@@ -83,8 +83,18 @@ def stored_seed(store: Store, kind: Kind) -> int | None:
 
 
 def entrant_digests(commands: dict[str, BotCommand]) -> dict[str, str]:
-    """Each entrant's name and the digest of its program, in the given order."""
-    return {name: file_digest(command.argv[-1]) for name, command in commands.items()}
+    """Each entrant's name and the digest of its program, in the given order; with ``+`` and a digest of its
+    arguments and runtime flags when it has any (one program with two settings is two entrants)."""
+    return {name: entrant_digest(command) for name, command in commands.items()}
+
+
+def entrant_digest(command: BotCommand) -> str:
+    """The digest of a bot's program (its source, for a compiled one), and of its arguments and runtime flags."""
+    digest = file_digest(command.program)
+    if command.args or command.runtime_flags:
+        given = json.dumps({"args": list(command.args), "runtime_flags": list(command.runtime_flags)})
+        digest += "+" + hashlib.sha256(given.encode()).hexdigest()[:8]
+    return digest
 
 
 def stored_entrants(store: Store, kind: Kind) -> dict[str, str] | None:

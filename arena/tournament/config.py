@@ -16,12 +16,14 @@ import tomllib
 import types
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
+    Tag,
     ValidationError,
     ValidationInfo,
     create_model,
@@ -35,7 +37,16 @@ from arena import JSONObject
 from arena.engine.options import OPTION_DEFAULTS, OPTION_NAMES, VARIANTS, make_rules
 from arena.errors import ArenaError
 from arena.play.clock import TimeControl
-from arena.play.matchspec import DEFAULT_MAX_DECISION, DEFAULT_MAX_HANDS, DEFAULT_TIME, Limits, exposable
+from arena.play.matchspec import (
+    DEFAULT_HANDSHAKE_TIMEOUT,
+    DEFAULT_MAX_DECISION,
+    DEFAULT_MAX_HANDS,
+    DEFAULT_TIME,
+    Limits,
+    SpecError,
+    exposable,
+    runtime_options,
+)
 from arena.play.protocol import option_types
 
 
@@ -108,6 +119,52 @@ class RatingSettings(BaseModel):
     )
 
 
+class EntrantSettings(BaseModel):
+    """An entrant written as a table: a bot under a name of its own, with arguments for its program and flags for its
+    runtime (one program with two settings is two entrants)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(
+        min_length=1,
+        max_length=64,
+        description="The name it is rated under (a gauntlet's candidate names it so)",
+    )
+    bot: str = Field(
+        min_length=1,
+        description="The bot, written as a plain entrant is: a bundled or registered name, "
+        "or a script path (`stdio:PATH` for the stdio transport)",
+    )
+    args: list[str] = Field(default_factory=list, description='Arguments for its program, e.g. ["--samples", "2"]')
+    runtime_flags: list[str] = Field(
+        default_factory=list,
+        description='Options for its runtime (java, node, python), each one word, e.g. ["-Xmx512m"] or '
+        '["--stack-size=4000"]: before the arena\'s own (protocol.md §2)',
+    )
+
+    @field_validator("runtime_flags")
+    @classmethod
+    def _one_word(cls, value: list[str]) -> list[str]:
+        try:
+            runtime_options(value)
+        except SpecError as exc:
+            raise ValueError(str(exc).removeprefix("runtime_flags: ")) from None
+        return value
+
+
+Entrant = str | EntrantSettings
+# A string or a table, each checked as what it is (an error names the one problem, not why it is not the other).
+_EntrantField = Annotated[
+    Annotated[str, Tag("bot")] | Annotated[EntrantSettings, Tag("table")],
+    Discriminator(lambda value: "bot" if isinstance(value, str) else "table"),
+]
+
+
+def entrant_key(entrant: Entrant) -> str:
+    """How an entrant is named in a config (``candidate``): as written, or a table's ``name``."""
+    return entrant if isinstance(entrant, str) else entrant.name
+
+
 class ExecutorSettings(BaseModel):
     """Where the matches run: on this machine, or on a Dask cluster (README: Run on a cluster)."""
 
@@ -161,10 +218,12 @@ class TournamentConfig(BaseModel):
         default_factory=dict,
         description="Rule options that change the variant's preset, e.g. stick_the_dealer = true ([options] below)",
     )
-    entrants: list[str] = Field(
+    entrants: list[_EntrantField] = Field(
         min_length=2,
         description="The bots that play, each once: bundled names (random, heuristic, search), names registered "
-        "with `arena submit`, or script paths (`stdio:PATH` for a bot that speaks JSON lines on stdin and stdout)",
+        "with `arena submit`, or script paths (`stdio:PATH` for a bot that speaks JSON lines on stdin and stdout); "
+        'or tables with arguments, `{ name = "search-2x", bot = "search", args = ["--samples", "2"] }` '
+        "(Entrants with arguments, below)",
     )
     games_per_pairing: int = Field(
         default=10, ge=1, description="Deal sequences per pairing (each played in every rotation when duplicate)"
@@ -183,6 +242,12 @@ class TournamentConfig(BaseModel):
         default=DEFAULT_MAX_DECISION,
         gt=0,
         description="Hard cap in seconds on any one decision, whatever is left in the bank",
+    )
+    handshake_timeout: float = Field(
+        default=DEFAULT_HANDSHAKE_TIMEOUT,
+        gt=0,
+        description="Seconds a bot has from its start to its hello (protocol.md §3), not on its clock: raise it for "
+        "a runtime that starts slowly on a loaded host",
     )
     seed: int | None = Field(
         default=None,
@@ -252,8 +317,9 @@ class TournamentConfig(BaseModel):
 
     @field_validator("entrants")
     @classmethod
-    def _distinct(cls, value: list[str]) -> list[str]:
-        twice = sorted({name for name in value if value.count(name) > 1})
+    def _distinct(cls, value: list[Entrant]) -> list[Entrant]:
+        keys = [entrant_key(e) for e in value]
+        twice = sorted({name for name in keys if keys.count(name) > 1})
         if twice:
             raise ValueError(f"each entrant may appear once ({', '.join(map(repr, twice))} more than once)")
         return value
@@ -262,6 +328,7 @@ class TournamentConfig(BaseModel):
     @classmethod
     def _candidate(cls, value: str | None, info: ValidationInfo) -> str | None:
         form, entrants = info.data.get("format"), info.data.get("entrants")
+        entrants = None if entrants is None else [entrant_key(e) for e in entrants]
         if value is None:
             if form == "gauntlet":
                 raise ValueError('a gauntlet needs a candidate: candidate = "NAME", one of the entrants')
@@ -282,6 +349,7 @@ class TournamentConfig(BaseModel):
             ("format", "round-robin"),
             ("candidate", None),
             ("deals", "shared"),
+            ("handshake_timeout", DEFAULT_HANDSHAKE_TIMEOUT),
         )
         later = {key for key, default in added if getattr(self, key) == default}
         fixed = self.model_dump(exclude=FREE | later)
@@ -293,6 +361,10 @@ class TournamentConfig(BaseModel):
         if self.seed is not None:
             return self
         return self.model_copy(update={"seed": played if isinstance(played, int) else secret_seed()})
+
+    def entrant_keys(self) -> list[str]:
+        """Each entrant as the config names it (``entrant_key``), in order."""
+        return [entrant_key(e) for e in self.entrants]
 
     def job_count(self) -> int:
         """Parallel matches: the config's jobs, or one per core."""
@@ -506,6 +578,26 @@ memory_mb = 2048
 """
 
 
+_ENTRANTS = """\
+An entrant of `entrants` may be a table instead of a string: a bot under a name of its own, with arguments for its
+program and options for its runtime, as cutechess-cli's `arg=` gives an engine. One program with two settings is
+two entrants; its arguments and runtime flags are part of what identifies its games (a results file refuses the
+same name with other ones, as it refuses another program). Inline tables mix with strings:
+
+```toml
+entrants = [
+  "heuristic",
+  { name = "search-fast", bot = "search", args = ["--samples", "0.5"] },
+  { name = "search-deep", bot = "search", args = ["--samples", "4"] },
+  { name = "mine", bot = "stdio:bots/Mine.java", runtime_flags = ["-Xmx600m", "-Dmine.depth=3"] },
+]
+```
+
+or every entrant a table of its own, `[[entrants]]` then `name = ...`, `bot = ...`. The arena adds its own flags
+to a runtime (protocol.md §2): a bot's `runtime_flags` may change the heap it is given, not its processor count or
+where a JVM's warnings go."""
+
+
 def config_reference() -> str:
     """Markdown reference of every config key: its value, default and meaning, from the models' fields."""
     lines = [
@@ -529,6 +621,7 @@ def config_reference() -> str:
     for name, model in TABLES.items():
         doc = (model.__doc__ or "").strip().splitlines()[0]
         lines += ["", f"## `[{name}]`", "", doc, "", *_table(model)]
+    lines += ["", "## Entrants with arguments", "", *_ENTRANTS.splitlines(), "", *_table(EntrantSettings)]
     lines += [
         "",
         "## `[options]`",
@@ -636,6 +729,8 @@ _KINDS: dict[object, str] = {str: "string", int: "integer", float: "number", boo
 
 def _kind(annotation: object) -> str:
     origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Annotated:  # a type with its tag or discriminator: the type
+        return _kind(args[0])
     if origin is Literal:
         return "one of " + ", ".join(f"`{_toml(a)}`" for a in args)
     if origin in (Union, types.UnionType):

@@ -226,7 +226,10 @@ class DaskExecutor:
                 if path not in self._shipped:
                     self._shipped[path] = self._shipment(entry, path)
                 bot, future = self._shipped[path]
-            bots.append(ShippedBot(entry.name, entry.transport, bot.filename, bot.digest, bot.executable, bot.shared))
+            given = (tuple(entry.args), tuple(entry.runtime_flags))
+            bots.append(
+                ShippedBot(entry.name, entry.transport, bot.filename, bot.digest, bot.executable, bot.shared, *given)
+            )
             if future is not None:
                 contents[bot.digest] = future
         return bots, contents

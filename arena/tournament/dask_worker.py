@@ -51,6 +51,8 @@ class ShippedBot:
     digest: str
     executable: bool
     shared: str | None = None
+    args: tuple[str, ...] = ()  # the entrant's arguments for its program and flags for its runtime
+    runtime_flags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +201,7 @@ def install(bot: ShippedBot, contents: dict[str, bytes], cache: Path) -> BotEntr
     if found != bot.digest:
         raise ArenaError(f"bot {bot.name!r}: {path} has sha256 {found[:12]}, the coordinator's has {bot.digest[:12]}")
     command = resolve_bot((STDIO_PREFIX if bot.transport == "stdio" else "") + str(path))
-    return BotEntry(name=bot.name, argv=list(command.argv), transport=command.transport)
+    return command.given(args=bot.args, runtime_flags=bot.runtime_flags).entry(bot.name)
 
 
 def _write_once(path: Path, data: bytes, executable: bool) -> None:

@@ -38,7 +38,7 @@ def candidate_name(config: TournamentConfig, commands: dict[str, BotCommand]) ->
     """The candidate's name in the records (commands in the order of ``config.entrants``), or None."""
     if config.format != "gauntlet" or config.candidate is None:
         return None
-    return list(commands)[config.entrants.index(config.candidate)]
+    return list(commands)[config.entrant_keys().index(config.candidate)]
 
 
 def remember_candidate(store: Store, config: TournamentConfig, commands: dict[str, BotCommand]) -> None:

@@ -72,7 +72,7 @@ class Registry:
     ) -> tuple[BotRow | None, bool, Validation]:
         """Validate the bot at ``path`` and register it; returns (row, newly added, validation)."""
         command = resolve_bot(path)
-        source = Path(command.argv[-1])
+        source = Path(command.program)  # a .java's source, not the jar it was compiled into
         name = name or command.name
         if name in BUNDLED:
             raise SubmitError(f"bot name {name!r} is a bundled bot's: choose another (--name)")
@@ -118,7 +118,6 @@ def validate(command: BotCommand, *, time: str = DEFAULT_TIME, games: int = 2) -
             games=[GameSpec(seed=g // 2, seating=[0, 1] if g % 2 == 0 else [1, 0]) for g in range(games)],
             time=time,
             max_strikes=1,
-            handshake_timeout=10.0,
             log_dir=logs,
         )
         records = run_match(spec)

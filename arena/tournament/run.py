@@ -7,11 +7,12 @@ seeds and seats, so the final table is the one an unbroken run gives.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,10 +21,10 @@ from arena.play import forkserver
 from arena.play.botproc import BUNDLED, BUNDLED_DIR, STDIO_PREFIX, BotCommand, resolve_bot
 from arena.play.cpus import idlest
 from arena.play.linux import drop_page_cache
-from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.matchspec import GameSpec, MatchSpec
 from arena.play.referee import Referee, VariantRefused
 from arena.play.sandbox import require_isolation
-from arena.tournament.config import TournamentConfig, bot_limits, partnership_problem
+from arena.tournament.config import Entrant, TournamentConfig, bot_limits, partnership_problem
 from arena.tournament.executor import Executor, LocalExecutor
 from arena.tournament.gauntlet import remember_candidate
 from arena.tournament.growth import bind, planned_keys, settle_seed
@@ -68,15 +69,18 @@ class RunReport:
 
 
 def resolve_entrants(
-    entrants: list[str], lookup: Callable[[str], BotCommand | None] | None = None, *, folder: Path | None = None
+    entrants: Sequence[Entrant], lookup: Callable[[str], BotCommand | None] | None = None, *, folder: Path | None = None
 ) -> dict[str, BotCommand]:
-    """Entrant names to commands: bundled names first, then registered bots (via ``lookup``), then script paths,
-    a relative path taken from ``folder`` (the config's) when the file is there, else from the current folder."""
+    """Entrants to commands: bundled names first, then registered bots (via ``lookup``), then script paths, a
+    relative path taken from ``folder`` (the config's) when the file is there, else from the current folder. An
+    entrant table's bot is found so, then named and given its arguments and runtime flags."""
     commands: dict[str, BotCommand] = {}
     for entrant in entrants:
-        command = (None if entrant in BUNDLED or lookup is None else lookup(entrant)) or resolve_bot(
-            _from_folder(entrant, folder)
-        )
+        bot = entrant if isinstance(entrant, str) else entrant.bot
+        command = (None if bot in BUNDLED or lookup is None else lookup(bot)) or resolve_bot(_from_folder(bot, folder))
+        if not isinstance(entrant, str):
+            command = command.given(args=tuple(entrant.args), runtime_flags=tuple(entrant.runtime_flags))
+            command = dataclasses.replace(command, name=entrant.name)
         name = command.name
         if name in commands:
             raise ArenaError(f"two entrants are both called {name!r}; register one under another name")
@@ -162,9 +166,7 @@ def refuse_unplayed_variant(config: TournamentConfig, commands: dict[str, BotCom
     """Before any game: start every entrant that is not a bundled bot once and read its hello; VariantRefused names
     each one that says it does not play the tournament's variant (and what it plays)."""
     asked = [
-        BotEntry(name=name, argv=list(command.argv), transport=command.transport)
-        for name, command in commands.items()
-        if BUNDLED_DIR not in Path(command.argv[-1]).parents
+        command.entry(name) for name, command in commands.items() if BUNDLED_DIR not in Path(command.program).parents
     ]
     if not asked:
         return
@@ -176,6 +178,7 @@ def refuse_unplayed_variant(config: TournamentConfig, commands: dict[str, BotCom
                 bots=asked,
                 games=[],  # hands shaken, no game
                 log_dir=logs,
+                handshake_timeout=config.handshake_timeout,
                 limits=bot_limits(config.limits),
                 trusted_bots=config.trusted_bots,
             )

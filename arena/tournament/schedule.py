@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from arena.engine.options import Rules, make_rules
 from arena.errors import ArenaError
 from arena.play.botproc import BotCommand
-from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.matchspec import GameSpec, MatchSpec
 from arena.tournament.config import TournamentConfig, bot_limits, partnership_problem
 
 
@@ -130,7 +130,7 @@ def scheduled_pairings(config: TournamentConfig, names: list[str]) -> list[Pairi
     pairings = pairings_for(names, rules, config.partnership)
     if config.format != "gauntlet" or config.candidate is None:
         return pairings
-    candidate = names[config.entrants.index(config.candidate)]
+    candidate = names[config.entrant_keys().index(config.candidate)]
     return [p for p in pairings if candidate in p.slots]
 
 
@@ -223,13 +223,11 @@ def _spec(
         match_id=match_id,
         variant=config.variant,
         options=config.options,
-        bots=[
-            BotEntry(name=name, argv=list(commands[name].argv), transport=commands[name].transport)
-            for name in pairing.slots
-        ],
+        bots=[commands[name].entry(name) for name in pairing.slots],
         games=[GameSpec(seed=g.seed, seating=list(g.seating)) for g in chunk],
         time=config.time,
         max_decision=config.max_decision,
+        handshake_timeout=config.handshake_timeout,
         policy=config.policy,
         max_strikes=config.max_strikes,
         max_hands=config.max_hands,

@@ -413,6 +413,7 @@ def test_limits_come_from_the_config_and_default_limits_keep_old_fingerprints(tm
     # have changed since)
     plain = TournamentConfig(name="x", entrants=["a", "b"]).model_copy(update=LEGACY)
     added_later = {"limits", "max_hands", "trusted_bots", "format", "candidate", "executor", "deals"}
+    added_later |= {"handshake_timeout"}
     old_fields = plain.model_dump(exclude={"jobs", "pin", "rating", "drop_page_cache"} | added_later)
     before_limits = json.dumps(old_fields, sort_keys=True)
     assert plain.fingerprint() == hashlib.sha256(before_limits.encode()).hexdigest()[:16]  # as before these existed

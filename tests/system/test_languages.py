@@ -7,10 +7,13 @@ Node and a JDK are on the machines this project runs on; a test that needs one s
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
 import shutil
 import subprocess
 import sys
+import threading
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -21,8 +24,10 @@ from sandboxing import match_in
 
 from arena.play import cgroups
 from arena.play.botproc import resolve_bot
+from arena.play.cpus import idlest
 from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
-from arena.play.referee import VariantRefused, run_match
+from arena.play.referee import Referee, VariantRefused, run_match
+from arena.play.runtimes import BotCompileError
 
 TEST_BOTS = ROOT / "tests" / "bots"
 NODE_BOT = ROOT / "bots" / "node" / "euchre_bot.js"
@@ -155,19 +160,17 @@ def test_the_node_and_java_examples_beat_random(tmp_path: Path, java_jar: dict[s
 @needs_node
 @pytest.mark.timeout(120)
 def test_a_node_bot_by_source_and_a_java_bot_by_source_file_run_as_the_readme_says(tmp_path: Path) -> None:
-    """``node FILE.js`` and ``java FILE.java`` (the source launcher), as a user gives them on the command line."""
+    """``node FILE.js``, and a ``.java`` as a user gives it: compiled once when it is resolved (outside any clock,
+    into the arena's cache), its processes started from the jar within the default handshake."""
     bots = [entry(f"stdio:{NODE_BOT}", "node")]
-    if JAVA:
-        # The source launcher compiles at every start (protocol.md: give a jar), as javac does: ~3.3 processor
-        # seconds, ~2.2 with the quick compiler alone, told to the JVM that the arena's command starts.
-        java = entry(f"stdio:{JAVA_BOT}", "java")
-        assert Path(java.argv[0]).name == "java" and java.argv[-1] == str(JAVA_BOT), java.argv
-        bots.append(dataclasses.replace(java, argv=[java.argv[0], QUICK_JIT, *java.argv[1:]]))
+    if JAVA and JAVAC:
+        command = resolve_bot(f"stdio:{JAVA_BOT}")
+        assert command.program == str(JAVA_BOT) and command.argv[-2:-1] == ("-jar",), command.argv
+        assert resolve_bot(f"stdio:{JAVA_BOT}").argv == command.argv  # compiled once: the same jar
+        bots.append(java_entry(Path(command.argv[-1]), "java"))
     else:
         bots.append(entry("random", "random"))
-    # Within the default 10 s handshake alone, the compile does not always finish beside a loaded suite's other
-    # work (no hello in 10 s, 2 runs in ~10).
-    (record,) = run_match(match(tmp_path, bots, "two-hand", 1, handshake_timeout=30.0))
+    (record,) = run_match(match(tmp_path, bots, "two-hand", 1))
     assert record["violations"] == [] and "forfeit" not in record
 
 
@@ -198,10 +201,10 @@ def test_a_java_bot_holding_300_mib_plays_under_the_default_limits(tmp_path: Pat
 def test_a_bot_past_its_memory_limit_gets_the_memory_violation_and_the_match_goes_on(
     tmp_path: Path, java_jar: dict[str, Path]
 ) -> None:
-    for hog in (
-        entry(f"stdio:{TEST_BOTS / 'hog.js'}", "hog", "0", "grow"),
-        java_entry(java_jar["Hog"], "hog", "0", "grow"),
-    ):
+    # The JVM's heap is sized from the limit (its own OutOfMemoryError would end it first): the hog's flag lets it
+    # grow past the limit, as a bot's author may.
+    java_hog = dataclasses.replace(java_entry(java_jar["Hog"], "hog", "0", "grow"), runtime_flags=["-Xmx1g"])
+    for hog in (entry(f"stdio:{TEST_BOTS / 'hog.js'}", "hog", "0", "grow"), java_hog):
         bots = [hog, entry("random", "random")]
         spec = match(tmp_path / hog.argv[0].rsplit("/", 1)[-1], bots, "two-hand", 2)
         spec = spec.replace(limits=spec.limits.replace(memory_mb=256))
@@ -277,3 +280,117 @@ def test_a_bot_whose_interpreter_lives_outside_the_system_directories_runs(tmp_p
     bots = [BotEntry(name="mine", argv=[str(bot)], transport="stdio"), entry("random", "random")]
     (record,) = run_match(match(tmp_path, bots, "two-hand", 1))
     assert record["violations"] == [] and "forfeit" not in record
+
+
+# ---- what a runtime sees of its limits, and the flags a bot's author gives it ----
+
+SIZES_JAVA, SIZES_JS = TEST_BOTS / "Sizes.java", TEST_BOTS / "sizes.js"
+
+
+def seen(record: dict[str, Any], name: str) -> dict[str, str]:
+    """What bot ``name`` said in its hello's name (``heap=... cpus=...``), as a dict."""
+    (hello,) = {bot["hello"] for bot in record["bots"] if bot["name"] == name}
+    return dict(word.split("=", 1) for word in hello.split())
+
+
+def sizes_entry(path: Path, name: str, *, args: tuple[str, ...] = (), flags: tuple[str, ...] = ()) -> BotEntry:
+    return resolve_bot(f"stdio:{path}").given(args=args, runtime_flags=flags).entry(name)
+
+
+@needs_java
+@needs_node
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("memory_mb", [384, 1024])
+def test_a_jvm_and_node_see_their_memory_limit_and_their_match_s_one_core_from_their_start(
+    tmp_path: Path, memory_mb: int
+) -> None:
+    """The sandbox shows no cgroup filesystem, and a runtime counts its processors once as it starts: the JVM's
+    Runtime.maxMemory() and Node's heap limit come from the memory limit, and both count the one core their match is
+    pinned to (before, a JVM sized its heap from the host's memory and counted 2 processors in 28 of 75 starts)."""
+    core = [sorted(os.sched_getaffinity(0))[-1]]
+    bots = [sizes_entry(SIZES_JAVA, "jvm"), sizes_entry(SIZES_JS, "node")]
+    spec = match(tmp_path, bots, "two-hand", 1)
+    spec = spec.replace(cpus=core, limits=spec.limits.replace(memory_mb=memory_mb))
+    (record,) = run_match(spec)
+    assert record["violations"] == [], record["violations"]
+    jvm, node = seen(record, "jvm"), seen(record, "node")
+    assert jvm["cpus"] == node["cpus"] == "1", (jvm, node)
+    assert memory_mb // 2 <= int(jvm["heap"]) <= memory_mb, jvm
+    assert memory_mb // 2 <= int(node["heap"]) <= memory_mb, node
+
+
+@needs_java
+@needs_node
+@pytest.mark.timeout(180)
+def test_an_unpinned_runtime_counts_every_core_it_may_use_and_a_cpu_quota_caps_the_count(tmp_path: Path) -> None:
+    cores = len(os.sched_getaffinity(0))
+    for quota, expected in ((None, cores), (1.0, 1)):
+        bots = [sizes_entry(SIZES_JAVA, "jvm"), sizes_entry(SIZES_JS, "node")]
+        spec = match(tmp_path / str(quota), bots, "two-hand", 1)
+        (record,) = run_match(spec.replace(cpus=None, limits=spec.limits.replace(cpu_cores=quota)))
+        assert seen(record, "jvm")["cpus"] == str(expected), record["bots"]
+        assert quota is not None or seen(record, "node")["cpus"] == str(expected), record["bots"]
+
+
+@needs_java
+@needs_node
+@pytest.mark.timeout(180)
+def test_runtime_flags_and_arguments_given_to_an_entrant_reach_its_runtime_and_its_program(tmp_path: Path) -> None:
+    """``runtime_flags`` go to the runtime (a JVM's system property, Node's --expose-gc), ``args`` to the program;
+    a bot's own heap flag wins over the arena's (it comes after), and its processor count is kept."""
+    flags = ("-Darena.flag=given", "-Xmx200m", "-XX:ActiveProcessorCount=7")
+    bots = [
+        sizes_entry(SIZES_JAVA, "jvm", args=("one", "two"), flags=flags),
+        sizes_entry(SIZES_JS, "node", args=("one",), flags=("--expose-gc", "--max-old-space-size=100")),
+    ]
+    spec = match(tmp_path, bots, "two-hand", 1)
+    (record,) = run_match(spec.replace(cpus=[sorted(os.sched_getaffinity(0))[0]]))
+    jvm, node = seen(record, "jvm"), seen(record, "node")
+    assert jvm["flag"] == "given" and jvm["args"] == "2" and jvm["cpus"] == "1", jvm
+    assert 150 <= int(jvm["heap"]) <= 200, jvm
+    assert node["gc"] == "function" and node["args"] == "1", node
+    assert int(node["heap"]) < 200, node
+
+
+@needs_java
+def test_a_java_source_that_does_not_compile_is_an_error_naming_the_bot_and_quoting_javac(tmp_path: Path) -> None:
+    source = tmp_path / "Broken.java"
+    source.write_text('public class Broken {\n    int x = "not a number";\n}\n')
+    with pytest.raises(BotCompileError) as raised:
+        resolve_bot(f"stdio:{source}")
+    message = str(raised.value)
+    assert message.startswith(f"bot 'Broken' ({source}) does not compile:"), message
+    assert "Broken.java:2: error: incompatible types" in message, message
+
+
+def _shake_hands(spec: MatchSpec, failures: list[str]) -> None:
+    """Start the match's bots and shake hands (no game), as a match does before its first; note every failure."""
+    with contextlib.closing(Referee(spec)) as referee:
+        failures += [f"{spec.match_id} bot {b}: {v.detail}" for b, v in referee.start()]
+
+
+@needs_java
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_a_java_source_bot_says_hello_in_time_in_every_one_of_50_four_hand_matches_two_at_once(
+    tmp_path: Path,
+) -> None:
+    """Two teams of copies of one ``.java`` bot in four-hand, two matches at once (as ``--jobs 2``), each pinned to a
+    core of its own from its processes' start: each match's four JVMs say hello within the default handshake, 50
+    matches of 50. (Before the source was compiled once, its JVMs compiled it at every start: 2 of 27 such matches
+    lost game 0 to the handshake.)"""
+    command = resolve_bot(f"stdio:{JAVA_BOT}")
+    bots = [command.entry(f"java-{k}") for k in range(4)]
+    cores = idlest(2)
+    failures: list[str] = []
+    for round_ in range(25):
+        pair = [
+            match(tmp_path / f"{round_}-{k}", bots, "four-hand", 0).replace(match_id=f"m{round_}-{k}", cpus=[core])
+            for k, core in enumerate(cores or [None, None])
+        ]
+        threads = [threading.Thread(target=_shake_hands, args=(spec, failures)) for spec in pair]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert failures == []

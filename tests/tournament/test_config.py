@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from helpers import ROOT
 
+from arena.play.botproc import file_digest
+from arena.tournament.binding import entrant_digests
 from arena.tournament.config import ConfigError, load_config, partnership_problem
 from arena.tournament.run import resolve_entrants
 from arena.tournament.schedule import plan_matches
@@ -99,6 +101,17 @@ def test_max_hands_reaches_every_match_and_counts_in_the_fingerprint_only_when_s
     assert capped.fingerprint() != default.fingerprint()
     with pytest.raises(ConfigError, match="max_hands"):
         load_config(write(tmp_path, BASE + "max_hands = 0\n"))
+
+
+def test_handshake_timeout_reaches_every_match_and_counts_in_the_fingerprint_only_when_set(tmp_path: Path) -> None:
+    default = load_config(write(tmp_path, BASE + "seed = 1\n"))
+    patient = load_config(write(tmp_path, BASE + "seed = 1\nhandshake_timeout = 45\n"))
+    commands = resolve_entrants(patient.entrants)
+    assert {spec.handshake_timeout for spec, _ in plan_matches(patient, commands, done=set(), log_dir="l")} == {45.0}
+    assert {spec.handshake_timeout for spec, _ in plan_matches(default, commands, done=set(), log_dir="l")} == {10.0}
+    assert patient.fingerprint() != default.fingerprint()
+    with pytest.raises(ConfigError, match="handshake_timeout"):
+        load_config(write(tmp_path, BASE + "handshake_timeout = 0\n"))
 
 
 @pytest.mark.parametrize(
@@ -228,3 +241,60 @@ def test_a_results_file_played_with_copies_goes_on_with_them_when_its_config_doe
     )
     checked = arena_here("config", "check", config)
     assert checked.returncode == 2 and "partnership" in checked.stderr
+
+
+ENTRANT_TABLES = """\
+variant = "two-hand"
+seed = 1
+entrants = [
+  "random",
+  { name = "search-fast", bot = "search", args = ["--samples", "0.5"] },
+  { name = "search-deep", bot = "search", args = ["--samples", "4"], runtime_flags = ["-Xdev"] },
+]
+"""
+
+
+def test_entrant_tables_name_one_program_with_two_settings_and_their_arguments_reach_every_match(
+    tmp_path: Path,
+) -> None:
+    config = load_config(write(tmp_path, ENTRANT_TABLES))
+    assert config.entrant_keys() == ["random", "search-fast", "search-deep"]
+    commands = resolve_entrants(config.entrants)
+    assert list(commands) == ["random", "search-fast", "search-deep"]
+    entries = {b.name: b for spec, _ in plan_matches(config, commands, done=set(), log_dir="l") for b in spec.bots}
+    assert entries["search-fast"].args == ["--samples", "0.5"] and entries["search-fast"].runtime_flags == []
+    assert entries["search-deep"].runtime_flags == ["-Xdev"]
+    assert entries["search-fast"].argv == entries["search-deep"].argv == entries["search-deep"].argv[:2]
+    digests = entrant_digests(commands)
+    assert digests["search-fast"] != digests["search-deep"]  # their arguments are part of what identifies them
+    assert digests["random"] == file_digest(commands["random"].argv[-1])  # a plain entrant's digest as before
+
+
+def test_every_entrant_may_be_a_table_of_its_own_and_a_gauntlet_names_its_candidate_by_the_table_s_name(
+    tmp_path: Path,
+) -> None:
+    text = (
+        'variant = "two-hand"\nseed = 1\nformat = "gauntlet"\ncandidate = "fast"\n'
+        '[[entrants]]\nname = "fast"\nbot = "search"\nargs = ["--samples", "0.5"]\n'
+        '[[entrants]]\nname = "plain"\nbot = "random"\n'
+        '[[entrants]]\nname = "other"\nbot = "heuristic"\n'
+    )
+    config = load_config(write(tmp_path, text))
+    commands = resolve_entrants(config.entrants)
+    planned = plan_matches(config, commands, done=set(), log_dir="l")
+    names = {frozenset(b.name for b in spec.bots) for spec, _ in planned}
+    assert names == {frozenset({"fast", "plain"}), frozenset({"fast", "other"})}
+
+
+@pytest.mark.parametrize(
+    ("entrant", "message"),
+    [
+        ('{ name = "x", bot = "search", runtime_flags = ["Xmx1g"] }', "'Xmx1g' is not an option in one word"),
+        ('{ name = "x", bot = "search", colour = 1 }', "colour"),
+        ('{ bot = "search" }', "name"),
+        ('{ name = "random", bot = "search" }', "each entrant may appear once"),
+    ],
+)
+def test_a_bad_entrant_table_names_the_problem(tmp_path: Path, entrant: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_config(write(tmp_path, f'variant = "two-hand"\nentrants = ["random", {entrant}]\n'))
