@@ -27,10 +27,12 @@ from hypothesis import strategies as st
 
 from arena.engine.actions import (
     DEFEND_ALONE,
+    GO_ALONE,
     PASS,
     Action,
     Call,
     CallForBest,
+    CallPartner,
     Discard,
     GiveBest,
     NameTrump,
@@ -86,7 +88,8 @@ def make_hand(
 
 def action(text: str) -> Action:
     """One action from short text: ``pass``, ``order``, ``order alone``, ``call H``, ``call H alone``,
-    ``discard 9C``, ``defend``, ``name S``, ``best 9C`` or ``best``, ``give AH``, ``play JH`` or just ``JH``."""
+    ``discard 9C``, ``defend``, ``name S``, ``best 9C`` or ``best``, ``give AH``, ``partner AS`` (call-partner's
+    call; ``partner`` alone: no partner), ``play JH`` or just ``JH``."""
     words = text.split()
     verb, args = words[0], words[1:]
     alone = "alone" in args
@@ -108,6 +111,8 @@ def action(text: str) -> Action:
         return CallForBest(Card.parse(args[0])) if args else CallForBest()
     if verb == "give":
         return GiveBest(Card.parse(args[0]))
+    if verb == "partner":
+        return CallPartner(tuple(Card.parse(a) for a in args)) if args else GO_ALONE
     return Play(Card.parse(verb))
 
 

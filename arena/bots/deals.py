@@ -15,11 +15,17 @@ TRIES = 20  # rejection draws of a deal that respects the voids shown, before on
 
 def sample_hands(view: SeatView, table: Table, rng: random.Random) -> list[list[int]]:
     """The cards each seat may hold now: this seat's own, the others' drawn from ``Table.outstanding`` (in deck
-    order, then shuffled); a seat sitting out holds none. Suits are Nap's printed ones, or euchre's with bowers."""
+    order, then shuffled); a seat sitting out holds none, and a dealer known to hold the upcard holds it. Suits are
+    Nap's printed ones, or euchre's with bowers."""
     outstanding = table.outstanding()
-    unseen = [c for c in make_deck(table.rules.deck) if c in outstanding]
     n = view.players
     counts = [0 if s in view.sitting_out else 5 - len(table.played.get(s, [])) for s in range(n)]
+    known: list[list[int]] = [[] for _ in range(n)]
+    holder = table.holds_upcard()
+    if holder is not None and holder != view.seat and view.upcard is not None:
+        known[holder].append(int(view.upcard))
+        outstanding.discard(view.upcard)
+    unseen = [c for c in make_deck(table.rules.deck) if c in outstanding]
     trump = None if view.trump is None else int(view.trump)
     if table.rules.game == "nap":
         suit_of: tuple[int | None, ...] = tuple(plain_suit(c, trump) for c in range(JOKER_ID + 1))
@@ -29,7 +35,10 @@ def sample_hands(view: SeatView, table: Table, rng: random.Random) -> list[list[
     for _ in range(TRIES):
         rng.shuffle(unseen)
         rest = iter(unseen)
-        hands = [list(view.hand) if s == view.seat else [next(rest) for _ in range(counts[s])] for s in range(n)]
+        hands = [
+            list(view.hand) if s == view.seat else known[s] + [next(rest) for _ in range(counts[s] - len(known[s]))]
+            for s in range(n)
+        ]
         voids = table.voids
         if all(not any(suit_of[c] in voids.get(s, ()) for c in hands[s]) for s in range(n) if s != view.seat):
             break

@@ -356,13 +356,14 @@ class SearchBot(Bot):
             if view.phase is Phase.BID:
                 return nap_strategy.search_bid(view, table, legal, self.rng, self._count(NAP_BID_DEALS))
             return nap_strategy.search_play(view, table, legal, self.rng, self._count(NAP_PLAY_DEALS))
-        if view.players > 4:  # call-partner and six-hand Euchre: the bids and calls are the heuristic's, the play
-            if table is not None and view.phase is Phase.PLAY:  # sampled deals played out by simple rules
+        if view.players > 4:  # call-partner and six-hand Euchre: bids, the call and the card by sampled deals
+            if table is not None and view.phase is Phase.PLAY:  # played out by the heuristic's rules; the rest its own
                 return team_playouts.search_play(view, table, legal, self.rng, self._count(TEAM_PLAY_DEALS))
             if table is not None and view.phase is Phase.CALL_PARTNER:  # the called card by the same playouts
                 return team_playouts.search_call(view, table, legal, self.rng, self._count(TEAM_PLAY_DEALS))
             if table is not None and view.phase in (Phase.BID1, Phase.BID2):
-                return team_playouts.search_bid(view, table, legal, self.rng, self._count(TEAM_PLAY_DEALS))
+                deals = self._count(TEAM_PLAY_DEALS)
+                return team_playouts.search_bid(view, table, legal, self.rng, deals, self.margin)
             self._heuristic.table = self.table
             return self._heuristic.act(view, legal)
         if view.phase is Phase.BID:  # Hasenpfeffer's auction

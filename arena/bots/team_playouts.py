@@ -1,7 +1,7 @@
 """The search bot's decisions at tables of five to seven (call-partner and six-hand Euchre): sampled deals
-(arena.bots.deals), each played out by simple rules for every seat, the choice with the best average outcome for
-this seat. In call-partner Euchre the sample also settles the maker's side: whoever holds a called card in it (the
-partners already shown, and this seat if it is one, hold theirs for certain).
+(arena.bots.deals), each played out by the heuristic bot's rules for every seat (``choose``), the choice with the
+best average outcome for this seat. In call-partner Euchre the sample also settles the maker's side: whoever holds
+a called card in it (the partners already shown, and this seat if it is one, hold theirs for certain).
 """
 
 from __future__ import annotations
@@ -30,23 +30,49 @@ def sides(view: SeatView, table: Table, hands: Sequence[Sequence[int]]) -> list[
     return [s == maker or s in held for s in range(view.players)]
 
 
-def choose(trump: int, trick: Sequence[tuple[int, int]], cards: Sequence[int], seat: int, side: list[bool]) -> int:
-    """The rule-based card: lead the highest (a trump for the makers, a plain card for the defenders); let a
-    partner's trick be; else win as cheaply as possible; else throw the lowest."""
-    power_t, eff = TRUMP_POWER[trump], EFFECTIVE_SUIT[trump]
-    if not trick:  # the makers draw trumps with their highest; the defenders lead their best plain card
-        trumps = [c for c in cards if power_t[c] >= 0]
+def choose(
+    trump: int,
+    trick: Sequence[tuple[int, int]],
+    cards: Sequence[int],
+    seat: int,
+    side: list[bool],
+    others: Sequence[int],
+) -> int:
+    """The heuristic bot's card on plain lists (``others``: the cards the other seats still hold). Leading: a
+    maker's side draws trumps while its top trump is the highest left (or with three trumps, from the bottom), then
+    cashes the highest card left in a plain suit, else leads the plain card least worth keeping. Following: let a
+    partner's trick be; else win it as cheaply as possible; else throw the card least worth keeping."""
+    power_t, eff, own = TRUMP_POWER[trump], EFFECTIVE_SUIT[trump], TRICK_POWER[trump]
+
+    def keep(c: int) -> tuple[int, int, int, int]:  # trumps, then aces, then cards of a longer suit, by rank
+        if power_t[c] >= 0:
+            return (1, 0, 0, power_t[c])
+        longer = sum(1 for d in cards if eff[d] == eff[c]) > 1
+        return (0, int(c >> 2 == ACE), int(longer), c >> 2)
+
+    def boss(c: int) -> bool:
+        suit, power = eff[c], own[eff[c]]
+        return not any(eff[o] == suit and power[o] > power[c] for o in others)
+
+    cheapest = min(cards, key=lambda c: (keep(c), c))
+    if not trick:
+        trumps = sorted((c for c in cards if power_t[c] >= 0), key=lambda c: power_t[c])
         plain = [c for c in cards if power_t[c] < 0]
-        pool = (trumps if side[seat] else plain) or cards
-        return max(pool, key=lambda c: (TRICK_POWER[trump][eff[c]][c], -c))
-    led = eff[trick[0][1]]
-    power = TRICK_POWER[trump][led]
+        drawing = side[seat] and trumps and any(power_t[o] >= 0 for o in others)
+        if drawing and (boss(trumps[-1]) or len(trumps) >= 3):
+            return trumps[-1] if boss(trumps[-1]) else trumps[0]
+        winners = [c for c in plain if boss(c)]
+        if winners:
+            return max(winners, key=lambda c: (c >> 2, c))
+        if plain:
+            return cheapest
+        return trumps[-1] if boss(trumps[-1]) else trumps[0]
+    power = own[eff[trick[0][1]]]
     winner, top = max(trick, key=lambda sc: power[sc[1]])
-    lowest = min(cards, key=lambda c: (power[c], power_t[c], c >> 2, c))
     if side[winner] == side[seat]:
-        return lowest
+        return cheapest
     beating = [c for c in cards if power[c] > power[top]]
-    return min(beating, key=lambda c: (power[c], c)) if beating else lowest
+    return min(beating, key=lambda c: (own[eff[c]][c], c)) if beating else cheapest
 
 
 def playout(
@@ -76,7 +102,8 @@ def playout(
             continue
         held = hands[turn]
         allowed = [c for c in held if eff[c] == eff[trick[0][1]]] if trick else held
-        card = choose(trump, trick, allowed or held, turn, side)
+        others = [] if trick else [c for s in active if s != turn for c in hands[s]]  # (a lead's bosses)
+        card = choose(trump, trick, allowed or held, turn, side, others)
         held.remove(card)
         trick.append((turn, card))
         turn = _next(turn, active, n)
@@ -90,11 +117,17 @@ def _next(seat: int, active: list[int], n: int) -> int:
     return following
 
 
-def worth(makers: int, on_makers: bool) -> float:
-    """What the hand's end is worth to a seat, by the makers' tricks: the makers 1 for three or four, 2 for all
-    five, -2 when euchred; the defenders the reverse."""
-    value = 2.0 if makers == 5 else 1.0 if makers >= 3 else -2.0
-    return value if on_makers else -value
+def edge(view: SeatView, table: Table, side: list[bool], makers_won: int) -> float:
+    """What the hand's end is worth to this seat by the game's own scoring table, when the maker's side (``side``
+    in this sample) takes ``makers_won`` tricks: its points less the table's mean."""
+    rules = table.rules
+    assert view.maker is not None
+    if rules.game == "six_hand":
+        points = six_hand_points(rules, view.maker, makers_won, alone=view.alone)
+    else:
+        makers = {s for s in range(view.players) if side[s]}
+        points = call_partner_points(rules.options, view.players, makers, makers_won, alone=view.alone)
+    return points[view.seat] - sum(points) / view.players
 
 
 def search_play(view: SeatView, table: Table, legal: tuple[Action, ...], rng: random.Random, deals: int) -> Action:
@@ -114,7 +147,7 @@ def search_play(view: SeatView, table: Table, legal: tuple[Action, ...], rng: ra
             rest[view.seat].remove(card)
             trick: list[tuple[int, int]] = [*view.trick, (view.seat, card)]
             makers = taken + playout(rest, trump, trick, side, out, left)
-            totals[card] += worth(makers, side[view.seat])
+            totals[card] += edge(view, table, side, makers)
     return PLAY[max(cards, key=lambda c: (round(totals[c], 6), -c))]
 
 
@@ -141,12 +174,14 @@ def search_call(view: SeatView, table: Table, legal: tuple[Action, ...], rng: ra
     return max(calls, key=lambda a: (round(totals[a], 6), -calls.index(a)))
 
 
-def search_bid(view: SeatView, table: Table, legal: tuple[Action, ...], rng: random.Random, deals: int) -> Action:
+def search_bid(
+    view: SeatView, table: Table, legal: tuple[Action, ...], rng: random.Random, deals: int, margin: float = 0.0
+) -> Action:
     """The bid at five to seven seats: for each bid the legal ones offer (a trump, and in six-hand alone or not),
     this seat's average score less the table's mean over ``deals`` sampled deals, each played out from the first
     lead with this seat as maker (the dealer taking the upcard on an order up; in call-partner Euchre the partner
     found by the card it would call; in six-hand its side, or itself alone with its partners out); the best such
-    bid, or a pass when none is expected to gain."""
+    bid, or a pass when none is expected to gain more than ``margin`` points."""
     upcard = view.upcard
     assert upcard is not None
     rules = table.rules
@@ -186,7 +221,7 @@ def search_bid(view: SeatView, table: Table, legal: tuple[Action, ...], rng: ran
                 points = call_partner_points(rules.options, n, makers, won, alone=False)
             totals[i] += points[me] - sum(points) / n
     best = max(range(len(bids)), key=lambda i: (round(totals[i], 6), -i))
-    if PASS in legal and totals[best] <= 0:
+    if PASS in legal and totals[best] <= margin * deals:
         return PASS
     return bids[best][0]
 

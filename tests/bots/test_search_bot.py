@@ -6,6 +6,8 @@ is ``arena tournament run tournaments/strength.toml`` and ``tournaments/strength
 
 from __future__ import annotations
 
+import copy
+import random
 from typing import Any
 
 import pytest
@@ -15,7 +17,7 @@ from arena.bots.heuristic_bot import HeuristicBot
 from arena.bots.random_bot import RandomBot
 from arena.bots.search_bot import SearchBot, hand_strength
 from arena.engine.actions import BIDS, PASS, Action, Bid, Declare, Discard, parse_action
-from arena.engine.cards import Card, Suit, cards
+from arena.engine.cards import Card, Suit, card, cards
 from arena.engine.game import Game
 from arena.engine.options import make_rules
 from arena.play.local import play_game
@@ -225,17 +227,76 @@ def test_search_bot_beats_the_heuristic_at_nap() -> None:
 
 def test_the_playouts_rules_let_a_partners_trick_be_and_else_win_it_cheaply() -> None:
     """The rule every seat follows in the playouts of five to seven seats (arena.bots.team_playouts.choose)."""
-    from arena.bots.team_playouts import choose, worth
+    from arena.bots.team_playouts import choose
     from arena.engine.cards import Suit, card, cards
 
     hearts = int(Suit.H)
     held = cards("KS 9S 9H JD")  # JD: the left bower
     ace_led = [(0, card("AS"))]
-    assert choose(hearts, ace_led, held, 1, [True, True, False]) == card("9S")  # his partner holds it: the lowest
-    assert choose(hearts, ace_led, cards("KS 9S"), 2, [True, True, False]) == card("9S")  # following, he cannot beat it
-    assert choose(hearts, ace_led, cards("9H JD"), 2, [True, True, False]) == card("9H")  # void: trumps it, cheaply
-    assert choose(hearts, [], held, 0, [True, True, False]) == card("JD")  # a maker leads his highest trump
-    assert worth(5, True) == 2 and worth(2, True) == -2 and worth(2, False) == 2 and worth(3, False) == -1
+    makers = [True, True, False]
+    assert choose(hearts, ace_led, cards("KS 9S"), 1, makers, ()) == card("9S")  # his partner's trick: the lowest
+    assert choose(hearts, ace_led, cards("KS 9S"), 2, makers, ()) == card("9S")  # following, he cannot beat it
+    assert choose(hearts, ace_led, cards("9H JD"), 2, makers, ()) == card("9H")  # void: trumps it, cheaply
+    # void, unable to win: the singleton goes, keeping the ace and the longer suit
+    assert choose(hearts, [(0, card("JH"))], cards("AC 9D TS QS"), 2, makers, ()) == card("9D")
+    assert choose(hearts, [], held, 0, makers, cards("AS TH")) == card("JD")  # a maker draws with the top trump left
+    assert choose(hearts, [], held, 0, makers, cards("JH TH")) == card("KS")  # no: the spade king is the top one left
+    assert choose(hearts, [], held, 2, makers, cards("QS TH")) == card("KS")  # a defender cashes his top card
+    assert choose(hearts, [], cards("KS 9S 9C"), 2, makers, cards("AS AC")) == card("9C")  # else leads a singleton
+
+
+SEVEN = ["6C 7C 8C 9C TC", "JH JD AH KH QH", "AS KS QS JS TS", "AD KD QD TD 9D", "AC KC QC JC 6H"]
+SEVEN += ["7H 8H 9H 6S 7S", "8S 9S 6D 7D 8D"]
+
+
+class Watcher(SearchBot):
+    """A search bot that keeps what it was shown at each decision: the view and its table."""
+
+    seen: list[tuple[Any, Any]] = []
+
+    def act(self, view: Any, legal: tuple[Action, ...]) -> Action:
+        self.seen.append((view, copy.deepcopy(self.table)))
+        return super().act(view, legal)
+
+
+@pytest.mark.parametrize(("call", "march", "euchred"), [("partner AS", 3 - 6 / 7, -10 / 7), ("partner", 6, -12 / 7)])
+def test_the_playouts_value_a_hand_by_the_games_own_scoring_table(call: str, march: float, euchred: float) -> None:
+    """Seven-hand, seat 1 the maker: a march with a partner is 3 to each of the two (the table's mean 6/7), a march
+    alone 7 (mean 1); euchred, each of the defenders scores 2 (five of them with a partner, six alone)."""
+    from arena.bots.team_playouts import edge
+
+    Watcher.seen = []
+    script = f"1 order, 0 discard 6C, 1 {call}"
+    bot_decision(lambda: Watcher(samples=0.25), SEVEN, "TH", script, dealer=0, variant="seven-hand")
+    view, table = Watcher.seen[-1]
+    assert view.seat == 1 and view.maker == 1
+    side = [s in ({1, 2} if call != "partner" else {1}) for s in range(7)]
+    assert edge(view, table, side, 5) == pytest.approx(march)
+    assert edge(view, table, side, 4) == pytest.approx(1 - sum(side) / 7)
+    assert edge(view, table, side, 2) == pytest.approx(euchred)
+
+
+SIX = ["7C 8C 9C TC JC", "JH JD AH KH QH", "AS KS QS JS TS", "AD KD QD TD 9D", "AC KC QC 7H 8H", "9H 7S 8S 9S 7D"]
+
+
+def test_the_playouts_deal_the_upcard_to_the_dealer_who_took_it() -> None:
+    """Six-hand: seat 1 orders the upcard up and the dealer takes it, as the whole table sees; every deal seat 1
+    imagines gives it to the dealer, and conserves the cards (each seat's five, none twice, none of seat 1's
+    elsewhere)."""
+    from arena.bots.deals import sample_hands
+
+    Watcher.seen = []
+    bot_decision(lambda: Watcher(samples=0.25), SIX, "TH", "1 order, 0 discard 7C", dealer=0, variant="six-hand")
+    view, table = Watcher.seen[-1]
+    assert view.seat == 1
+    rng = random.Random(3)
+    for _ in range(50):
+        hands = sample_hands(view, table, rng)
+        assert card("TH") in hands[0]
+        others = [c for h in hands[:1] + hands[2:] for c in h]
+        assert not set(view.hand) & set(others)
+        assert [len(h) for h in hands] == [5] * 6
+        assert len(set(others)) == 25
 
 
 FIVE = ["7C 8C 9C TC QC", "JH JD AH KH QH", "AS KS QS JS TS", "AD KD QD TD 9D", "AC KC 7H 8H 9H"]
