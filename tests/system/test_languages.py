@@ -245,6 +245,32 @@ def test_a_stdio_bot_that_breaks_the_line_protocol_gets_its_violation(
 
 
 @pytest.mark.timeout(60)
+def test_an_over_long_line_is_one_violation_and_its_tail_is_skipped(tmp_path: Path) -> None:
+    """A 2 MiB line is cut at 1 MiB (``oversized``) and the rest of it, up to its newline, is skipped: not read as
+    further lines, which would be more violations and strikes. The game goes on (substitute) and the bot plays on."""
+    bots = [stdio_bot("polite", "polite"), stdio_bot("rude", "long-line-alone")]
+    records = run_match(match(tmp_path, bots, "two-hand", 2, policy="substitute"))
+    kinds = [(r["players"][v["seat"]], v["kind"]) for r in records for v in r["violations"]]
+    assert kinds == [("rude", "oversized")]  # at its third decision of the match
+    assert all("forfeit" not in r and r["winners"] for r in records)
+
+
+@pytest.mark.parametrize("mode", ["dies-mid-line", "dies-mid-short-line"])
+@pytest.mark.timeout(60)
+def test_a_bot_restarted_after_dying_mid_line_is_heard_from_its_hello(tmp_path: Path, mode: str) -> None:
+    """A bot that dies in the middle of a line (past the 1 MiB cut, whose tail is being skipped, or before it) is
+    replaced (substitute): the replacement's hello is its first line, neither skipped as the old line's tail nor
+    joined to the old line's start. Its strikes: the cut line's ``oversized`` (if cut) and the ``crash``, no
+    ``handshake``."""
+    bots = [stdio_bot("crashy", mode, "--once", tmp_path / "out" / "marker"), stdio_bot("polite", "polite")]
+    (record,) = run_match(match(tmp_path, bots, "two-hand", 1, policy="substitute"))
+    expected = ["oversized", "crash"] if mode == "dies-mid-line" else ["crash"]
+    assert [v["kind"] for v in record["violations"]] == expected
+    assert {v["seat"] for v in record["violations"]} == {record["players"].index("crashy")}
+    assert "forfeit" not in record and record["winners"]
+
+
+@pytest.mark.timeout(60)
 def test_after_a_restart_the_first_request_carries_the_view_even_for_a_viewless_bot(tmp_path: Path) -> None:
     """protocol.md §2: under ``substitute`` a bot that crashed mid-hand is replaced at its next request, and that
     request carries the view although its hello said ``"view": false``."""
