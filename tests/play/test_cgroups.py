@@ -21,7 +21,8 @@ import pytest
 from helpers import ROOT
 
 from arena.play.cgroups import MIB, PARENT, BotCgroup, CgroupError, Support, describe, detect, join, sweep_stale
-from arena.play.sandbox import claim_uid
+from arena.play.matchspec import Limits
+from arena.play.sandbox import Jail, claim_uid
 
 SUPPORT = detect()
 needs_cgroups = pytest.mark.skipif(
@@ -286,6 +287,77 @@ def test_remove_kills_a_fork_bomb(make: Callable[..., BotCgroup]) -> None:
     assert group.remove()
     assert bot.wait(timeout=SECONDS) == -signal.SIGKILL
     assert not any(os.path.exists(d) for d in group.dirs)
+
+
+def cgroup_directories(pid: int) -> dict[str, str]:
+    """The cgroup directories a process is in, by controller ("" for the v2 tree), from /proc (not from the arena)."""
+    mounts: dict[str, str] = {}
+    for line in Path("/proc/self/mounts").read_text().splitlines():
+        _, point, kind, options = line.split()[:4]
+        if kind == "cgroup2":
+            mounts.setdefault("", point)
+        elif kind == "cgroup":
+            for option in options.split(","):
+                mounts.setdefault(option, point)
+    found = {}
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for controller in controllers.split(",") if controllers else [""]:
+            if controller in mounts:
+                found[controller] = mounts[controller] + path
+    return found
+
+
+def kernel_limits(pid: int) -> tuple[int, int, float | None, int]:
+    """What the kernel holds a process to: resident memory (bytes), tasks, CPU cores (None: no quota), and memory
+    plus swap (bytes: the memory itself when no swap is allowed), read from its cgroups' files."""
+    where = cgroup_directories(pid)
+    if "memory" not in where:  # v2: one directory for every controller
+        d = where[""]
+        memory = int(Path(f"{d}/memory.max").read_text())
+        swap = Path(f"{d}/memory.swap.max")
+        quota, period = Path(f"{d}/cpu.max").read_text().split()
+        cores = None if quota == "max" else int(quota) / int(period)
+        tasks = int(Path(f"{d}/pids.max").read_text())
+        return memory, tasks, cores, memory + (int(swap.read_text()) if swap.exists() else 0)
+    memory = int(Path(f"{where['memory']}/memory.limit_in_bytes").read_text())
+    memsw = Path(f"{where['memory']}/memory.memsw.limit_in_bytes")
+    tasks = int(Path(f"{where['pids']}/pids.max").read_text())
+    cores = None
+    if "cpu" in where:
+        quota = int(Path(f"{where['cpu']}/cpu.cfs_quota_us").read_text())
+        period = int(Path(f"{where['cpu']}/cpu.cfs_period_us").read_text())
+        cores = None if quota < 0 else quota / period
+    return memory, tasks, cores, int(memsw.read_text()) if memsw.exists() else memory
+
+
+@needs_cgroups
+@pytest.mark.parametrize(
+    "limits",
+    [Limits(memory_mb=300, processes=40, cpu_cores=0.5), Limits(memory_mb=1000, processes=17), Limits()],
+    ids=["300MiB-40-half-core", "1000MiB-17", "defaults"],
+)
+def test_a_bot_gets_the_limits_configured_in_its_cgroup(tmp_path: Path, limits: Limits) -> None:
+    """The memory (MiB: 1,048,576 bytes each), tasks and CPU share a bot's process is held to, read from the cgroups
+    /proc says it is in, are those of its match's ``[limits]``; no swap beyond its memory where the kernel counts it."""
+    if limits.cpu_cores is not None and not SUPPORT.cpu:
+        pytest.skip("no cpu controller here")
+    os.chmod(tmp_path, 0o755)
+    jail = Jail(limits, workdir=tmp_path)
+    try:
+        assert jail.cgroup is not None
+        program = ("sleep", "600")
+        bot = subprocess.Popen(program, preexec_fn=jail.confinement(program, "stdio").apply, start_new_session=True)
+        deadline = time.monotonic() + SECONDS / 2
+        while not jail.cgroup.pids() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        memory, tasks, cores, with_swap = kernel_limits(jail.cgroup.pids()[0])
+        assert (memory, tasks, cores) == (limits.memory_mb * 1024 * 1024, limits.processes, limits.cpu_cores)
+        assert with_swap == memory
+        jail.sweep(bot.pid)
+        bot.wait(timeout=SECONDS / 2)
+    finally:
+        jail.release()
 
 
 @needs_cgroups
