@@ -390,6 +390,38 @@ def test_the_cgroups_of_a_dead_referee_are_swept_by_the_next(make: Callable[...,
 
 
 @needs_cgroups
+def test_the_cgroups_of_a_dead_referee_whose_pid_was_reused_are_swept(make: Callable[..., BotCgroup]) -> None:
+    """A referee's cgroups are named by its pid and start time: once it is dead they are swept even when its pid
+    now belongs to another process (pid reuse), which has another start time. The dead referee here names its
+    cgroups by the pid of a live process (this test's), with its own start time: what a referee whose pid was
+    taken again after its death leaves behind."""
+    referee = """
+        import os, subprocess, sys, time
+        from arena.play import cgroups
+        from arena.play.cgroups import BotCgroup, MIB, join
+        reused, mine = sys.argv[1], cgroups.start_ticks(os.getpid())
+        cgroups._tag = lambda pid: f"{os.stat('/proc/self/ns/pid').st_ino}.{reused}.{mine}"
+        group = BotCgroup.create("seat0", memory_bytes=64 * MIB, tasks=8)
+        paths = group.join_paths
+        bot = subprocess.Popen(["sleep", "600"], preexec_fn=lambda: join(paths))
+        print(bot.pid, *group.dirs, flush=True)
+        time.sleep(600)
+    """
+    dead = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(referee), str(os.getpid())], stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    assert dead.stdout is not None
+    pid, *dirs = dead.stdout.readline().split()
+    assert all(f".{os.getpid()}." in d for d in dirs)  # named by a live process's pid
+    dead.kill()
+    assert dead.wait(timeout=SECONDS) == -signal.SIGKILL
+    assert all(os.path.isdir(d) for d in dirs) or gone(int(pid))  # (or swept already by a concurrent test's referee)
+    make("alive", memory_bytes=64 * MIB, tasks=8)  # sweeps as it creates
+    assert not any(os.path.exists(d) for d in dirs)
+    assert gone(int(pid))
+
+
+@needs_cgroups
 def test_a_parent_removed_while_it_is_made_is_made_again_not_taken_for_a_cgroup_of_the_same_name(
     make: Callable[..., BotCgroup], monkeypatch: pytest.MonkeyPatch
 ) -> None:
