@@ -265,6 +265,7 @@ def test_a_referee_held_up_right_after_it_sends_a_request_still_charges_the_whol
     assert shown[2] <= shown[1] + 250 - 500 + 1, shown[:3]  # the whole 500 ms left the bank
 
 
+@pytest.mark.slow  # waits past a real allowance
 def test_an_answer_that_came_while_the_referee_was_busy_elsewhere_past_the_deadline_is_in_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -298,6 +299,7 @@ def test_an_answer_that_came_while_the_referee_was_busy_elsewhere_past_the_deadl
     assert record["timing"]["thinking"][0] >= 1.0 - ROUNDING  # the held request was charged its whole allowance
 
 
+@pytest.mark.slow  # waits past a real allowance
 @pytest.mark.parametrize("read", [1, 2], ids=["first-read", "later-read"])
 def test_an_answer_read_after_its_allowance_is_late_however_long_the_read_took(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, read: int
