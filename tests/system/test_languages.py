@@ -206,7 +206,10 @@ def test_a_bot_past_its_memory_limit_gets_the_memory_violation_and_the_match_goe
     java_hog = dataclasses.replace(java_entry(java_jar["Hog"], "hog", "0", "grow"), runtime_flags=["-Xmx1g"])
     for hog in (entry(f"stdio:{TEST_BOTS / 'hog.js'}", "hog", "0", "grow"), java_hog):
         bots = [hog, entry("random", "random")]
-        spec = match(tmp_path / hog.argv[0].rsplit("/", 1)[-1], bots, "two-hand", 2)
+        # A generous clock: each decision allocates and touches 32 MiB more, which a loaded host slowed past the
+        # default allowance (a `timeout` before the limit was reached, beside the suite's other work).
+        folder = tmp_path / hog.argv[0].rsplit("/", 1)[-1]
+        spec = match(folder, bots, "two-hand", 2, time="60+1", max_decision=30.0)
         spec = spec.replace(limits=spec.limits.replace(memory_mb=256))
         records = run_match(spec)
         assert len(records) == 2  # the match went on: the hog restarted for the second game
