@@ -2,7 +2,7 @@
 
     probe.py [--dump FILE] [--report DIR] [--no-view] [--think G:N:S]... [--illegal-at G:N]...
              [--illegal-when-leading] [--crash-at G:N] [--protocol V] [--once MARKER] [--passes P]
-             [--unasked-on-lead FILE] [--hold FILE]
+             [--unasked-on-lead FILE] [--hold FILE] [--compact]
 
 It plays a legal action chosen deterministically from what it was told (so a match replays exactly): with
 ``--passes P`` it passes with probability P whenever it may (so that bidding reaches its rarer turns), otherwise it
@@ -25,6 +25,7 @@ picks uniformly among the legal actions.
                   20 ms later sends a frame it was not asked for, then creates FILE
 --hold FILE       once FILE.coming exists, holds its next answer until FILE exists (at most 5 s) and 0.2 s more, so
                   that the referee reads the unasked frame while it waits for this bot
+--compact         answers as the referee writes JSON (no spaces: the form its quick path reads without a parser)
 --once MARKER     only the first process to misbehave (think, play illegally, crash, say another protocol) does; its
                   replacements behave
 
@@ -71,6 +72,7 @@ parser.add_argument("--passes", type=float)
 parser.add_argument("--protocol", type=int)
 parser.add_argument("--unasked-on-lead")
 parser.add_argument("--hold")
+parser.add_argument("--compact", action="store_true")
 args = parser.parse_args()
 
 if args.report:
@@ -176,7 +178,8 @@ while not done and socket.poll(60_000):
             time.sleep(0.005)
         time.sleep(0.2)
     if not done:
-        socket.send(json.dumps({"type": "action", "request_id": message["request_id"], "action": choice}).encode())
+        answer = {"type": "action", "request_id": message["request_id"], "action": choice}
+        socket.send(json.dumps(answer, separators=(",", ":") if args.compact else None).encode())
     if chatter:
         chattered = True
         time.sleep(0.02)

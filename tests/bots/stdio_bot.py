@@ -6,6 +6,10 @@ Plays a seeded-random legal action, and:
     polite        nothing more
     junk          at its third decision writes a line that is not JSON
     long-line     at its third decision writes 2 MiB with no newline, then its answer on the next line
+    long-line-alone  at its third decision writes 2 MiB and a newline, and no answer (that line settles the request)
+    dies-mid-line    at its third decision writes 2 MiB with no newline (past the referee's 1 MiB cut) and exits;
+                     with ``--once``, only the first process does (its replacement plays)
+    dies-mid-short-line  the same with 512 KiB (under the cut: a line begun, never ended)
     deaf          stops reading its stdin after the hello (the referee must not block on its full pipe)
     viewless      says ``"view": false`` and records in FILE whether each request carried the view; with
                   ``--once``, crashes at its fifth decision the first time (a restart mid-game follows)
@@ -66,6 +70,14 @@ for line in sys.stdin:
         sys.stdout.write("this is not json\n")
         sys.stdout.flush()
         continue
+    if args.mode == "long-line-alone" and acts == 3:
+        sys.stdout.write("x" * (2 << 20) + "\n")
+        sys.stdout.flush()
+        continue
+    if args.mode.startswith("dies-mid-") and acts == 3 and armed():
+        sys.stdout.write("x" * ((2 << 20) if args.mode == "dies-mid-line" else (512 << 10)))
+        sys.stdout.flush()
+        os._exit(3)
     if args.mode == "long-line" and acts == 3:
         sys.stdout.write("x" * (2 << 20))
         sys.stdout.write("\n")

@@ -21,7 +21,8 @@ import pytest
 from helpers import ROOT
 
 from arena.play.cgroups import MIB, PARENT, BotCgroup, CgroupError, Support, describe, detect, join, sweep_stale
-from arena.play.sandbox import claim_uid
+from arena.play.matchspec import Limits
+from arena.play.sandbox import Jail, claim_uid
 
 SUPPORT = detect()
 needs_cgroups = pytest.mark.skipif(
@@ -288,6 +289,77 @@ def test_remove_kills_a_fork_bomb(make: Callable[..., BotCgroup]) -> None:
     assert not any(os.path.exists(d) for d in group.dirs)
 
 
+def cgroup_directories(pid: int) -> dict[str, str]:
+    """The cgroup directories a process is in, by controller ("" for the v2 tree), from /proc (not from the arena)."""
+    mounts: dict[str, str] = {}
+    for line in Path("/proc/self/mounts").read_text().splitlines():
+        _, point, kind, options = line.split()[:4]
+        if kind == "cgroup2":
+            mounts.setdefault("", point)
+        elif kind == "cgroup":
+            for option in options.split(","):
+                mounts.setdefault(option, point)
+    found = {}
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for controller in controllers.split(",") if controllers else [""]:
+            if controller in mounts:
+                found[controller] = mounts[controller] + path
+    return found
+
+
+def kernel_limits(pid: int) -> tuple[int, int, float | None, int]:
+    """What the kernel holds a process to: resident memory (bytes), tasks, CPU cores (None: no quota), and memory
+    plus swap (bytes: the memory itself when no swap is allowed), read from its cgroups' files."""
+    where = cgroup_directories(pid)
+    if "memory" not in where:  # v2: one directory for every controller
+        d = where[""]
+        memory = int(Path(f"{d}/memory.max").read_text())
+        swap = Path(f"{d}/memory.swap.max")
+        quota, period = Path(f"{d}/cpu.max").read_text().split()
+        cores = None if quota == "max" else int(quota) / int(period)
+        tasks = int(Path(f"{d}/pids.max").read_text())
+        return memory, tasks, cores, memory + (int(swap.read_text()) if swap.exists() else 0)
+    memory = int(Path(f"{where['memory']}/memory.limit_in_bytes").read_text())
+    memsw = Path(f"{where['memory']}/memory.memsw.limit_in_bytes")
+    tasks = int(Path(f"{where['pids']}/pids.max").read_text())
+    cores = None
+    if "cpu" in where:
+        quota = int(Path(f"{where['cpu']}/cpu.cfs_quota_us").read_text())
+        period = int(Path(f"{where['cpu']}/cpu.cfs_period_us").read_text())
+        cores = None if quota < 0 else quota / period
+    return memory, tasks, cores, int(memsw.read_text()) if memsw.exists() else memory
+
+
+@needs_cgroups
+@pytest.mark.parametrize(
+    "limits",
+    [Limits(memory_mb=300, processes=40, cpu_cores=0.5), Limits(memory_mb=1000, processes=17), Limits()],
+    ids=["300MiB-40-half-core", "1000MiB-17", "defaults"],
+)
+def test_a_bot_gets_the_limits_configured_in_its_cgroup(tmp_path: Path, limits: Limits) -> None:
+    """The memory (MiB: 1,048,576 bytes each), tasks and CPU share a bot's process is held to, read from the cgroups
+    /proc says it is in, are those of its match's ``[limits]``; no swap beyond its memory where the kernel counts it."""
+    if limits.cpu_cores is not None and not SUPPORT.cpu:
+        pytest.skip("no cpu controller here")
+    os.chmod(tmp_path, 0o755)
+    jail = Jail(limits, workdir=tmp_path)
+    try:
+        assert jail.cgroup is not None
+        program = ("sleep", "600")
+        bot = subprocess.Popen(program, preexec_fn=jail.confinement(program, "stdio").apply, start_new_session=True)
+        deadline = time.monotonic() + SECONDS / 2
+        while not jail.cgroup.pids() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        memory, tasks, cores, with_swap = kernel_limits(jail.cgroup.pids()[0])
+        assert (memory, tasks, cores) == (limits.memory_mb * 1024 * 1024, limits.processes, limits.cpu_cores)
+        assert with_swap == memory
+        jail.sweep(bot.pid)
+        bot.wait(timeout=SECONDS / 2)
+    finally:
+        jail.release()
+
+
 @needs_cgroups
 def test_the_cgroups_of_a_dead_referee_are_swept_by_the_next(make: Callable[..., BotCgroup]) -> None:
     referee = """
@@ -315,6 +387,38 @@ def test_the_cgroups_of_a_dead_referee_are_swept_by_the_next(make: Callable[...,
     assert gone(int(pid))
     sweep_stale()
     assert all(os.path.isdir(d) for d in mine.dirs)  # a live referee's cgroups stay
+
+
+@needs_cgroups
+def test_the_cgroups_of_a_dead_referee_whose_pid_was_reused_are_swept(make: Callable[..., BotCgroup]) -> None:
+    """A referee's cgroups are named by its pid and start time: once it is dead they are swept even when its pid
+    now belongs to another process (pid reuse), which has another start time. The dead referee here names its
+    cgroups by the pid of a live process (this test's), with its own start time: what a referee whose pid was
+    taken again after its death leaves behind."""
+    referee = """
+        import os, subprocess, sys, time
+        from arena.play import cgroups
+        from arena.play.cgroups import BotCgroup, MIB, join
+        reused, mine = sys.argv[1], cgroups.start_ticks(os.getpid())
+        cgroups._tag = lambda pid: f"{os.stat('/proc/self/ns/pid').st_ino}.{reused}.{mine}"
+        group = BotCgroup.create("seat0", memory_bytes=64 * MIB, tasks=8)
+        paths = group.join_paths
+        bot = subprocess.Popen(["sleep", "600"], preexec_fn=lambda: join(paths))
+        print(bot.pid, *group.dirs, flush=True)
+        time.sleep(600)
+    """
+    dead = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(referee), str(os.getpid())], stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    assert dead.stdout is not None
+    pid, *dirs = dead.stdout.readline().split()
+    assert all(f".{os.getpid()}." in d for d in dirs)  # named by a live process's pid
+    dead.kill()
+    assert dead.wait(timeout=SECONDS) == -signal.SIGKILL
+    assert all(os.path.isdir(d) for d in dirs) or gone(int(pid))  # (or swept already by a concurrent test's referee)
+    make("alive", memory_bytes=64 * MIB, tasks=8)  # sweeps as it creates
+    assert not any(os.path.exists(d) for d in dirs)
+    assert gone(int(pid))
 
 
 @needs_cgroups

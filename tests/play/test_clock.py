@@ -19,8 +19,9 @@ from probing import acts, match, probe, read_dump
 
 from arena.errors import ArenaError
 from arena.play.clock import Clock, TimeControl, TimeControlError
+from arena.play.inbox import Inbox
 from arena.play.referee import run_match
-from arena.play.transport import Endpoint
+from arena.play.transport import Channel, Endpoint
 
 ROUNDING = 0.002  # time_left_ms is rounded to the millisecond, timing.thinking to 0.1 ms
 
@@ -262,6 +263,76 @@ def test_a_referee_held_up_right_after_it_sends_a_request_still_charges_the_whol
     assert record["violations"] == [] and len(asked) == 3
     shown = [r["msg"]["time_left_ms"] for r in acts(tmp_path / "bot0.jsonl")]
     assert shown[2] <= shown[1] + 250 - 500 + 1, shown[:3]  # the whole 500 ms left the bank
+
+
+@pytest.mark.slow  # waits past a real allowance
+def test_an_answer_that_came_while_the_referee_was_busy_elsewhere_past_the_deadline_is_in_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At the deadline the referee looks once more: an answer that arrived in time while it was busy elsewhere
+    (held up past the deadline reading the other bot's frames while the thinker's 0.5 s of thought ran out) is in
+    time, charged the whole allowance."""
+    drain_others, read_behind = Inbox.drain_others, Inbox.read_behind
+    held: list[int] = []
+    behind: list[int] = []  # while the referee reads behind an answer: no request is open
+
+    def after_an_answer(self: Inbox, b: int, endpoint: Channel) -> None:
+        behind.append(b)
+        try:
+            read_behind(self, b, endpoint)
+        finally:
+            behind.pop()
+
+    def busy(self: Inbox, asked: int) -> None:
+        if asked == 0 and not held and not behind:  # the thinker's request open, its 0.5 s of thought begun
+            held.append(asked)
+            time.sleep(1.2)  # past its 1 s allowance
+            waiting = time.monotonic() + 20  # and until its answer waits, however slow the host
+            while not self.referee.endpoints[0].has_input() and time.monotonic() < waiting:
+                time.sleep(0.01)
+        drain_others(self, asked)
+
+    monkeypatch.setattr(Inbox, "read_behind", after_an_answer)
+    monkeypatch.setattr(Inbox, "drain_others", busy)
+    _, (record,) = two_hand(tmp_path, ["--think", "0:2:0.5"], time="0+1", max_decision=1.0)  # 1 s a decision
+    assert held and record["violations"] == [] and "forfeit" not in record
+    assert record["timing"]["thinking"][0] >= 1.0 - ROUNDING  # the held request was charged its whole allowance
+
+
+@pytest.mark.slow  # waits past a real allowance
+@pytest.mark.parametrize("read", [1, 2], ids=["first-read", "later-read"])
+def test_an_answer_read_after_its_allowance_is_late_however_long_the_read_took(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, read: int
+) -> None:
+    """Lateness is judged by the time after the read: an answer sent 1.3 s into a 1 s allowance, read by a read
+    that began in time (the request's first read, or a later one) and ended when it came, is a timeout. The answer
+    is in the referee's own compact form, which the first read judges at once (its quick path)."""
+    sent, receive_within = Endpoint.send, Endpoint.receive_within
+    reads: list[int] = []  # the reads of the thinker's endpoint since its second request left
+
+    def send(self: Endpoint, data: bytes) -> bool:
+        if self.index == 0 and b'"type":"act"' in data:
+            reads.append(0)
+        return sent(self, data)
+
+    def slow_read(self: Endpoint, timeout: float) -> tuple[bytes, bytes] | None:
+        if self.index == 0 and len(reads) == 2:
+            reads[1] += 1
+            if reads[1] == read:  # this read began in time, and ends when the late answer has come
+                return receive_within(self, 20.0)
+        return receive_within(self, timeout)
+
+    monkeypatch.setattr(Endpoint, "send", send)
+    monkeypatch.setattr(Endpoint, "receive_within", slow_read)
+    _, (record,) = two_hand(
+        tmp_path,
+        ["--think", "0:2:1.3", "--once", tmp_path / "once", "--compact"],
+        time="0+1",
+        max_decision=1.0,
+        policy="substitute",
+    )
+    assert [(v["seat"], v["kind"]) for v in record["violations"]] == [(0, "timeout")]
+    assert record["violations"][0]["detail"].startswith("answered after 1.")  # read, and judged late
 
 
 @pytest.mark.slow  # waits out real allowances

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
+import json
 import random
 import re
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -15,7 +19,7 @@ import zmq
 from configs import write_config
 from helpers import RAW_RANDOM, run_arena
 
-from arena.play.transport import IPC_PATH_MAX, Endpoint, Hub, TransportError
+from arena.play.transport import IPC_PATH_MAX, PEER, SEND_BACKLOG, Endpoint, Hub, PipeEndpoint, TransportError
 
 
 @pytest.fixture
@@ -169,3 +173,53 @@ def test_a_temporary_folder_too_deep_for_the_sockets_is_one_clear_error(
 
 
 DEEP_TOURNAMENT = dict(name="deep", entrants=["random", RAW_RANDOM], games_per_pairing=80, games_per_match=2, jobs=2)
+
+
+# A stdio bot that reads nothing until FILE exists, then its stdin line by line up to {"end": true}, and writes back
+# the "n" of every line it read whole.
+DEAF_THEN_READING = """
+import json, os, sys, time
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.01)
+seen = []
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("end"):
+        break
+    seen.append(message["n"])
+print(json.dumps(seen), flush=True)
+"""
+
+
+def test_what_a_stdio_bot_leaves_unread_is_bounded_and_dropped_in_whole_lines(hub: Hub, tmp_path: Path) -> None:
+    """A bot that does not read its stdin: the referee keeps at most SEND_BACKLOG bytes for it beyond what the pipe
+    holds, refuses the frames past that (whole: the bot later reads only whole lines, the accepted ones in order),
+    and takes frames again once the bot reads."""
+    go = tmp_path / "go"
+    bot = subprocess.Popen(
+        [sys.executable, "-c", DEAF_THEN_READING, str(go)], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    try:
+        assert bot.stdin is not None and bot.stdout is not None
+        channel = hub.open(stdio=True)
+        assert isinstance(channel, PipeEndpoint)
+        hub.attach(channel, bot.stdin.fileno(), bot.stdout.fileno())
+        channel.peer = PEER  # as an accepted hello makes it
+        pipe = fcntl.fcntl(bot.stdin.fileno(), fcntl.F_GETPIPE_SZ)
+        frame_bytes = 1024 * 1024
+        accepted = [n for n in range(40) if channel.send(json.dumps({"n": n, "pad": "x" * frame_bytes}).encode())]
+        held = sum(frame_bytes + 20 for _ in accepted)  # each frame's bytes, its newline and its "n" field
+        assert 16 <= len(accepted) < 40 and held <= SEND_BACKLOG + pipe + 20 * len(accepted), len(accepted)
+        assert accepted == list(range(len(accepted)))  # once full, nothing more until the bot reads
+        go.touch()
+        deadline = time.monotonic() + 20
+        while not channel.send(b'{"end": true}'):
+            assert time.monotonic() < deadline, "the bot reading did not make room"
+            channel.has_input()  # a look writes what the pipe takes of the backlog
+        said = None
+        while said is None and time.monotonic() < deadline:
+            said = channel.receive_within(0.001)
+        assert said is not None and json.loads(said[1]) == accepted
+    finally:
+        bot.kill()
+        bot.wait()

@@ -444,19 +444,20 @@ def test_a_bot_may_reach_its_runtime_program_and_endpoint_and_nothing_of_the_res
 
 
 def test_a_match_directory_left_by_a_killed_referee_is_removed_by_the_next_one() -> None:
-    stale, alive = (Path(tempfile.mkdtemp(prefix="arena-")) for _ in range(2))
+    stale, reused, alive = (Path(tempfile.mkdtemp(prefix="arena-")) for _ in range(3))
     dead = subprocess.Popen(["true"])
     dead.wait()
     (stale / "referee").write_text(f"{dead.pid} 1")  # that pid, started at boot: gone
     start = Path(f"/proc/{os.getpid()}/stat").read_bytes().rsplit(b")", 1)[1].split()[19].decode()
+    (reused / "referee").write_text(f"{os.getpid()} 1")  # a referee whose pid is now this process's (pid reuse)
     (alive / "referee").write_text(f"{os.getpid()} {start}")
     try:
         hub = Hub()
         hub.close()
-        assert not stale.exists() and alive.exists() and not Path(hub.directory).exists()
+        assert not stale.exists() and not reused.exists() and alive.exists() and not Path(hub.directory).exists()
     finally:
-        shutil.rmtree(alive, ignore_errors=True)
-        shutil.rmtree(stale, ignore_errors=True)
+        for folder in (alive, reused, stale):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 @needs_root

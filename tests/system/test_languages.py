@@ -206,7 +206,10 @@ def test_a_bot_past_its_memory_limit_gets_the_memory_violation_and_the_match_goe
     java_hog = dataclasses.replace(java_entry(java_jar["Hog"], "hog", "0", "grow"), runtime_flags=["-Xmx1g"])
     for hog in (entry(f"stdio:{TEST_BOTS / 'hog.js'}", "hog", "0", "grow"), java_hog):
         bots = [hog, entry("random", "random")]
-        spec = match(tmp_path / hog.argv[0].rsplit("/", 1)[-1], bots, "two-hand", 2)
+        # A generous clock: each decision allocates and touches 32 MiB more, which a loaded host slowed past the
+        # default allowance (a `timeout` before the limit was reached, beside the suite's other work).
+        folder = tmp_path / hog.argv[0].rsplit("/", 1)[-1]
+        spec = match(folder, bots, "two-hand", 2, time="60+1", max_decision=30.0)
         spec = spec.replace(limits=spec.limits.replace(memory_mb=256))
         records = run_match(spec)
         assert len(records) == 2  # the match went on: the hog restarted for the second game
@@ -242,6 +245,32 @@ def test_a_stdio_bot_that_breaks_the_line_protocol_gets_its_violation(
     assert first["forfeit"]["kind"] == kind and first["players"][first["forfeit"]["seat"]] == "rude"
     assert {first["players"][v["seat"]] for v in first["violations"]} == {"rude"}
     assert all(second["players"][v["seat"]] == "rude" for v in second["violations"])
+
+
+@pytest.mark.timeout(60)
+def test_an_over_long_line_is_one_violation_and_its_tail_is_skipped(tmp_path: Path) -> None:
+    """A 2 MiB line is cut at 1 MiB (``oversized``) and the rest of it, up to its newline, is skipped: not read as
+    further lines, which would be more violations and strikes. The game goes on (substitute) and the bot plays on."""
+    bots = [stdio_bot("polite", "polite"), stdio_bot("rude", "long-line-alone")]
+    records = run_match(match(tmp_path, bots, "two-hand", 2, policy="substitute"))
+    kinds = [(r["players"][v["seat"]], v["kind"]) for r in records for v in r["violations"]]
+    assert kinds == [("rude", "oversized")]  # at its third decision of the match
+    assert all("forfeit" not in r and r["winners"] for r in records)
+
+
+@pytest.mark.parametrize("mode", ["dies-mid-line", "dies-mid-short-line"])
+@pytest.mark.timeout(60)
+def test_a_bot_restarted_after_dying_mid_line_is_heard_from_its_hello(tmp_path: Path, mode: str) -> None:
+    """A bot that dies in the middle of a line (past the 1 MiB cut, whose tail is being skipped, or before it) is
+    replaced (substitute): the replacement's hello is its first line, neither skipped as the old line's tail nor
+    joined to the old line's start. Its strikes: the cut line's ``oversized`` (if cut) and the ``crash``, no
+    ``handshake``."""
+    bots = [stdio_bot("crashy", mode, "--once", tmp_path / "out" / "marker"), stdio_bot("polite", "polite")]
+    (record,) = run_match(match(tmp_path, bots, "two-hand", 1, policy="substitute"))
+    expected = ["oversized", "crash"] if mode == "dies-mid-line" else ["crash"]
+    assert [v["kind"] for v in record["violations"]] == expected
+    assert {v["seat"] for v in record["violations"]} == {record["players"].index("crashy")}
+    assert "forfeit" not in record and record["winners"]
 
 
 @pytest.mark.timeout(60)
