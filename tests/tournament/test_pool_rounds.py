@@ -54,8 +54,9 @@ def play(tmp_path: Path, variant: str, jobs: int) -> tuple[dict[str, Any], list[
     processes = []
     for log in out.glob("*.jsonl"):
         lines = [json.loads(line) for line in log.read_text().splitlines()]
-        alive = log.with_suffix(".alive")
-        last = float(alive.read_text()) if alive.exists() else lines[-1].get("t", lines[0]["start"])
+        alive = log.with_suffix(".alive")  # (empty when the process ended between creating and writing it)
+        seen_alive = alive.read_text() if alive.exists() else ""
+        last = float(seen_alive) if seen_alive else lines[-1].get("t", lines[0]["start"])
         processes.append({"start": lines[0]["start"], "end": max(last, lines[-1].get("t", 0.0)), "seen": lines[1:]})
     return games, processes
 
