@@ -32,6 +32,7 @@ from tests.system.test_languages import NODE_BOT, entry, java_entry, java_jar, n
 
 THIEF = BotEntry(name="thief", argv=[sys.executable, str(BOTS / "adversary.py"), "core-thief"])
 POLITE = BotEntry(name="polite", argv=[sys.executable, str(BOTS / "raw_random.py")])
+SLOWER_MS = 5.0  # what the thief may add to a fast bot's median decision (see check)
 shared = pytest.mark.skipif(
     not (detect().cpu or capabilities().filtered),
     reason="neither a cpu cgroup nor the seccomp filter here: bots share the processor as the kernel likes",
@@ -62,12 +63,12 @@ def check(innocent: BotEntry, tmp_path: Path) -> float:
         quiet += decisions(innocent, POLITE, tmp_path / f"quiet{turn}", cores)
         attacked += decisions(innocent, THIEF, tmp_path / f"attacked{turn}", cores)
     ratio = statistics.median(attacked) / statistics.median(quiet)
-    # Within twice its time, or within half a millisecond of it: a bot that answers in 0.2 ms is timed mostly by
-    # its messages' trips, and what a neighbour that spins costs it is a switch away from that neighbour at each
-    # wake-up (its cached data gone), which a busy host can make 0.2 ms (measured: 0.16 -> 0.35 ms while the whole
-    # suite ran). The attack this stops cost such a bot 40 ms a decision.
+    # Within twice its time, or within 5 ms of it: a bot that answers in a fraction of a millisecond is timed mostly
+    # by its messages' trips, and what a spinning neighbour costs it is a switch away from that neighbour at each
+    # wake-up, which a loaded host stretches to about a millisecond. The attack this stops (the thief's 48
+    # spinners sharing the core as the kernel likes) costs such a bot tens of milliseconds a decision.
     slower = statistics.median(attacked) - statistics.median(quiet)
-    assert ratio <= 2.0 or slower <= 0.5, (statistics.median(quiet), statistics.median(attacked))
+    assert ratio <= 2.0 or slower <= SLOWER_MS, (statistics.median(quiet), statistics.median(attacked))
     return ratio
 
 
