@@ -352,8 +352,10 @@ def test_a_match_whose_executor_raises_fails_alone_and_the_run_goes_on(tmp_path:
 
 
 def test_the_next_match_named_in_advance_has_its_bots_started_while_the_current_one_plays(tmp_path: Path) -> None:
-    first = two_hand(tmp_path, [(11, [0, 1]), (12, [0, 1]), (13, [0, 1])])
-    slow = probe("ann", "--dump", tmp_path / "ann.jsonl", "--think", "2:1:1.5")  # the first match lasts 1.5 s more
+    # The first match lasts 6 s more: time for the next match's bots to start on a loaded host (where 1.5 s was once
+    # too little), within a clock that allows it.
+    first = two_hand(tmp_path, [(11, [0, 1]), (12, [0, 1]), (13, [0, 1])], time="30+1")
+    slow = probe("ann", "--dump", tmp_path / "ann.jsonl", "--think", "2:1:6")
     first = first.replace(bots=[slow, first.bots[1]])
     second = two_hand(tmp_path, [(11, [1, 0]), (14, [1, 0])])  # the other rotation of a deal: fresh processes
     out = serve([first, second], [second, None])
