@@ -10,9 +10,10 @@ with id ``m`` and no games unless the test says otherwise, the arena's defaults 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -89,3 +90,30 @@ def match_spec(
         games=[game if isinstance(game, GameSpec) else GameSpec(seed=game[0], seating=game[1]) for game in games],
         **(defaults | fields),
     )
+
+
+@contextlib.contextmanager
+def rerun_cluster(tmp_path: Path) -> Iterator[tuple[MatchSpec, Any, Any]]:
+    """The set-up of the Dask executor's re-run tests: a four-game two-hand match ``m1`` of random bots (deals 10 to
+    13), a one-worker ``LocalCluster`` in this process with its scratch files under ``tmp_path``, and a client of
+    it: ``(spec, cluster, client)``."""
+    import dask
+    import distributed
+
+    from arena.play.botproc import resolve_bot
+
+    bot = resolve_bot("random")
+    bots = [BotEntry(name="a", argv=list(bot.argv)), BotEntry(name="b", argv=list(bot.argv))]
+    spec = match_spec(
+        bots, [(seed, [0, 1]) for seed in (10, 11, 12, 13)], match_id="m1", log_dir=str(tmp_path / "logs")
+    )
+    with (
+        dask.config.set({"temporary-directory": str(tmp_path / "dask")}),  # the scheduler's scratch files
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+            local_directory=str(tmp_path / "dask"),
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+        ) as local_cluster,
+        distributed.Client(local_cluster) as client,
+    ):  # fmt: skip
+        yield spec, local_cluster, client

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from configs import match_spec, write_config
+from configs import rerun_cluster, write_config
 from helpers import ARENA, RAW_RANDOM, ROOT, arena_here, run_arena, wait_for_stored
 
 from arena.errors import ArenaError
@@ -343,28 +343,10 @@ class Replaying:
 
 @pytest.mark.parametrize("sent", [2, 4], ids=["half-sent", "all-sent"])
 def test_a_rerun_task_plays_only_the_rest_of_its_match_and_each_game_arrives_once(tmp_path: Path, sent: int) -> None:
-    import dask
-    import distributed
-
-    from arena.play.botproc import resolve_bot
-    from arena.play.matchspec import BotEntry
     from arena.tournament.dask_executor import DaskExecutor
     from arena.tournament.dask_worker import progress_key
 
-    bot = resolve_bot("random")
-    bots = [BotEntry(name="a", argv=list(bot.argv)), BotEntry(name="b", argv=list(bot.argv))]
-    spec = match_spec(
-        bots, [(seed, [0, 1]) for seed in (10, 11, 12, 13)], match_id="m1", log_dir=str(tmp_path / "logs")
-    )
-    with (
-        dask.config.set({"temporary-directory": str(tmp_path / "dask")}),  # the scheduler's scratch files
-        distributed.LocalCluster(
-            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
-            local_directory=str(tmp_path / "dask"),
-            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-        ) as local_cluster,
-        distributed.Client(local_cluster) as client,
-    ):  # fmt: skip
+    with rerun_cluster(tmp_path) as (spec, _, client):
         executor = DaskExecutor(client, pin=False, make_executor=Replaying)
         try:  # an attempt that died after sending ``sent`` games (in the queue, counted), the first one twice
             earlier = [[index, {"game_index": index, "seed": 10 + index}] for index in range(sent)]

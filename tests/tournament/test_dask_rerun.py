@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from configs import match_spec
+from configs import rerun_cluster
 
 if importlib.util.find_spec("distributed") is None or importlib.util.find_spec("dask") is None:
     pytest.skip("could not import 'distributed': the dask extra is not installed", allow_module_level=True)
@@ -41,28 +41,10 @@ class Replaying:
 
 @pytest.mark.parametrize("sent", [2, 4], ids=["half-sent", "all-sent"])
 def test_games_of_an_earlier_attempt_that_arrive_after_the_rerun_ended_are_passed_on(tmp_path: Path, sent: int) -> None:
-    import dask
-    import distributed
-
-    from arena.play.botproc import resolve_bot
-    from arena.play.matchspec import BotEntry
     from arena.tournament.dask_executor import DaskExecutor
     from arena.tournament.dask_worker import progress_key
 
-    bot = resolve_bot("random")
-    bots = [BotEntry(name="a", argv=list(bot.argv)), BotEntry(name="b", argv=list(bot.argv))]
-    spec = match_spec(
-        bots, [(seed, [0, 1]) for seed in (10, 11, 12, 13)], match_id="m1", log_dir=str(tmp_path / "logs")
-    )
-    with (
-        dask.config.set({"temporary-directory": str(tmp_path / "dask")}),
-        distributed.LocalCluster(
-            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
-            local_directory=str(tmp_path / "dask"),
-            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-        ) as local_cluster,
-        distributed.Client(local_cluster) as client,
-    ):  # fmt: skip
+    with rerun_cluster(tmp_path) as (spec, local_cluster, client):
         executor = DaskExecutor(client, pin=False, make_executor=Replaying)
         task = f"arena-{executor.run_id}-match-m1"
         ended = threading.Event()
