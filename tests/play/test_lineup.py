@@ -8,6 +8,7 @@ import pytest
 
 from arena.errors import ArenaError
 from arena.play.lineup import BotWords, bot_words, build_match
+from arena.play.matchspec import MatchSpec
 
 RAW = str(Path(__file__).resolve().parent.parent / "bots" / "raw_random.py")
 
@@ -42,9 +43,10 @@ def test_a_command_line_bot_without_a_bot_or_with_broken_quotes_is_an_error_sayi
         bot_words(text)
 
 
-def test_one_program_with_two_settings_is_two_entrants_each_with_its_arguments() -> None:
-    spec = build_match(
-        [f"{RAW} --fast", f"name=slow {RAW} --slow"],
+def two_hand_match(bots: list[str]) -> MatchSpec:
+    """The match ``arena match`` builds of ``bots`` as written on its command line (two-hand, two games)."""
+    return build_match(
+        bots,
         variant="two-hand",
         options={},
         games=2,
@@ -55,23 +57,16 @@ def test_one_program_with_two_settings_is_two_entrants_each_with_its_arguments()
         max_strikes=3,
         log_dir="logs",
     )
+
+
+def test_one_program_with_two_settings_is_two_entrants_each_with_its_arguments() -> None:
+    spec = two_hand_match([f"{RAW} --fast", f"name=slow {RAW} --slow"])
     assert [(b.name, b.args) for b in spec.bots] == [("raw_random", ["--fast"]), ("slow", ["--slow"])]
     assert spec.bots[0].argv == spec.bots[1].argv
 
 
 def test_two_settings_of_one_bot_without_names_are_told_apart() -> None:
-    spec = build_match(
-        ["search --samples 0.5", "search --samples 2"],
-        variant="two-hand",
-        options={},
-        games=2,
-        seed=1,
-        time="5+0.1",
-        max_decision=10.0,
-        policy="forfeit",
-        max_strikes=3,
-        log_dir="logs",
-    )
+    spec = two_hand_match(["search --samples 0.5", "search --samples 2"])
     assert [(b.name, b.args) for b in spec.bots] == [
         ("search-1", ["--samples", "0.5"]),
         ("search-2", ["--samples", "2"]),
