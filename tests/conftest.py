@@ -116,6 +116,7 @@ SECURITY = (
     "system/test_hardening.py", "system/test_adversaries.py", "play/test_referee.py", "play/test_forkserver.py",
     "play/test_cgroups.py", "tournament/test_pool_rounds.py", "play/test_cgroups_cpu_share.py",
     "play/test_outgoing_secrets.py", "play/test_referee_fuzz.py", "tournament/test_run_crash_resume.py",
+    "play/test_sandbox_privileges.py",
 )  # fmt: skip
 _skipped_security: list[str] = []
 
