@@ -16,6 +16,7 @@ from arena import options as shared
 from arena.bench.cluster import bench_cluster
 from arena.bench.match import bench_match
 from arena.bench.report import bench_report
+from arena.engine.options import DEFAULT_VARIANT
 from arena.errors import ArenaError
 from arena.human.command import play_command
 from arena.options import VARIANTS_HELP
@@ -146,7 +147,7 @@ def bench_engine(seconds: float, as_json: bool) -> None:
 @bench.command("protocol")
 @click.option("--seconds", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Ping-pong time.")
 @click.option("--games", type=click.IntRange(min=2), default=20, show_default=True, help="Games of random bots.")
-@click.option("--variant", default="four-hand", show_default=True, help=f"Variant of the match: {VARIANTS_HELP}.")
+@click.option("--variant", default=DEFAULT_VARIANT, show_default=True, help=f"Variant of the match: {VARIANTS_HELP}.")
 @click.option(
     "--rounds", type=click.IntRange(min=1), default=5, show_default=True, help="Rounds; the ratio is their median."
 )
@@ -260,7 +261,7 @@ def bench_tournament(games: int, rounds: int, entrants: tuple[str, ...], as_json
 
 @main.command("match")
 @click.argument("bots", nargs=-1, required=True)
-@click.option("--variant", default="four-hand", show_default=True, help=f"The rules: {VARIANTS_HELP}.")
+@shared.variant
 @shared.rule_options
 @click.option("--games", type=click.IntRange(min=1), default=4, show_default=True, help="Number of games.")
 @click.option(
@@ -269,22 +270,15 @@ def bench_tournament(games: int, rounds: int, entrants: tuple[str, ...], as_json
     help="Seed of the first deal sequence (default: a secret one, drawn: a bot that knows the seed can deal every "
     "card itself). Each game's line shows its seed.",
 )
-@shared.options(shared.time_control, shared.max_decision, shared.handshake_timeout)
-@click.option(
-    "--policy",
-    type=click.Choice(["forfeit", "substitute"]),
-    default="forfeit",
-    show_default=True,
-    help="What a violation costs: the game, or a strike and a move played by the referee.",
+@shared.options(
+    shared.time_control,
+    shared.max_decision,
+    shared.handshake_timeout,
+    shared.policy,
+    shared.max_strikes,
+    shared.max_hands,
+    shared.record,
 )
-@click.option(
-    "--max-strikes",
-    type=click.IntRange(min=1),
-    default=3,
-    show_default=True,
-    help="Violations after which a bot forfeits the rest of the match.",
-)
-@shared.options(shared.max_hands, shared.record)
 @click.option(
     "--pin/--no-pin",
     default=True,

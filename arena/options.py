@@ -10,13 +10,22 @@ from typing import TypeVar
 
 import click
 
-from arena.engine.options import VARIANTS
-from arena.play.matchspec import DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_DECISION, DEFAULT_MAX_HANDS, DEFAULT_TIME
+from arena.engine.options import DEFAULT_VARIANT, VARIANTS
+from arena.play.matchspec import (
+    DEFAULT_HANDSHAKE_TIMEOUT,
+    DEFAULT_LOG_DIR,
+    DEFAULT_MAX_DECISION,
+    DEFAULT_MAX_HANDS,
+    DEFAULT_MAX_STRIKES,
+    DEFAULT_POLICY,
+    DEFAULT_TIME,
+)
 
 F = TypeVar("F", bound=Callable[..., object])
 
 VARIANTS_HELP = f"{', '.join(list(VARIANTS)[:-1])} or {list(VARIANTS)[-1]} (docs/rules.md)"  # from the engine
 
+variant = click.option("--variant", default=DEFAULT_VARIANT, show_default=True, help=f"The rules: {VARIANTS_HELP}.")
 rule_options = click.option(
     "-o",
     "--option",
@@ -53,13 +62,27 @@ max_hands = click.option(
     show_default=True,
     help="Hands after which an undecided game is drawn.",
 )
+policy = click.option(
+    "--policy",
+    type=click.Choice(["forfeit", "substitute"]),
+    default=DEFAULT_POLICY,
+    show_default=True,
+    help="What a violation costs: the game, or a strike and a move played by the referee.",
+)
+max_strikes = click.option(
+    "--max-strikes",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_STRIKES,
+    show_default=True,
+    help="Violations after which a bot forfeits the rest of the match.",
+)
 record = click.option(
     "--record", "record_path", type=click.Path(dir_okay=False), help="Append each game's record to this JSONL file."
 )
 log_dir = click.option(
     "--log-dir",
     type=click.Path(file_okay=False),
-    default="logs",
+    default=DEFAULT_LOG_DIR,
     show_default=True,
     help="Where each bot's output goes: LOG_DIR/MATCH-botN-NAME.log.",
 )

@@ -31,7 +31,7 @@ def _child(kept: bool, games: int, variant: str, directory: str, answer: Connect
     import orjson
 
     from arena.play.lineup import build_match
-    from arena.play.matchspec import DEFAULT_MAX_HANDS
+    from arena.play.matchspec import DEFAULT_MAX_HANDS, DEFAULT_MAX_STRIKES, DEFAULT_POLICY
     from arena.play.referee import run_match
 
     spec = build_match(
@@ -42,8 +42,8 @@ def _child(kept: bool, games: int, variant: str, directory: str, answer: Connect
         seed=955007,
         time="30+1",
         max_decision=30.0,
-        policy="forfeit",
-        max_strikes=3,
+        policy=DEFAULT_POLICY,
+        max_strikes=DEFAULT_MAX_STRIKES,
         log_dir=str(Path(directory) / "logs"),
         max_hands=DEFAULT_MAX_HANDS,
     )

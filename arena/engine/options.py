@@ -189,6 +189,8 @@ class Variant:
         return self.seats or (self.players,)
 
 
+DEFAULT_VARIANT = "four-hand"  # what a command or a config plays unless told
+
 VARIANTS: dict[str, Variant] = {
     v.name: v
     for v in (

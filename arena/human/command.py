@@ -22,7 +22,7 @@ recorded, an unfinished one is not). You have no clock; the bots keep theirs. In
 
 @click.command("play", help=HELP_TEXT)
 @click.argument("bots", nargs=-1, required=True)
-@click.option("--variant", default="four-hand", show_default=True, help=f"The rules: {shared.VARIANTS_HELP}.")
+@shared.variant
 @click.option("--seat", type=click.IntRange(min=0), default=0, show_default=True, help="Your seat (0 is first).")
 @shared.rule_options
 @click.option("--games", type=click.IntRange(min=1), default=1, show_default=True, help="Games to play in a row.")

@@ -2,11 +2,10 @@
 
 A match is one conversation in turn: the referee asks, one bot thinks, the referee checks, and so on; never do two of
 its processes compute at once. Keeping the referee and its bots on one core saves what each turn costs when they sit
-on different ones: a wake-up of another core and the message's trip between the cores' caches. Measured here (four
-random bots, 7,636 decisions, another job running): 180 us a decision on one core against 320-360 us spread over
-two, processor time 180 against about 265 us. A tournament therefore gives each of its parallel matches a core of
-its own, the idlest first; ``pin = false`` in a config (or ``--no-pin``) leaves placement to the operating system,
-for bots that use several threads. A bot's process moves itself onto its match's cores before it runs the bot
+on different ones: a wake-up of another core and the message's trip between the cores' caches (docs/performance.md,
+"Figures moved out of the code"). A tournament therefore gives each of its parallel matches a core of its own, the
+idlest first; ``pin = false`` in a config (or ``--no-pin``) leaves placement to the operating system, for bots that
+use several threads. A bot's process moves itself onto its match's cores before it runs the bot
 (arena.play.sandbox, ``Confinement``): a runtime counts its processors once, as it starts.
 
 Pinning is about speed and steady timing, not containment: a bot may move itself to other cores.

@@ -170,6 +170,9 @@ class GameSpec:
 DEFAULT_TIME = "5+0.1"  # a bot's clock: a bank of 5 s, 0.1 s more at each decision
 DEFAULT_MAX_DECISION = 10.0  # seconds: the hard cap on any one decision
 DEFAULT_MAX_HANDS = 1000  # hands after which an undecided game is drawn
+DEFAULT_MAX_STRIKES = 3  # violations after which a bot forfeits its match
+DEFAULT_POLICY: Literal["forfeit", "substitute"] = "forfeit"  # a violation costs the game
+DEFAULT_LOG_DIR = "logs"  # where each bot's output goes
 # seconds from a bot's start to its hello: a JVM's or Node's start-up on a loaded core fits with room to spare
 DEFAULT_HANDSHAKE_TIMEOUT = 10.0
 
@@ -189,12 +192,14 @@ class MatchSpec:
         default=DEFAULT_HANDSHAKE_TIMEOUT,
         metadata=_about("Seconds from a bot's start to its hello (protocol.md §3)", gt=0),
     )
-    policy: Literal["forfeit", "substitute"] = "forfeit"
-    max_strikes: int = field(default=3, metadata=_about("Violations after which a bot forfeits its match", ge=1))
+    policy: Literal["forfeit", "substitute"] = DEFAULT_POLICY
+    max_strikes: int = field(
+        default=DEFAULT_MAX_STRIKES, metadata=_about("Violations after which a bot forfeits its match", ge=1)
+    )
     max_hands: int = field(
         default=DEFAULT_MAX_HANDS, metadata=_about("A game not decided after this many hands is drawn", ge=1)
     )
-    log_dir: str = "logs"
+    log_dir: str = DEFAULT_LOG_DIR
     limits: Limits = field(default_factory=Limits, metadata=_about("What each bot process may use (SECURITY.md)"))
     trusted_bots: bool = field(
         default=False,

@@ -18,10 +18,10 @@ if TYPE_CHECKING:
 
 # How far the referee's memory may grow in a match (it needs a few MB). A bot can make libzmq hold data that the
 # referee never sees: the frames of a multipart message it never finishes, each under the hard frame limit, counted
-# by no high-water mark (an outside check's bot took a referee to 1.2 GB in 0.7 s, from one connection). libzmq does
-# not say which connection holds it: past this, the bots are stopped one by one until the memory comes back. The one
-# whose stop gave it back is charged a flood; those stopped before it are restarted at once, uncharged. Where none
-# gave it back (it is held elsewhere in this process), the match stops (MemoryOverrun).
+# by no high-water mark, from a single connection and in well under a second (SECURITY.md, the referee's memory
+# under a flood). libzmq does not say which connection holds it: past this, the bots are stopped one by one until the
+# memory comes back. The one whose stop gave it back is charged a flood; those stopped before it are restarted at
+# once, uncharged. Where none gave it back (it is held elsewhere in this process), the match stops (MemoryOverrun).
 MEMORY_MARGIN = 512 * 1024 * 1024
 # The referee's own memory between games (what it keeps of the games played is bounded, but the allocator keeps
 # what it touched): growth up to MEMORY_MARGIN // OWN_SHARE since the last base, found between games with no bot

@@ -202,7 +202,7 @@ class Referee:
         for process in self.processes:
             while process is not None and not process.wait_until(min(deadline, time.monotonic() + MEMORY_LOOK)):
                 if time.monotonic() >= deadline or self.memory.overgrown():
-                    deadline = 0.0  # no more grace: a bot filling the memory after the match (a check's: 1.6 GB)
+                    deadline = 0.0  # no more grace: a bot filling the memory after the match
                     break
         for process in self.processes:
             if process is not None:

@@ -32,7 +32,7 @@ from arena.play.linux import start_ticks
 # Frames above this size make ZeroMQ drop the connection before the referee ever reads them; frames between
 # protocol.MAX_MESSAGE_BYTES and this are read and recorded as an ``oversized`` violation. ZeroMQ holds a frame
 # whole until its last byte: a frame begun and never finished holds up to this much of the referee's memory, for
-# each connection (32 MiB, with 64 connections, took an outside check's referee from 0.4 to 2.1 GB in 3 s).
+# each connection, and a bot may open many (what that did to a referee: SECURITY.md).
 HARD_FRAME_LIMIT = 1024 * 1024
 
 

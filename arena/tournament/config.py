@@ -34,13 +34,15 @@ from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 
 from arena import JSONObject
-from arena.engine.options import OPTION_DEFAULTS, OPTION_NAMES, VARIANTS, make_rules
+from arena.engine.options import DEFAULT_VARIANT, OPTION_DEFAULTS, OPTION_NAMES, VARIANTS, make_rules
 from arena.errors import ArenaError
 from arena.play.clock import TimeControl
 from arena.play.matchspec import (
     DEFAULT_HANDSHAKE_TIMEOUT,
     DEFAULT_MAX_DECISION,
     DEFAULT_MAX_HANDS,
+    DEFAULT_MAX_STRIKES,
+    DEFAULT_POLICY,
     DEFAULT_TIME,
     Limits,
     SpecError,
@@ -213,7 +215,7 @@ class TournamentConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = Field(min_length=1, description="The tournament's name, in its tables and its results database")
-    variant: str = Field(default="four-hand", description="The rules preset (docs/rules.md)")
+    variant: str = Field(default=DEFAULT_VARIANT, description="The rules preset (docs/rules.md)")
     options: JSONObject = Field(
         default_factory=dict,
         description="Rule options that change the variant's preset, e.g. stick_the_dealer = true ([options] below)",
@@ -285,11 +287,13 @@ class TournamentConfig(BaseModel):
         description='The entrant a gauntlet pits against the others, written as in entrants (format = "gauntlet")',
     )
     policy: Literal["forfeit", "substitute"] = Field(
-        default="forfeit",
+        default=DEFAULT_POLICY,
         description="What a violation costs: the game (forfeit), or a strike and a move the referee plays instead "
         "(substitute)",
     )
-    max_strikes: int = Field(default=3, ge=1, description="Violations after which a bot forfeits the rest of its match")
+    max_strikes: int = Field(
+        default=DEFAULT_MAX_STRIKES, ge=1, description="Violations after which a bot forfeits the rest of its match"
+    )
     max_hands: int = Field(
         default=DEFAULT_MAX_HANDS, ge=1, description="A game not decided after this many hands is drawn"
     )

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from configs import match_spec
 
 from arena.cli import main
 from arena.play import memory_guard
 from arena.play.linux import resident_bytes
-from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
 from arena.play.referee import Referee
 from arena.play.scripted import ScriptedHub
 
@@ -64,15 +64,7 @@ def test_between_games_only_growth_no_bot_can_hold_is_taken_as_the_referees_own(
 ) -> None:
     memory = [100 << 20]
     monkeypatch.setattr(memory_guard, "resident_bytes", lambda: memory[0])
-    bots = [BotEntry(name="one", argv=["-"]), BotEntry(name="two", argv=["-"])]
-    spec = MatchSpec(
-        match_id="scripted",
-        variant="two-hand",
-        bots=bots,
-        games=[GameSpec(seed=0, seating=[0, 1])],
-        trusted_bots=True,
-        log_dir=str(tmp_path),
-    )
+    spec = match_spec(["one", "two"], [(0, [0, 1])], match_id="scripted", trusted_bots=True, log_dir=str(tmp_path))
     hub = ScriptedHub(bots=2)
     with contextlib.closing(Referee(spec, hub=hub, start=hub.start)) as referee:
         assert referee.start() == []

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 import pytest
+from configs import match_spec
 
 from arena.engine.actions import Action
 from arena.engine.game import Game
@@ -23,7 +24,7 @@ from arena.play import inbox
 from arena.play.ask import Ask, AskState
 from arena.play.handshake import Greeting, GreetingState
 from arena.play.incoming import ALL_ACTIONS, MAX_MESSAGE_BYTES
-from arena.play.matchspec import BotEntry, GameSpec, MatchSpec
+from arena.play.matchspec import MatchSpec
 from arena.play.referee import Referee
 from arena.play.runner import Message, Response, Violation, play
 from arena.play.scripted import Say, ScriptedChannel, ScriptedHub, ScriptedProcess, hello, reply
@@ -39,16 +40,12 @@ def spec_of(tmp_path: Path, **settings: Any) -> MatchSpec:
     """A two-hand match of two scripted bots, ``one`` and ``two``, with a short handshake timeout."""
     fields: dict[str, Any] = {
         "match_id": "scripted",
-        "variant": "two-hand",
-        "bots": [BotEntry(name="one", argv=["-"]), BotEntry(name="two", argv=["-"])],
-        "games": [GameSpec(seed=0, seating=[0, 1])],
         "time": "60+1",
         "handshake_timeout": HANDSHAKE_TIMEOUT,
         "trusted_bots": True,  # nothing to keep apart
         "log_dir": str(tmp_path),
-        **settings,
     }
-    return MatchSpec(**fields)
+    return match_spec(["one", "two"], [(0, [0, 1])], **(fields | settings))  # a hub starts no program
 
 
 @contextlib.contextmanager

@@ -4,8 +4,10 @@ they must name the same fields, so that a field added to one definition fails he
 from __future__ import annotations
 
 import typing
+from collections.abc import Callable, Iterator
 
 import pytest
+import typing_extensions
 from pydantic import BaseModel
 
 from arena.engine.view import SeatViewJSON
@@ -48,6 +50,45 @@ def test_each_referee_message_and_event_has_its_typed_dict_with_the_same_fields(
 
 def test_the_views_typed_dict_has_the_views_fields() -> None:
     assert keys(SeatViewJSON) == set(protocol.ViewModel.model_fields)
+
+
+def inner(hint: object, wanted: Callable[[type], bool]) -> list[type]:
+    """The classes ``wanted`` accepts inside ``hint``, through its unions, lists and annotations."""
+    if typing.get_origin(hint) is typing.Annotated:
+        return inner(typing.get_args(hint)[0], wanted)
+    if typing.get_origin(hint) is not None:
+        return [found for arg in typing.get_args(hint) for found in inner(arg, wanted)]
+    return [hint] if isinstance(hint, type) and wanted(hint) else []
+
+
+def nested(typed: type, model: type[BaseModel], where: str) -> Iterator[tuple[str, type, type[BaseModel]]]:
+    """Each TypedDict inside ``typed``'s fields with the one wire model in the same field of ``model``, at any depth
+    (a field holding a union of several, the events or the actions, is checked by the tests above)."""
+    hints = typing.get_type_hints(typed)
+    for name, field in model.model_fields.items():
+        typed_dicts = inner(hints.get(name), typing_extensions.is_typeddict)  # the view's are typing_extensions'
+        models = inner(field.annotation, lambda c: issubclass(c, BaseModel))
+        if len(typed_dicts) == 1 and len(models) == 1:
+            yield f"{where}.{name}", typed_dicts[0], models[0]
+            yield from nested(typed_dicts[0], models[0], f"{where}.{name}")
+
+
+def nested_pairs() -> list[tuple[str, type, type[BaseModel]]]:
+    """The nested TypedDicts of every referee message and event, and of the view, with their wire models."""
+    typed = typed_dicts()
+    found = list(nested(SeatViewJSON, protocol.ViewModel, "view"))
+    for kind, model in sorted(wire_models().items()):
+        found += nested(typed[kind], model, kind)
+    return found
+
+
+def test_each_typed_dict_inside_a_message_or_the_view_has_its_wire_models_fields() -> None:
+    """A forfeit in game_end, a trick's cards, the view's calls for best...: the copies inside the messages drift as
+    easily as the messages themselves."""
+    pairs = nested_pairs()
+    assert {"game_end.forfeit", "trick.cards", "view.best.calls", "act.view.partner_call"} <= {p for p, _, _ in pairs}
+    for where, typed, model in pairs:
+        assert keys(typed) == set(model.model_fields), where
 
 
 def test_the_event_union_holds_every_event_the_referee_sends() -> None:
