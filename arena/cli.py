@@ -406,11 +406,11 @@ def game_line(record: GameRecord) -> str:
     players, scores = record["players"], record["final_scores"]
     seats = "  ".join(f"{players[s]}:{scores[s]}" for s in range(len(players)))
     winners = ",".join(sorted({players[s] for s in record["winners"]}))
-    extra = ""
+    extra = "  slam (two results in the ratings)" if record.get("slam") else ""
     if "forfeit" in record:
         f = record["forfeit"]
         why = ": ".join(str(part) for part in (f.get("kind"), f.get("detail")) if part)
-        extra = f"  forfeit by seat {f['seat']} ({why or 'no reason recorded'})"
+        extra += f"  forfeit by seat {f['seat']} ({why or 'no reason recorded'})"
     return (
         f"game {record['game_index'] + 1:3}  seed {record['seed']}  {seats}  winner {winners}"
         f"  hands {len(record['hands'])}{extra}"

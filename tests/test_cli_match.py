@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from arena.cli import main
+from arena.cli import game_line, main
 from arena.engine.record import replay
 from arena.play.lineup import build_match
 from arena.play.matchspec import MatchSpec
@@ -331,3 +331,11 @@ def test_ctrl_c_ends_a_match_with_the_table_of_the_games_played_so_far(tmp_path:
     assert 1 <= len(played) < 200
     check_output(first + out, played)  # every game line, then the table of those games
     assert err == f"Interrupted after {len(played)} of 200 games; their records are in {path}.\n"
+
+
+def test_a_slam_says_so_on_its_game_line() -> None:
+    record: dict[str, Any] = {"players": ["a", "b", "a", "b"], "final_scores": [10, 0, 10, 0], "winners": [0, 2]}
+    record |= {"seed": 5, "game_index": 0, "hands": []}
+    assert "slam" not in game_line(record)  # type: ignore[arg-type]
+    line = game_line(record | {"slam": True, "forfeit": {"seat": 1, "kind": "timeout"}})  # type: ignore[arg-type]
+    assert "winner a" in line and "slam" in line and "forfeit by seat 1 (timeout)" in line

@@ -121,8 +121,8 @@ class Standings:
                 tuple(record["final_scores"]),
                 None if forfeit is None else forfeit["seat"],
             )
-        else:
-            signature = (tuple(players), tuple(winners))
+        else:  # a slam's results count twice: part of what the results depend on
+            signature = (tuple(players), tuple(winners), bool(record.get("slam")))
         digest = self._seen.get(signature)
         if digest is None:
             digest = self._seen[signature] = (_results(record), _people(record))

@@ -80,6 +80,20 @@ def test_four_hand_partners_count_each_game_once() -> None:
     assert rows["a"].points_per_hand == pytest.approx(0.5)
 
 
+@pytest.mark.parametrize("slam_first", [False, True])
+def test_a_slam_counts_twice_whatever_came_before_it(slam_first: bool) -> None:
+    """Railroad's slam is two results for the ratings, as is every slam, not only one like the first game seen with
+    the same players and winners."""
+    plain = game(["a", "b", "a", "b"], [0, 2], variant="railroad", options={"slam": True})
+    slam = plain | {"slam": True}
+    rows = table([slam, plain] if slam_first else [plain, slam])
+    assert (rows["a"].games, rows["a"].wins, rows["a"].losses) == (2, 2, 0)  # the table counts games
+    assert rows["a"].score == 1.0
+    thrice = table([plain, plain, plain])  # three results a over b, as the slam and the plain game make
+    assert rows["a"].elo == pytest.approx(thrice["a"].elo)
+    assert rows["a"].elo != pytest.approx(table([plain, plain])["a"].elo)
+
+
 def test_three_hand_counts_first_places_and_says_so() -> None:
     records = [
         game(["a", "b", "c"], [0], [10, 7, 3]),
