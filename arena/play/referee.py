@@ -44,6 +44,8 @@ from arena.text import printable
 
 # Kinds after which the bot's process is replaced before its next game (it may be dead or stuck).
 RESTART_AFTER = frozenset({"crash", "memory", "timeout", "handshake", "flood"})
+# seconds a bot out of strikes has to read its last notice and match_end and exit before it is killed: once a match
+STRUCK_OUT_GRACE = 1.0
 
 # What the referee needs beyond its bots' connections: its own files and pipes, ZeroMQ's sockets and signals.
 DESCRIPTOR_HEADROOM = 1024
@@ -421,7 +423,8 @@ class Referee:
             self.send(b, {"type": "match_end", "reason": "out of strikes"})  # (send() says nothing to a bot out)
             self.struck_out[b] = True
             process = self.processes[b]
-            if process is not None:
+            if process is not None:  # time to read why and exit (protocol.md §11), then killed whatever it does
+                process.wait_until(time.monotonic() + STRUCK_OUT_GRACE)
                 process.kill()
         return self.struck_out[b]
 

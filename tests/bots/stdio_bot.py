@@ -13,6 +13,8 @@ Plays a seeded-random legal action, and:
     deaf          stops reading its stdin after the hello (the referee must not block on its full pipe)
     viewless      says ``"view": false`` and records in FILE whether each request carried the view; with
                   ``--once``, crashes at its fifth decision the first time (a restart mid-game follows)
+    always-junk   answers every request with a line that is not JSON, and writes to FILE each violation notice
+                  and match_end it reads, pausing 50 ms after each (a bot out of strikes must be able to read why)
 """
 
 import argparse
@@ -56,6 +58,10 @@ if args.mode == "deaf":
 acts = 0
 for line in sys.stdin:
     message = json.loads(line)
+    if args.mode == "always-junk" and args.out and message["type"] in ("violation", "match_end"):
+        with open(args.out, "a") as f:
+            f.write(f"{message['type']} {message.get('strikes', message.get('reason'))}\n")
+        time.sleep(0.05)  # a bot that takes its time over a notice: the next line must still be there to read
     if message["type"] == "match_end":
         break
     if message["type"] != "act":
@@ -66,7 +72,7 @@ for line in sys.stdin:
             f.write(f"{acts} {'view' in message}\n")
         if acts == 5 and armed():
             os._exit(3)
-    if args.mode == "junk" and acts == 3:
+    if (args.mode == "junk" and acts == 3) or args.mode == "always-junk":
         sys.stdout.write("this is not json\n")
         sys.stdout.flush()
         continue

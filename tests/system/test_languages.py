@@ -247,6 +247,21 @@ def test_a_stdio_bot_that_breaks_the_line_protocol_gets_its_violation(
     assert all(second["players"][v["seat"]] == "rude" for v in second["violations"])
 
 
+@pytest.mark.parametrize("policy", ["forfeit", "substitute"])
+@pytest.mark.timeout(60)
+def test_a_bot_out_of_strikes_reads_its_last_notice_and_match_end_before_it_is_killed(
+    tmp_path: Path, policy: str
+) -> None:
+    """protocol.md §11: at ``max_strikes`` the bot gets the ``violation`` notice, then ``match_end`` with reason
+    "out of strikes", and only then is killed; killed at once, it would not read them."""
+    told = tmp_path / "out" / "told"
+    bots = [stdio_bot("polite", "polite"), stdio_bot("rude", "always-junk", "--out", told)]
+    records = run_match(match(tmp_path, bots, "two-hand", 4, policy=policy, max_strikes=2))
+    kinds = [v["kind"] for r in records for v in r["violations"]]
+    assert kinds[:2] == ["malformed", "malformed"] and set(kinds[2:]) <= {"disqualified"}
+    assert told.read_text().splitlines() == ["violation 1", "violation 2", "match_end out of strikes"]
+
+
 @pytest.mark.timeout(60)
 def test_an_over_long_line_is_one_violation_and_its_tail_is_skipped(tmp_path: Path) -> None:
     """A 2 MiB line is cut at 1 MiB (``oversized``) and the rest of it, up to its newline, is skipped: not read as
