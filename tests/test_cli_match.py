@@ -339,3 +339,11 @@ def test_a_slam_says_so_on_its_game_line() -> None:
     assert "slam" not in game_line(record)  # type: ignore[arg-type]
     line = game_line(record | {"slam": True, "forfeit": {"seat": 1, "kind": "timeout"}})  # type: ignore[arg-type]
     assert "winner a" in line and "slam" in line and "forfeit by seat 1 (timeout)" in line
+
+
+def test_a_bot_that_does_not_play_the_variant_is_named_once_for_all_its_copies(tmp_path: Path) -> None:
+    only_two = str(Path(__file__).resolve().parent / "bots" / "two_hand_only.py")
+    args = ["match", only_two, RAW, "--variant", "four-hand", "--log-dir", str(tmp_path / "logs")]
+    result = CliRunner().invoke(main, args)  # four seats: two copies of each bot
+    assert result.exit_code != 0
+    assert result.output.count("does not play 'four-hand': its hello lists two-hand") == 1, result.output

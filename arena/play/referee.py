@@ -177,13 +177,15 @@ class Referee:
         return failed
 
     def refused(self) -> list[str]:
-        """The bots whose hello lists the variants they play, and not this match's: why each refuses it."""
+        """The bots whose hello lists the variants they play, and not this match's: why each refuses it (once for
+        copies of one bot under one name, which say the same)."""
         variant = self.spec.variant
-        return [
+        reasons = (
             f"bot {entry.name!r} does not play {variant!r}: its hello lists {', '.join(hello.variants) or 'none'}"
             for entry, hello in zip(self.spec.bots, self.hello, strict=True)
             if hello is not None and hello.variants is not None and variant not in hello.variants
-        ]
+        )
+        return list(dict.fromkeys(reasons))
 
     def _launch(self, indexes: list[int]) -> list[tuple[int, Violation]]:
         for b in indexes:
