@@ -333,10 +333,12 @@ _GAME_NAMES: dict[Game, str] = {
 def _check_game(variant: str, game: Game, players: int, options: RuleOptions) -> None:
     """Each game's own options at their defaults in the others, its packs, and what it refuses."""
     own = OWN_OPTIONS[game]
-    for other, keys in OWN_OPTIONS.items():
+    for keys in OWN_OPTIONS.values():
         for key in keys:
             if key not in own and getattr(options, key) != OPTION_DEFAULTS[key]:
-                raise OptionsError(f"rule option {key!r} exists only in {_GAME_NAMES[other]}")
+                # an option may be several games' own (min_bid and all_pass: Hasenpfeffer's and Nap's)
+                games = " and ".join(_GAME_NAMES[g] for g, theirs in OWN_OPTIONS.items() if key in theirs)
+                raise OptionsError(f"rule option {key!r} exists only in {games}")
     decks = CALL_PARTNER_DECKS[players] if game == "call_partner" else DECKS[game]
     if options.deck not in decks:
         where = f"{variant} with {players} players" if game == "call_partner" else variant

@@ -141,6 +141,61 @@ def play_duel(variant: str, seats: set[int], seed: int) -> dict[str, Any]:
     return record
 
 
+# ---- Railroad and Hasenpfeffer: the three bundled bots at one table, under every option ----
+
+# Each option of docs/rules.md sections 13 and 14 away from its preset's value at least once, alone or with others.
+RAILROAD_OPTIONS: list[dict[str, Any]] = [
+    {},
+    {"best_order": "receive_first", "lone_euchred_points": 4},
+    {"joker_upcard": "dealer_names"},
+    {"joker_suit": "S", "stick_the_dealer": True, "dealer_exchange": "mandatory"},
+    {"call_for_best": False},
+    {"defender_calls_best": False},
+    {"defend_alone": False, "defender_calls_best": False},
+    {"call_for_best": False, "best_order": "receive_first"},
+    {"rubber": True, "laps": True},
+    {"slam": True},
+]
+# Hasenpfeffer's games are played with the defenders scoring their tricks, but in one set: with the defaults a side
+# that bids high is set and sinks below zero, and a game of random bids can last to the limit of 1,000 hands.
+HASENPFEFFER_OPTIONS: list[dict[str, Any]] = [
+    {},
+    {"min_bid": 3, "all_pass": "stick_dealer"},
+    {"min_bid": 2, "all_pass": "redeal", "widow": "unused"},
+    {"first_lead": "eldest", "made_score": "bid"},
+    {"defenders_score_tricks": False},
+]
+NEW_GAMES = [
+    *((variant, options) for variant in ("railroad", "railroad-33") for options in RAILROAD_OPTIONS),
+    *((variant, options) for variant in ("hasenpfeffer", "hasenpfeffer-single") for options in HASENPFEFFER_OPTIONS),
+]
+
+
+@pytest.mark.parametrize(
+    ("variant", "options"), NEW_GAMES, ids=[f"{v}-{'-'.join(f'{k}={x}' for k, x in o.items())}" for v, o in NEW_GAMES]
+)
+def test_the_bundled_bots_play_railroad_and_hasenpfeffer_legally_under_every_option(
+    variant: str, options: dict[str, Any]
+) -> None:
+    """Search, heuristic and random bots at one table, strict about legality (an illegal answer raises), each in
+    every seat in turn; where the options allow them, the games reach a call for best and the answer to it."""
+    rules = make_rules(variant, options)
+    if rules.game == "hasenpfeffer":
+        options = {"defenders_score_tricks": True, **options}
+    kinds: set[str] = set()
+    for seed in range(4):
+        bots: list[Bot] = [SearchBot(samples=QUICK, strict=True), HeuristicBot(strict=True)]
+        bots += [HeuristicBot(strict=True), RandomBot(strict=True)]
+        bots = bots[seed:] + bots[:seed]
+        record = play_game([b.handle for b in bots], variant, {"points_to_win": 3, **options}, seed)
+        assert record["violations"] == []
+        kinds |= {a["type"] for hand in record["hands"] for a in hand["actions"]}
+    if rules.game == "hasenpfeffer":
+        assert {"bid", "declare" if rules.options.widow == "bidder_takes" else "name_trump"} <= kinds
+    elif rules.options.call_for_best:
+        assert {"call_for_best", "give_best"} <= kinds
+
+
 # ---- Hasenpfeffer: the auction and the declaration by search ----
 
 

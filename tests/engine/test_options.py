@@ -220,3 +220,23 @@ def test_the_engine_accepts_exactly_the_options_the_config_validation_accepts(va
     assert (engine is None) == (model is None), values
     if engine is not None and model is not None:
         assert engine.to_json() == model.model_dump()
+
+
+@pytest.mark.parametrize(
+    ("variant", "overrides", "games"),
+    [
+        ("four-hand", {"min_bid": 2}, ["Hasenpfeffer", "Nap"]),
+        ("railroad", {"all_pass": "redeal"}, ["Hasenpfeffer", "Nap"]),
+        ("railroad", {"bidding": "single"}, ["Hasenpfeffer"]),
+        ("hasenpfeffer", {"misere": False}, ["Nap"]),
+    ],
+)
+def test_an_option_of_other_games_is_refused_naming_every_game_that_has_it(
+    variant: str, overrides: dict[str, Any], games: list[str]
+) -> None:
+    with pytest.raises(OptionsError) as refused:
+        make_rules(variant, overrides)
+    message = str(refused.value)
+    assert message.startswith(f"rule option '{next(iter(overrides))}' exists only in ")
+    named = [game for game in ("Hasenpfeffer", "Nap", "call-partner", "six-hand") if game in message]
+    assert named == games, message

@@ -534,3 +534,50 @@ def test_under_view_false_the_discard_request_lacks_the_view_only_after_the_deal
                         assert ("view" in message) is not own
                         kinds.add(("view" in message, last["type"]))
     assert kinds == {(True, "action"), (False, "action"), (False, "cards")}
+
+
+# ---- what each seat learns of Railroad's calls for best and Hasenpfeffer's widow (protocol.md section 6) ----
+
+
+@pytest.mark.parametrize(
+    ("variant", "options"),
+    [
+        ("railroad", {}),
+        ("railroad-33", {"best_order": "receive_first"}),
+        ("hasenpfeffer", {"defenders_score_tricks": True, "points_to_win": 3}),
+    ],
+)
+def test_a_passed_card_the_widow_and_a_discard_are_told_only_to_whom_may_know_them(
+    variant: str, options: dict[str, Any]
+) -> None:
+    told: dict[str, int] = {}
+    for seed in range(4):
+        seen, _ = capture(variant, options, seed)
+        for seat, stream in enumerate(seen):
+            bidder = None
+            for _, message in (item for item in stream if item[0] == "in"):
+                for event in message.get("events", []):
+                    kind = event["type"]
+                    if kind == "call_for_best":  # the caller's discard, to him alone
+                        if seat != event["seat"]:
+                            assert event["discard"] is None, event
+                        elif event["called"] and options.get("best_order") != "receive_first":
+                            assert event["discard"] is not None, event
+                    elif kind == "give_best":  # the passed card, to the giver and the receiver
+                        assert (event["card"] is not None) == (seat in (event["seat"], event["receiver"])), event
+                    elif kind == "best_discard":
+                        assert (event["card"] is not None) == (seat == event["seat"]), event
+                    elif kind == "contract":
+                        bidder = event["seat"]
+                    elif kind == "widow":  # to the high bidder alone
+                        assert seat == bidder, event
+                    elif kind == "declare":
+                        assert (event["discard"] is not None) == (seat == event["seat"]), event
+                    else:
+                        continue
+                    told[kind] = told.get(kind, 0) + 1
+    if variant.startswith("railroad"):
+        assert {"call_for_best", "give_best"} <= set(told)
+        assert ("best_discard" in told) == (options.get("best_order") == "receive_first")
+    else:
+        assert {"contract", "widow", "declare"} <= set(told)

@@ -608,6 +608,73 @@ def test_viewer_replays_every_variant_to_the_recorded_end(browser: Any, all_vari
     assert console_errors(browser) == []
 
 
+def upcard_to_the_lone_maker(message: dict[str, Any], seat: int) -> dict[str, Any]:
+    """Railroad's first hand: the dealer's partner goes alone in round 1, calls for best, and the dealer (who sat out
+    his exchange) gives him the upcard; after it, and in every later hand, the last legal action."""
+    legal: list[dict[str, Any]] = message["legal"]
+    view = message["view"]
+    if view["hand_number"] == 0 and view["phase"] == "bid1":
+        lone = {"type": "order_up", "alone": True}
+        return lone if seat == (view["dealer"] + 2) % 4 else {"type": "pass"}
+    if view["hand_number"] == 0 and view["phase"] == "give_best" and seat == view["dealer"]:
+        return {"type": "give_best", "card": view["upcard"]}
+    return legal[-1]
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_viewer_draws_the_widow_and_the_upcard_a_dealer_gives_once(browser: Any, tmp_path: Path) -> None:
+    """Hasenpfeffer's widow lies in the middle of the table, face down until every hand is shown, until the high
+    bidder takes it; a Railroad upcard the dealer gives his lone partner leaves the middle for the partner's hand."""
+    hasenpfeffer = play_game([HeuristicBot().handle for _ in range(4)], "hasenpfeffer", {"points_to_win": 3}, 3)
+    choose = [
+        lambda m, s=seat: (
+            {"type": "action", "request_id": m["request_id"], "action": upcard_to_the_lone_maker(m, s)}
+            if m["type"] == "act"
+            else None
+        )
+        for seat in range(4)
+    ]
+    railroad = play_game(choose, "railroad", {"points_to_win": 3}, 1)
+    given = next(a for a in railroad["hands"][0]["actions"] if a["type"] == "give_best")
+    assert given["type"] == "give_best" and given["card"] == railroad["hands"][0]["deal"]["upcard"]
+    source = tmp_path / "games.jsonl"
+    source.write_text("".join(json.dumps(record) + "\n" for record in (hasenpfeffer, railroad)))
+    out = tmp_path / "report"
+    result = CliRunner().invoke(main, ["report", str(source), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    open_page(browser, out / "viewer.html?n=0")
+    show = "arenaViewer.at = arguments[0]; render(); "
+    widow_cards = (
+        show + "return [...document.querySelectorAll('#table .widow .card')].map((c) => c.dataset.card || 'back')"
+    )
+    widow = hasenpfeffer["hands"][0]["deal"]["kitty"][0]
+    assert browser.execute_script(widow_cards, 0) == ["back"]  # the deal: face down
+    press(browser, "h")
+    assert browser.execute_script(widow_cards, 0) == [widow]  # every hand shown: the widow too
+    declared = next(f for f in frames_of_kind(browser, "exchange"))  # the high bidder takes it
+    assert browser.execute_script(widow_cards, declared - 1) == [widow]
+    assert browser.execute_script(widow_cards, declared) == []
+    seats = (
+        show + "return [...document.querySelectorAll('#table .seat')].map((s) => s.querySelectorAll('.card').length)"
+    )
+    assert browser.execute_script(seats, 0) == [6, 6, 6, 6]  # six cards each
+    open_page(browser, out / "viewer.html?n=1")
+    press(browser, "h")
+    upcard = railroad["hands"][0]["deal"]["upcard"]
+    drawn = (
+        show
+        + "return [...document.querySelectorAll('#table .card')].filter((c) => c.dataset.card === arguments[1])"
+        + (".map((c) => c.closest('.seat') ? 'seat ' + c.closest('.seat').dataset.seat : 'middle')")
+    )
+    texts = browser.execute_script("return arenaViewer.frames.map((f) => f.text)")
+    passed = next(i for i, text in enumerate(texts) if "only the two of them see it" in text)
+    maker = railroad["hands"][0]["result"]["maker"]
+    assert browser.execute_script(drawn, passed - 1, upcard) == ["middle"]
+    assert browser.execute_script(drawn, passed, upcard) == [f"seat {maker}"]
+    assert console_errors(browser) == []
+
+
 # Time stands still: Date, performance.now and every timer (requestAnimationFrame, setTimeout, setInterval) are
 # frozen before any of the page's scripts runs, so whatever waits for time to pass never happens.
 FREEZE = """

@@ -74,6 +74,8 @@ function buildFrames(record) {
     const state = {
       hand: h, dealer: hand.dealer, hands, upcard: hand.deal.upcard, upcardShown: hand.deal.upcard !== null,
       kitty: hand.deal.kitty,
+      // Hasenpfeffer: the widow lies face down until the high bidder takes it (or all hand, when it is unused)
+      widow: hand.deal.upcard === null && record.variant !== "nap" ? hand.deal.kitty[0] : null,
       trump: null, maker: null, alone: false, sittingOut: null, defender: null, table: [], trickWinner: null,
       tricks: [], scores: scores.slice(), gamePoints: gamePoints.slice(), kind: "deal", text: "",
     };
@@ -140,6 +142,7 @@ function buildFrames(record) {
         push("bid", `${who} bids ${NAP_BIDS[action.contract] || action.contract}.`);
       } else if (action.type === "declare") {
         const widow = hand.deal.kitty[0];
+        state.widow = null;
         state.hands[action.seat].push(widow);
         take(action.seat, action.discard);
         endBidding();
@@ -151,7 +154,8 @@ function buildFrames(record) {
         push("exchange", `${who} calls for his partner's best${away}.`);
       } else if (action.type === "give_best") {
         const receiver = (action.seat + 2) % 4;
-        take(action.seat, action.card); // (or the upcard, given by a dealer who sat out)
+        take(action.seat, action.card); // (or the upcard, given by a dealer who sat out: it leaves the table)
+        if (action.card === hand.deal.upcard) state.upcardShown = false;
         state.hands[receiver].push(action.card);
         given = true;
         push("exchange", `${who} passes ${cardText(action.card)} to ${name(receiver)} (only the two of them see it).`);
@@ -219,7 +223,8 @@ function buildFrames(record) {
   });
   const last = frames.length ? frames[frames.length - 1] : null;
   const end = {
-    hand: record.hands.length, dealer: null, hands: [], upcard: null, upcardShown: false, kitty: [], trump: null,
+    hand: record.hands.length, dealer: null, hands: [], upcard: null, upcardShown: false, kitty: [], widow: null,
+    trump: null,
     maker: null, alone: false, sittingOut: null, defender: null, table: [], trickWinner: null,
     tricks: last ? last.tricks : [], scores: record.final_scores.slice(), kind: "game-end",
     gamePoints: record.rubber ? record.rubber.game_points.slice() : gamePoints,
@@ -273,6 +278,11 @@ function renderTable(record, f) {
       up.append(kitty);
     }
     centre.append(up);
+  }
+  if (f.widow) { // face down, as at the table, but when every hand is shown
+    const widow = el("div", "upcard widow");
+    widow.append(el("small", "", "widow"), cardEl(f.widow, viewer.show));
+    centre.append(widow);
   }
   const played = el("div", "played");
   for (const p of f.table) {
