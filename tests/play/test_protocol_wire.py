@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 import pytest
 from configs import match_spec
-from helpers import ROOT
+from helpers import ROOT, cards_in_json
 from sandboxing import open_to_bots
 
 from arena.engine.options import BOOK_OPTIONS, HASENPFEFFER_OPTIONS, OPTION_NAMES, VARIANTS, make_rules
@@ -581,3 +581,52 @@ def test_a_passed_card_the_widow_and_a_discard_are_told_only_to_whom_may_know_th
         assert ("best_discard" in told) == (options.get("best_order") == "receive_first")
     else:
         assert {"contract", "widow", "declare"} <= set(told)
+
+
+def learnable(hand: dict[str, Any], seat: int) -> set[str]:
+    """The cards ``seat`` may ever be told of in one recorded hand of Railroad or Hasenpfeffer: its own, the upcard,
+    the cards played, a card passed to it, and the widow if it declared."""
+    deal, actions = hand["deal"], hand["actions"]
+    known = set(deal["hands"][seat]) | {a["card"] for a in actions if a["type"] == "play"}
+    if deal["upcard"] is not None:
+        known.add(deal["upcard"])
+    known |= {a["card"] for a in actions if a["type"] == "give_best" and (a["seat"] + 2) % 4 == seat}
+    if any(a["type"] == "declare" and a["seat"] == seat for a in actions):
+        known.add(deal["kitty"][0])
+    return known
+
+
+@pytest.mark.parametrize(
+    ("variant", "options"),
+    [
+        ("railroad", {"defend_alone": True}),
+        ("railroad-33", {"best_order": "receive_first", "joker_upcard": "dealer_names"}),
+        ("hasenpfeffer", {"defenders_score_tricks": True, "points_to_win": 3}),
+        ("hasenpfeffer-single", {"defenders_score_tricks": True, "points_to_win": 3, "all_pass": "stick_dealer"}),
+    ],
+)
+def test_no_message_of_the_new_games_names_a_card_its_seat_never_may_know(
+    variant: str, options: dict[str, Any]
+) -> None:
+    """Every frame a seat is sent, hand by hand: another seat's card never played, the undealt cards, the widow of
+    a hand it did not declare, a card passed between two others, never appear in it."""
+    hidden_cards = 0
+    for seed in range(3):
+        seen, record = capture(variant, options, seed)
+        hands = record["hands"]
+        for seat, stream in enumerate(seen):
+            deck = {c for hand in hands for h in hand["deal"]["hands"] for c in h} | set(hands[0]["deal"]["kitty"])
+            number = -1
+            for way, message in stream:
+                if way != "in":
+                    continue
+                for part in [*message.get("events", []), {k: v for k, v in message.items() if k != "events"}]:
+                    if part["type"] == "hand_start":  # what follows speaks of this hand
+                        number = part["hand_number"]
+                    if number < 0 or number >= len(hands):
+                        assert not cards_in_json(part), part  # before the first hand, or after the last
+                        continue
+                    secret = deck - learnable(hands[number], seat)
+                    hidden_cards += len(secret)
+                    assert not cards_in_json(part) & secret, (seat, number, part)
+    assert hidden_cards  # the check had cards to look for
