@@ -630,3 +630,32 @@ def test_no_message_of_the_new_games_names_a_card_its_seat_never_may_know(
                     hidden_cards += len(secret)
                     assert not cards_in_json(part) & secret, (seat, number, part)
     assert hidden_cards  # the check had cards to look for
+
+
+REFEREE_KINDS = {"welcome", "game_start", "act", "events", "game_end", "match_end", "violation"}
+
+
+def documented_lines() -> list[dict[str, Any]]:
+    """Every one-line JSON object of protocol.md's ``json`` blocks, a note after it (``(to seat 0)``) left off."""
+    text = (ROOT / "protocol.md").read_text()
+    found = []
+    for block in text.split("```json\n")[1:]:
+        for line in block.split("```", 1)[0].splitlines():
+            line = re.sub(r"\s+\([^{}]*\)\s*$", "", line.strip())
+            if line.startswith("{") and line.endswith("}"):
+                found.append(json.loads(line))
+    return found
+
+
+def test_every_message_and_event_protocol_md_shows_is_valid_against_the_schema() -> None:
+    """A stranger copies these examples: each referee message is valid as it stands, and each event is valid inside
+    an ``events`` message."""
+    checked = 0
+    for example in documented_lines():
+        kind = example.get("type")
+        if kind == "hello" or (kind == "action" and "request_id" in example):  # the bot's side: parsed elsewhere
+            continue
+        message = example if kind in REFEREE_KINDS else {"type": "events", "events": [example]}
+        assert referee_errors(message) == [], example
+        checked += 1
+    assert checked >= 40  # the examples are found
