@@ -206,6 +206,19 @@ def test_the_bidder_may_put_away_the_widow_and_names_any_suit() -> None:
     assert hand.current_seat() == 2  # the bidder leads
 
 
+def test_the_joker_led_calls_for_trumps_the_left_bower_included_and_wins() -> None:
+    hand = make()
+    say(hand, "0 pass, 1 pass, 2 3, 3 pass, 2 H AD, 2 JK")
+    plays = {Play(c) for c in hand.hands[3]}
+    assert set(hand.legal_actions()) == plays  # seat 3: no heart, no left bower: anything
+    say(hand, "3 AS")
+    assert hand.legal_actions() == (Play(Card.parse("JD")),)  # seat 0's only trump is the jack of diamonds
+    say(hand, "0 JD")
+    assert hand.legal_actions() == (Play(Card.parse("9H")),)
+    say(hand, "1 9H")
+    assert hand.tricks[-1].winner == 2 and hand.current_seat() == 2
+
+
 def test_with_the_widow_unused_the_bidder_names_trump_and_eldest_may_lead() -> None:
     hand = make(widow="unused", first_lead="eldest")
     say(hand, "0 pass, 1 pass, 2 3, 3 pass")

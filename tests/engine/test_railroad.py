@@ -73,6 +73,17 @@ def test_the_whole_order_after_a_lone_bid_and_what_each_seat_learns() -> None:
     assert "best" not in hand_view(four, 0, hand_number=0, scores=(0, 0, 0, 0)).to_json()
 
 
+def test_a_lone_defender_calls_on_the_dealer_who_gives_from_his_hand_after_his_exchange() -> None:
+    hand = make_hand("railroad", DEAL, UPCARD, defend_alone=True)
+    act(hand, "1 order alone, 0 discard TC, 1 pass")  # the dealer takes up 9H; the lone maker does not call
+    assert phase(hand) is Phase.DEFEND and hand.current_seat() == 2
+    act(hand, "2 defend, 2 best JD")
+    assert phase(hand) is Phase.GIVE_BEST and hand.current_seat() == 0
+    assert sorted(legal_texts(hand)) == sorted(f"give_best {c}" for c in ["9H", "JC", "QC", "KC", "AC"])
+    act(hand, "0 give 9H")
+    assert hand.out == {0, 3} and sorted(map(str, hand.hands[2])) == sorted(["JH", "AH", "KH", "QH", "9H"])
+
+
 def test_declining_is_a_pass_and_the_partner_is_not_asked() -> None:
     hand = make_hand("railroad", DEAL, UPCARD)
     act(hand, "1 pass, 2 order alone, 2 pass")
