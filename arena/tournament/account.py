@@ -17,7 +17,7 @@ from typing import cast
 from arena.engine.actions import NAP_NAMES
 from arena.engine.cards import Card, Suit, card_power, effective_suit, trick_winner_index
 from arena.engine.game import cut_for_dealer, hand_rng, new_hand
-from arena.engine.options import Rules, make_rules
+from arena.engine.options import VARIANTS, Rules, make_rules
 from arena.engine.record import FORMAT, ActionJSON, DealJSON, ForfeitJSON, GameRecord, HandResultJSON, deal_json
 from arena.engine.view import PlayedCardJSON
 from arena.errors import ArenaError, RecordError
@@ -121,6 +121,10 @@ def _describe(record: GameRecord) -> str:
     return "\n".join(lines) + "\n"
 
 
+# The name a game's header gives it: its game, where that is not Euchre (call-partner and six-hand are Euchre)
+FAMILY = {"hasenpfeffer": "Hasenpfeffer", "nap": "Napoleon"}
+
+
 def _header(record: GameRecord, table: _Table) -> list[str]:
     variant, options = record["variant"], record["options"]
     try:
@@ -128,8 +132,10 @@ def _header(record: GameRecord, table: _Table) -> list[str]:
     except ArenaError:
         defaults = {}
     changed = [f"{k}={v}" for k, v in options.items() if defaults.get(k, object()) != v]
+    known = VARIANTS.get(variant)
+    family = FAMILY.get(known.game, "Euchre") if known is not None else "Euchre"
     lines = [
-        f"{'Napoleon' if table.nap else 'Euchre'}, {variant}, seed {record['seed']}; "
+        f"{family}, {variant}, seed {record['seed']}; "
         + (f"options: {', '.join(changed)}" if changed else "default rules"),
         "Players: " + ", ".join(f"seat {s} {name}" for s, name in enumerate(table.names)),
     ]

@@ -404,3 +404,9 @@ def test_account_of_nap_tells_each_bid_the_contract_made_or_lost_and_no_partners
             assert re.search(r"\((clubs|diamonds|hearts|spades|no trump)\): took \d tricks?, (made|lost); ", block)
             paid = [f"{record['players'][s]} {p:+d}" for s, p in enumerate(result["points"]) if p]
             assert all(p in block for p in paid)
+
+
+@pytest.mark.parametrize(("variant", "family"), [("hasenpfeffer", "Hasenpfeffer"), ("railroad", "Euchre")])
+def test_a_game_is_headed_by_the_name_of_its_game(variant: str, family: str) -> None:
+    record = random_record(variant, {"points_to_win": 1, "defenders_score_tricks": variant == "hasenpfeffer"}, 2)
+    assert describe(record).startswith(f"{family}, {variant}, seed 2;")
