@@ -621,11 +621,21 @@ def upcard_to_the_lone_maker(message: dict[str, Any], seat: int) -> dict[str, An
     return legal[-1]
 
 
+def lonely(message: dict[str, Any]) -> dict[str, Any] | None:
+    """A player who goes alone and defends alone whenever he may."""
+    if message["type"] != "act":
+        return None
+    legal = message["legal"]
+    wanted = [a for a in legal if a.get("alone") or a["type"] == "defend_alone"]
+    return {"type": "action", "request_id": message["request_id"], "action": (wanted or legal)[-1]}
+
+
 @pytest.mark.slow
 @needs_chromium
-def test_viewer_draws_the_widow_and_the_upcard_a_dealer_gives_once(browser: Any, tmp_path: Path) -> None:
+def test_viewer_draws_the_widow_the_upcard_a_dealer_gives_and_who_sits_out(browser: Any, tmp_path: Path) -> None:
     """Hasenpfeffer's widow lies in the middle of the table, face down until every hand is shown, until the high
-    bidder takes it; a Railroad upcard the dealer gives his lone partner leaves the middle for the partner's hand."""
+    bidder takes it; a Railroad upcard the dealer gives his lone partner leaves the middle for the partner's hand;
+    a lone defender's partner sits out beside the lone maker's."""
     hasenpfeffer = play_game([HeuristicBot().handle for _ in range(4)], "hasenpfeffer", {"points_to_win": 3}, 3)
     choose = [
         lambda m, s=seat: (
@@ -638,9 +648,10 @@ def test_viewer_draws_the_widow_and_the_upcard_a_dealer_gives_once(browser: Any,
     railroad = play_game(choose, "railroad", {"points_to_win": 3}, 1)
     given = next(a for a in railroad["hands"][0]["actions"] if a["type"] == "give_best")
     assert given["type"] == "give_best" and given["card"] == railroad["hands"][0]["deal"]["upcard"]
+    defended = play_game([lonely] * 4, "railroad", {"points_to_win": 5}, 4)
     source = tmp_path / "games.jsonl"
-    source.write_text("".join(json.dumps(record) + "\n" for record in (hasenpfeffer, railroad)))
-    out = tmp_path / "report"
+    source.write_text("".join(json.dumps(record) + "\n" for record in (hasenpfeffer, railroad, defended)))
+    out = out_dir = tmp_path / "report"
     result = CliRunner().invoke(main, ["report", str(source), "-o", str(out)])
     assert result.exit_code == 0, result.output
     open_page(browser, out / "viewer.html?n=0")
@@ -672,6 +683,17 @@ def test_viewer_draws_the_widow_and_the_upcard_a_dealer_gives_once(browser: Any,
     maker = railroad["hands"][0]["result"]["maker"]
     assert browser.execute_script(drawn, passed - 1, upcard) == ["middle"]
     assert browser.execute_script(drawn, passed, upcard) == [f"seat {maker}"]
+    # a lone defender's partner sits out as the lone maker's does
+    out = show + "return [...document.querySelectorAll('#table .seat.out')].map((s) => Number(s.dataset.seat))"
+    hand = next(h for h in defended["hands"] if h["result"]["defender_alone"] is not None)
+    number = defended["hands"].index(hand)
+    open_page(browser, out_dir / "viewer.html?n=2")
+    texts = browser.execute_script("return arenaViewer.frames.map((f) => f.text)")
+    starts = [i for i, text in enumerate(texts) if text.startswith("Hand ")]
+    frame = next(i for i in range(starts[number], len(texts)) if "defends alone" in texts[i])
+    maker, defender = hand["result"]["maker"], hand["result"]["defender_alone"]
+    assert browser.execute_script(out, frame - 1) == [(maker + 2) % 4]
+    assert sorted(browser.execute_script(out, frame)) == sorted([(maker + 2) % 4, (defender + 2) % 4])
     assert console_errors(browser) == []
 
 

@@ -76,7 +76,7 @@ function buildFrames(record) {
       kitty: hand.deal.kitty,
       // Hasenpfeffer: the widow lies face down until the high bidder takes it (or all hand, when it is unused)
       widow: hand.deal.upcard === null && record.variant !== "nap" ? hand.deal.kitty[0] : null,
-      trump: null, maker: null, alone: false, sittingOut: null, defender: null, table: [], trickWinner: null,
+      trump: null, maker: null, alone: false, sittingOut: [], defender: null, table: [], trickWinner: null,
       tricks: [], scores: scores.slice(), gamePoints: gamePoints.slice(), kind: "deal", text: "",
     };
     const push = (kind, text, extra = {}) => {
@@ -105,7 +105,7 @@ function buildFrames(record) {
       state.maker = res.maker;
       state.alone = res.alone;
       state.defender = res.defender_alone;
-      if (res.alone && seats === 4 && res.maker !== null) state.sittingOut = (res.maker + 2) % 4;
+      if (res.alone && seats === 4 && res.maker !== null) state.sittingOut = [(res.maker + 2) % 4];
     };
     for (const action of hand.actions) {
       const who = name(action.seat);
@@ -130,6 +130,7 @@ function buildFrames(record) {
         push("bid", `${who} names ${SUIT_NAMES[action.suit]} ${SUITS[action.suit]} trump.`);
       } else if (action.type === "defend_alone") {
         state.defender = action.seat;
+        if (seats === 4) state.sittingOut = [...state.sittingOut, (action.seat + 2) % 4]; // his partner too
         push("bid", `${who} defends alone.`);
       } else if (action.type === "call_partner") {
         push("bid", `${who} calls ${action.cards.map(cardText).join(" and ")}: its holder is his secret partner.`);
@@ -225,7 +226,7 @@ function buildFrames(record) {
   const end = {
     hand: record.hands.length, dealer: null, hands: [], upcard: null, upcardShown: false, kitty: [], widow: null,
     trump: null,
-    maker: null, alone: false, sittingOut: null, defender: null, table: [], trickWinner: null,
+    maker: null, alone: false, sittingOut: [], defender: null, table: [], trickWinner: null,
     tricks: last ? last.tricks : [], scores: record.final_scores.slice(), kind: "game-end",
     gamePoints: record.rubber ? record.rubber.game_points.slice() : gamePoints,
   };
@@ -254,13 +255,13 @@ function renderTable(record, f) {
     const box = el("div", `seat ${places[s] || ""}`);
     if (!places[s]) ringPlace(box, s, seats, 36, 40);
     box.dataset.seat = s;
-    if (f.sittingOut === s) box.classList.add("out");
+    if (f.sittingOut.includes(s)) box.classList.add("out");
     const label = el("div", "who");
     label.append(el("b", "", record.players[s]), el("span", "", ` seat ${s}`));
     if (f.dealer === s) label.append(el("span", "tag", "dealer"));
     if (f.maker === s) label.append(el("span", "tag maker", f.alone ? "maker, alone" : "maker"));
     if (f.defender === s) label.append(el("span", "tag", "defends alone"));
-    if (f.sittingOut === s) label.append(el("span", "tag", "sits out"));
+    if (f.sittingOut.includes(s)) label.append(el("span", "tag", "sits out"));
     box.append(label);
     const cards = el("div", "cards");
     for (const c of f.hands[s] || []) cards.append(cardEl(c, viewer.show));
