@@ -8,6 +8,7 @@ pydantic (its ``__pydantic_config__``) to explain every problem in the config's 
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, cast, get_args, get_origin, get_type_hints
@@ -347,8 +348,9 @@ def _check_game(variant: str, game: Game, players: int, options: RuleOptions) ->
     if game in ("hasenpfeffer", "nap"):
         defaults = {**OPTION_DEFAULTS, **(HASENPFEFFER if game == "hasenpfeffer" else NAP)}
         for key in EUCHRE_ONLY:
-            if getattr(options, key) != defaults[key]:
-                raise OptionsError(f"rule option {key!r} does not exist in {_GAME_NAMES[game]}")
+            if getattr(options, key) != defaults[key]:  # stated in game_start all the same: at its fixed value
+                fixed = json.dumps(defaults[key])
+                raise OptionsError(f"rule option {key!r} is not a choice in {_GAME_NAMES[game]}: it is {fixed} there")
     if game == "hasenpfeffer" and options.all_pass == "dealer_must_bid":
         raise OptionsError(
             "rule option 'all_pass' = 'dealer_must_bid' is Nap's; Hasenpfeffer's stuck dealer is 'stick_dealer'"

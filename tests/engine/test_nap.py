@@ -288,7 +288,10 @@ def test_a_game_lasts_its_deals_and_a_tie_at_the_top_plays_on() -> None:
         ({"wellington": False}, "'bluecher' needs 'wellington'"),
         ({"misere": False, "misere_trumps": True}, "'misere_trumps' needs 'misere'"),
         ({"deck": 32}, "'deck' must be 52 or stripped in nap"),
-        ({"going_alone": True}, "'going_alone' exists only at tables of four or more|'going_alone' does not exist"),
+        (
+            {"going_alone": True},
+            "'going_alone' exists only at tables of four or more|'going_alone' is not a choice in Nap",
+        ),
         ({"deals_per_player": 0}, "'deals_per_player' must be at least 1"),
         ({"call": "ace"}, "'call' exists only in call-partner"),
     ],

@@ -240,3 +240,11 @@ def test_an_option_of_other_games_is_refused_naming_every_game_that_has_it(
     assert message.startswith(f"rule option '{next(iter(overrides))}' exists only in ")
     named = [game for game in ("Hasenpfeffer", "Nap", "call-partner", "six-hand") if game in message]
     assert named == games, message
+
+
+@pytest.mark.parametrize(("variant", "key", "value"), [("hasenpfeffer", "going_alone", True), ("nap", "rubber", True)])
+def test_an_upcard_option_in_a_bidding_game_says_its_fixed_value(variant: str, key: str, value: object) -> None:
+    """Hasenpfeffer's and Nap's game_start states the rule book's options at their fixed values: the refusal says
+    which (an outside check read ``going_alone: false`` there and was told the option does not exist)."""
+    with pytest.raises(OptionsError, match=f"'{key}' is not a choice in .*: it is false there"):
+        make_rules(variant, {key: value})
