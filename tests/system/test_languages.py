@@ -143,6 +143,43 @@ def test_the_node_and_java_examples_say_they_do_not_play_railroad_and_the_match_
     assert "heuristic" not in message and "random" not in message
 
 
+OUTSIDE_BOT = TEST_BOTS / "outside_bot.js"  # written from the documents alone (issue 43's outside check)
+
+
+@needs_node
+@pytest.mark.parametrize(
+    ("variant", "options"),
+    [
+        ("railroad", {"best_order": "receive_first", "points_to_win": 5}),
+        ("hasenpfeffer-single", {"defenders_score_tricks": True, "points_to_win": 5}),
+    ],
+)
+@pytest.mark.timeout(120)
+def test_a_bot_written_from_the_documents_plays_the_new_games_and_tracks_its_hand(
+    tmp_path: Path, variant: str, options: dict[str, Any]
+) -> None:
+    """The outside check's bot, beside heuristic, keeps its hand from the events alone and finds it equal to the
+    view at every request; no violation. A change of the wire that protocol.md does not follow breaks it."""
+    outside = [entry(f"stdio:{OUTSIDE_BOT}", f"outside-{k}", "--track", "--bold") for k in "ab"]
+    bots = [outside[0], entry("heuristic", "heuristic-a"), outside[1], entry("heuristic", "heuristic-b")]
+    spec = match(tmp_path, bots, variant, 16, options=options)
+    records = run_match(spec)
+    assert [v for record in records for v in record["violations"]] == []
+    # a card told to some seats only, which tracking a hand from events must follow: received on a call for best, or
+    # the widow taken by a declarer, at one of the outside bot's seats
+    told = [
+        record["players"][(a["seat"] + 2) % 4 if a["type"] == "give_best" else a["seat"]]
+        for record in records
+        for hand in record["hands"]
+        for a in hand["actions"]
+        if a["type"] in ("give_best", "declare")
+    ]
+    assert any(name.startswith("outside") for name in told), told
+    for name in ("outside-a", "outside-b"):
+        log = next((tmp_path / "logs").glob(f"*-{name}.log")).read_text()
+        assert "TRACK" not in log and '"trackChecks":0' not in log and '"trackMismatches":0' in log, log[-2000:]
+
+
 @needs_node
 @needs_java
 @pytest.mark.slow
