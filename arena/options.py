@@ -76,6 +76,19 @@ max_strikes = click.option(
     show_default=True,
     help="Violations after which a bot forfeits the rest of the match.",
 )
+
+
+def positive_sizes(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[int, ...]:
+    """A benchmark's ``--sizes``: comma-separated positive numbers, read as a sorted tuple, each once."""
+    try:
+        counts = tuple(sorted({int(s) for s in value.split(",") if s.strip()}))
+    except ValueError:
+        raise click.BadParameter(f"not a list of numbers: {value!r}") from None
+    if not counts or min(counts) < 1:
+        raise click.BadParameter("give at least one positive size")
+    return counts
+
+
 record = click.option(
     "--record", "record_path", type=click.Path(dir_okay=False), help="Append each game's record to this JSONL file."
 )

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 import click
 
-from arena.options import VARIANTS_HELP
+from arena.options import VARIANTS_HELP, positive_sizes
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -123,7 +123,9 @@ def run(sizes: tuple[int, ...] = (100, 1000), *, variant: str = "four-hand", kep
 
 
 @click.command("match")
-@click.option("--sizes", default="100,1000", show_default=True, help="Games per match, comma-separated.")
+@click.option(
+    "--sizes", default="100,1000", show_default=True, callback=positive_sizes, help="Games per match, comma-separated."
+)
 @click.option(
     "--variant", default="four-hand", show_default=True, help=f"Variant: {VARIANTS_HELP} (four-hand with rubbers)."
 )
@@ -131,7 +133,7 @@ def run(sizes: tuple[int, ...] = (100, 1000), *, variant: str = "four-hand", kep
     "--kept-up-to", type=click.IntRange(min=0), default=1000, show_default=True, help="Largest size kept beside."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def bench_match(sizes: str, variant: str, kept_up_to: int, as_json: bool) -> None:
+def bench_match(sizes: tuple[int, ...], variant: str, kept_up_to: int, as_json: bool) -> None:
     """Referee peak memory by match length, beside keeping records.
 
     For each of --sizes, a match of four random bots in a fresh process, its records streamed to a file; beside it
@@ -139,13 +141,7 @@ def bench_match(sizes: str, variant: str, kept_up_to: int, as_json: bool) -> Non
     """
     import json
 
-    try:
-        counts = tuple(sorted({int(s) for s in sizes.split(",") if s.strip()}))
-    except ValueError:
-        raise click.BadParameter(f"not a list of numbers: {sizes!r}", param_hint="--sizes") from None
-    if not counts or min(counts) < 1:
-        raise click.BadParameter("give at least one positive size", param_hint="--sizes")
-    result = run(counts, variant=variant, kept_up_to=kept_up_to)
+    result = run(sizes, variant=variant, kept_up_to=kept_up_to)
     if as_json:
         click.echo(json.dumps(result))
         return

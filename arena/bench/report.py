@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, TypedDict
 import click
 
 from arena.engine.options import VARIANTS
+from arena.options import positive_sizes
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -137,7 +138,9 @@ def run(sizes: tuple[int, ...] = (1000, 10000), *, variant: str = "four-hand") -
 
 
 @click.command("report")
-@click.option("--sizes", default="1000,10000", show_default=True, help="Games stored, comma-separated.")
+@click.option(
+    "--sizes", default="1000,10000", show_default=True, callback=positive_sizes, help="Games stored, comma-separated."
+)
 @click.option(
     "--variant",
     type=click.Choice(list(VARIANTS)),
@@ -146,7 +149,7 @@ def run(sizes: tuple[int, ...] = (1000, 10000), *, variant: str = "four-hand") -
     help=f"Variant of the synthetic games: {', '.join(VARIANTS)}.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def bench_report(sizes: str, variant: str, as_json: bool) -> None:
+def bench_report(sizes: tuple[int, ...], variant: str, as_json: bool) -> None:
     """HTML report build time and peak memory, beside decode-all.
 
     For each of --sizes, a store of that many synthetic games.
@@ -156,13 +159,7 @@ def bench_report(sizes: str, variant: str, as_json: bool) -> None:
     """
     import json
 
-    try:
-        counts = tuple(sorted({int(s) for s in sizes.split(",") if s.strip()}))
-    except ValueError:
-        raise click.BadParameter(f"not a list of numbers: {sizes!r}", param_hint="--sizes") from None
-    if not counts or min(counts) < 1:
-        raise click.BadParameter("give at least one positive size", param_hint="--sizes")
-    result = run(counts, variant=variant)
+    result = run(sizes, variant=variant)
     if as_json:
         click.echo(json.dumps(result))
         return
