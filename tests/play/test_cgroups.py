@@ -360,24 +360,35 @@ def test_a_bot_gets_the_limits_configured_in_its_cgroup(tmp_path: Path, limits: 
         jail.release()
 
 
-@needs_cgroups
-def test_the_cgroups_of_a_dead_referee_are_swept_by_the_next(make: Callable[..., BotCgroup]) -> None:
-    referee = """
-        import subprocess, time
-        from arena.play.cgroups import BotCgroup, MIB, join
-        group = BotCgroup.create("seat0", memory_bytes=64 * MIB, tasks=8)
-        paths = group.join_paths
-        bot = subprocess.Popen(["sleep", "600"], preexec_fn=lambda: join(paths))
-        print(bot.pid, *group.dirs, flush=True)
-        time.sleep(600)
-    """
-    dead = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(referee)], stdout=subprocess.PIPE, text=True, cwd=ROOT
-    )
+# A referee that makes a bot cgroup with a bot in it, says the bot's pid and the cgroup's folders, and waits to be
+# killed; PRELUDE is run first (the pid-reuse test names the cgroups as another process's)
+DYING_REFEREE = """
+import os, subprocess, sys, time
+from arena.play import cgroups
+from arena.play.cgroups import BotCgroup, MIB, join
+PRELUDE
+group = BotCgroup.create("seat0", memory_bytes=64 * MIB, tasks=8)
+paths = group.join_paths
+bot = subprocess.Popen(["sleep", "600"], preexec_fn=lambda: join(paths))
+print(bot.pid, *group.dirs, flush=True)
+time.sleep(600)
+"""
+
+
+def killed_referee(prelude: str = "", *args: str) -> tuple[str, list[str]]:
+    """Run DYING_REFEREE (with ``prelude`` and ``args``) and kill it: its bot's pid and its cgroups' folders."""
+    code = DYING_REFEREE.replace("PRELUDE", textwrap.dedent(prelude))
+    dead = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     assert dead.stdout is not None
     pid, *dirs = dead.stdout.readline().split()
     dead.kill()
     assert dead.wait(timeout=SECONDS) == -signal.SIGKILL
+    return pid, dirs
+
+
+@needs_cgroups
+def test_the_cgroups_of_a_dead_referee_are_swept_by_the_next(make: Callable[..., BotCgroup]) -> None:
+    pid, dirs = killed_referee()
     # The bot outlived its referee, unless a referee of a concurrent test, starting just now, swept them first (the
     # same outcome by another hand, seen once in a full run): a sweep kills before it removes, so cgroups that are
     # going or gone hold no bot.
@@ -395,26 +406,12 @@ def test_the_cgroups_of_a_dead_referee_whose_pid_was_reused_are_swept(make: Call
     now belongs to another process (pid reuse), which has another start time. The dead referee here names its
     cgroups by the pid of a live process (this test's), with its own start time: what a referee whose pid was
     taken again after its death leaves behind."""
-    referee = """
-        import os, subprocess, sys, time
-        from arena.play import cgroups
-        from arena.play.cgroups import BotCgroup, MIB, join
+    reuse = """
         reused, mine = sys.argv[1], cgroups.start_ticks(os.getpid())
         cgroups._tag = lambda pid: f"{os.stat('/proc/self/ns/pid').st_ino}.{reused}.{mine}"
-        group = BotCgroup.create("seat0", memory_bytes=64 * MIB, tasks=8)
-        paths = group.join_paths
-        bot = subprocess.Popen(["sleep", "600"], preexec_fn=lambda: join(paths))
-        print(bot.pid, *group.dirs, flush=True)
-        time.sleep(600)
     """
-    dead = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(referee), str(os.getpid())], stdout=subprocess.PIPE, text=True, cwd=ROOT
-    )
-    assert dead.stdout is not None
-    pid, *dirs = dead.stdout.readline().split()
+    pid, dirs = killed_referee(reuse, str(os.getpid()))
     assert all(f".{os.getpid()}." in d for d in dirs)  # named by a live process's pid
-    dead.kill()
-    assert dead.wait(timeout=SECONDS) == -signal.SIGKILL
     assert all(os.path.isdir(d) for d in dirs) or gone(int(pid))  # (or swept already by a concurrent test's referee)
     make("alive", memory_bytes=64 * MIB, tasks=8)  # sweeps as it creates
     assert not any(os.path.exists(d) for d in dirs)
