@@ -196,12 +196,12 @@ def match_command(
 def _play_match(spec: MatchSpec, record_path: str | None) -> None:
     """``arena match``'s play: a line per game as it ends (and its record to ``record_path``), then the table and
     the violations; Ctrl-C keeps what was played and exits with 130."""
-    from arena.play.lineup import Standings
+    from arena.play.lineup import MatchSummary
     from arena.play.referee import run_match
     from arena.tournament.account import ViolationTally
 
     sink = open_private(record_path) if record_path else None
-    standings, violations = Standings(), ViolationTally()  # summed as the games end: no record is kept
+    standings, violations = MatchSummary(), ViolationTally()  # summed as the games end: no record is kept
     logged: set[int] = set()  # bots whose log was pointed at
 
     def on_game(record: GameRecord) -> None:

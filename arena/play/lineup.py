@@ -131,7 +131,7 @@ def build_match(
     )
 
 
-class Standings:
+class MatchSummary:
     """Each bot name's games, wins, points and violations, added up game by game: nothing of a game is kept, so a
     match of any length is summed in the same memory."""
 
@@ -162,11 +162,3 @@ class Standings:
             for name, (g, w, p, v) in sorted(self.rows.items(), key=lambda kv: -kv[1][1])
         ]
         return tabulate(table, headers=["bot", "games", "wins", "win %", "points", "violations"])
-
-
-def summarize(records: list[GameRecord]) -> str:
-    """A table per bot name: games, wins, points, violations."""
-    standings = Standings()
-    for record in records:
-        standings.add(record)
-    return standings.table()
