@@ -17,7 +17,7 @@ from typing import cast
 from arena.engine.actions import NAP_NAMES
 from arena.engine.cards import Card, Suit, card_power, effective_suit, trick_winner_index
 from arena.engine.game import cut_for_dealer, hand_rng, new_hand
-from arena.engine.options import VARIANTS, Rules, make_rules
+from arena.engine.options import Rules, make_rules
 from arena.engine.record import FORMAT, ActionJSON, DealJSON, ForfeitJSON, GameRecord, HandResultJSON, deal_json
 from arena.engine.view import PlayedCardJSON
 from arena.errors import ArenaError, RecordError
@@ -36,7 +36,7 @@ class _Table:
         self.n = len(names)
         self.unique = len(set(names)) == self.n
         self.six_hand = rules is not None and rules.game == "six_hand" and rules.players == self.n
-        self.rules = rules  # (six-hand's sides: read only where ``six_hand``)
+        self.rules = rules  # (six-hand's sides, read only where ``six_hand``; the game's name in the header)
         self.nap = rules is not None and rules.game == "nap"
         self.pairs = self.n == 4 and not self.nap  # four-hand's two pairs (four players of Nap play each alone)
 
@@ -132,8 +132,7 @@ def _header(record: GameRecord, table: _Table) -> list[str]:
     except ArenaError:
         defaults = {}
     changed = [f"{k}={v}" for k, v in options.items() if defaults.get(k, object()) != v]
-    known = VARIANTS.get(variant)
-    family = FAMILY.get(known.game, "Euchre") if known is not None else "Euchre"
+    family = FAMILY.get(table.rules.game, "Euchre") if table.rules is not None else "Euchre"
     lines = [
         f"{family}, {variant}, seed {record['seed']}; "
         + (f"options: {', '.join(changed)}" if changed else "default rules"),
