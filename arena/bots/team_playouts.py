@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from arena.bots.deals import sample_hands
 from arena.engine.actions import PASS, PLAY, Action, Call, CallPartner, GoAlone, OrderUp, Play
 from arena.engine.cards import ACE, EFFECTIVE_SUIT, TRICK_POWER, TRUMP_POWER, make_deck
+from arena.engine.options import Rules
 from arena.engine.scoring import call_partner_points, six_hand_points
 from arena.engine.view import SeatView
 from arena.sdk import Table
@@ -117,17 +118,21 @@ def _next(seat: int, active: list[int], n: int) -> int:
     return following
 
 
-def edge(view: SeatView, table: Table, side: list[bool], makers_won: int) -> float:
-    """What the hand's end is worth to this seat by the game's own scoring table, when the maker's side (``side``
-    in this sample) takes ``makers_won`` tricks: its points less the table's mean."""
-    rules = table.rules
-    assert view.maker is not None
+def score_edge(rules: Rules, seat: int, maker: int, side: list[bool], makers_won: int, *, alone: bool) -> float:
+    """What a hand's end is worth to ``seat`` by the game's own scoring table, when the maker's side (``side``)
+    takes ``makers_won`` tricks: its points less the table's mean."""
+    n = len(side)
     if rules.game == "six_hand":
-        points = six_hand_points(rules, view.maker, makers_won, alone=view.alone)
+        points = six_hand_points(rules, maker, makers_won, alone=alone)
     else:
-        makers = {s for s in range(view.players) if side[s]}
-        points = call_partner_points(rules.options, view.players, makers, makers_won, alone=view.alone)
-    return points[view.seat] - sum(points) / view.players
+        points = call_partner_points(rules.options, n, {s for s in range(n) if side[s]}, makers_won, alone=alone)
+    return points[seat] - sum(points) / n
+
+
+def edge(view: SeatView, table: Table, side: list[bool], makers_won: int) -> float:
+    """``score_edge`` of this seat in the hand being played (its maker, and whether he is alone, known)."""
+    assert view.maker is not None
+    return score_edge(table.rules, view.seat, view.maker, side, makers_won, alone=view.alone)
 
 
 def search_play(view: SeatView, table: Table, legal: tuple[Action, ...], rng: random.Random, deals: int) -> Action:
@@ -212,14 +217,12 @@ def search_bid(
             leader = _next(dealer, [s for s in range(n) if s not in out], n)
             if rules.game == "six_hand":
                 side = [s in mates for s in range(n)]
-                won = playout(hands, trump, [], side, out, 5, leader)
-                points = six_hand_points(rules, me, won, alone=alone)
-            else:
+            else:  # (a call-partner maker's going alone is his call's, after the bid: not alone here)
                 called = _best_call(hands[me], trump, table, None if isinstance(bid, OrderUp) else upcard)
-                makers = {me} | {s for s in range(n) if called in hands[s]}
-                won = playout(hands, trump, [], [s in makers for s in range(n)], out, 5, leader)
-                points = call_partner_points(rules.options, n, makers, won, alone=False)
-            totals[i] += points[me] - sum(points) / n
+                side = [s == me or called in hands[s] for s in range(n)]
+                alone = False
+            won = playout(hands, trump, [], side, out, 5, leader)
+            totals[i] += score_edge(rules, me, me, side, won, alone=alone)
     best = max(range(len(bids)), key=lambda i: (round(totals[i], 6), -i))
     if PASS in legal and totals[best] <= margin * deals:
         return PASS
